@@ -1,0 +1,156 @@
+"""baseline.json: what the gate compares against, and the baseline-null rule.
+
+The file is committed, reviewed in diffs and sometimes edited by hand (the
+seed's first run starts from ``null`` values), so it is written with sorted
+keys and without timestamps: re-running on an unchanged tree changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.results import DatasetReport, Environment
+from retrieval_eval.settings import COST_PER_QUERY, LATENCY_P95
+
+BASELINE_SCHEMA_VERSION = 1
+
+
+class BaselineQuery(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    query: str = ""
+    first_relevant_rank: int | None = None
+    metrics: dict[str, float | None] | None = None
+
+
+class BaselineDataset(BaseModel):
+    """One dataset file's recorded values. Any ``null`` value means "not established yet"."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    retriever: str | None = None
+    retriever_config: dict[str, object] = Field(default_factory=dict)
+    k: int | None = None
+    measures: tuple[str, ...] = ()
+    dataset_fingerprint: str | None = None
+    corpus_fingerprint: str | None = None
+    aggregates: dict[str, float | None] | None = None
+    queries: dict[str, BaselineQuery] | None = None
+
+    def is_null(self) -> bool:
+        """The baseline-null rule: missing or null values are established, not compared."""
+        if not self.aggregates or self.queries is None:
+            return True
+        if any(value is None for value in self.aggregates.values()):
+            return True
+        return any(q.metrics is None or None in q.metrics.values() for q in self.queries.values())
+
+
+class Baseline(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = BASELINE_SCHEMA_VERSION
+    environment: Environment | None = None
+    datasets: dict[str, BaselineDataset | None] = Field(default_factory=dict)
+
+    def established(self, dataset: str) -> BaselineDataset | None:
+        """The dataset's values when they can be compared against, else None."""
+        entry = self.datasets.get(dataset)
+        if entry is None or entry.is_null():
+            return None
+        return entry
+
+
+def load_baseline(path: Path) -> Baseline | None:
+    """None when the file is missing; a corrupt file is an error that leaves it untouched."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read the baseline: {error}", file=path) from error
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"the baseline is not valid JSON ({error.msg}, column {error.colno}); fix it, "
+            "or delete it to establish a new baseline",
+            file=path,
+            line=error.lineno,
+        ) from error
+    if not isinstance(data, dict):
+        raise InputError("the baseline must be a JSON object", file=path, line=1)
+    version = data.get("schema_version")
+    if version is not None and version != BASELINE_SCHEMA_VERSION:
+        raise InputError(
+            f"baseline schema_version {version!r} is not supported (expected "
+            f"{BASELINE_SCHEMA_VERSION}); run `retrieval-eval baseline update` to rewrite it",
+            file=path,
+        )
+    try:
+        return Baseline.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(part) for part in first["loc"])
+        raise InputError(
+            f"the baseline is malformed at '{key}': {first['msg']}", file=path
+        ) from error
+
+
+def baseline_entry(report: DatasetReport, *, k: int) -> BaselineDataset:
+    return BaselineDataset(
+        retriever=report.retriever,
+        retriever_config=report.retriever_config,
+        k=k,
+        measures=tuple(sorted(report.aggregates)),
+        dataset_fingerprint=report.dataset_fingerprint,
+        corpus_fingerprint=report.corpus_fingerprint,
+        aggregates={
+            **{name: round(agg.value, 12) for name, agg in sorted(report.aggregates.items())},
+            LATENCY_P95: round(report.latency.p95_ms, 6),
+            COST_PER_QUERY: round(report.cost_per_query_usd, 12),
+        },
+        queries={
+            q.query_id: BaselineQuery(
+                query=q.query,
+                first_relevant_rank=q.first_relevant_rank,
+                metrics={name: round(value, 12) for name, value in sorted(q.metrics.items())},
+            )
+            for q in report.queries
+        },
+    )
+
+
+def updated_baseline(
+    previous: Baseline | None,
+    reports: Iterable[DatasetReport],
+    *,
+    environment: Environment,
+    k: int,
+    only: Iterable[str] | None = None,
+) -> Baseline:
+    """``previous`` with the given datasets' entries replaced (all of them when ``only`` is None).
+
+    Entries not replaced stay byte-identical, so establishing one dataset's
+    baseline never silently moves another's.
+    """
+    chosen = None if only is None else set(only)
+    entries: dict[str, BaselineDataset | None] = dict(previous.datasets) if previous else {}
+    for report in reports:
+        if chosen is None or report.name in chosen:
+            entries[report.name] = baseline_entry(report, k=k)
+    return Baseline(environment=environment, datasets=dict(sorted(entries.items())))
+
+
+def write_baseline(path: Path, baseline: Baseline) -> None:
+    atomic_write_text(path, dump_json(baseline.model_dump(mode="json")))
+
+
+def dump_json(data: Mapping[str, object]) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

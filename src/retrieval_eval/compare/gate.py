@@ -1,0 +1,282 @@
+"""Judge one dataset's measurements: against its baseline, its thresholds and its own fixtures.
+
+The relative gate compares means over the queries both runs share, so adding
+or removing a fixture can never pass for a regression (or cause one); the
+added and removed queries are listed instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from retrieval_eval.compare.baseline import BaselineDataset
+from retrieval_eval.results import (
+    Comparison,
+    DatasetReport,
+    FixtureFailure,
+    MetricRow,
+    PairedTest,
+    QueryMove,
+    QueryResult,
+    RowStatus,
+)
+from retrieval_eval.score.stats import paired_comparison
+from retrieval_eval.settings import (
+    COST_PER_QUERY,
+    GROUNDEDNESS,
+    LATENCY_P95,
+    LOWER_IS_BETTER,
+    RunSettings,
+)
+
+# Differences below this are float noise (summation order, rounding in baseline.json),
+# never a regression or an improvement.
+TIE_EPSILON = 1e-9
+
+
+def judge_dataset(
+    measured: DatasetReport, baseline: BaselineDataset | None, settings: RunSettings
+) -> DatasetReport:
+    """Fill in ``rows``, ``failures`` and ``comparison`` of a freshly measured dataset."""
+    comparison = None if baseline is None else compare_queries(measured, baseline, settings)
+    rows = tuple(
+        _row(metric, measured, baseline, settings) for metric in reported_metrics(measured)
+    )
+    return measured.model_copy(
+        update={
+            "rows": rows,
+            "failures": fixture_failures(measured.queries),
+            "comparison": comparison,
+            "baseline_established": baseline is None,
+        }
+    )
+
+
+def reported_metrics(measured: DatasetReport) -> list[str]:
+    quality = list(measured.aggregates)
+    return [*quality, LATENCY_P95, COST_PER_QUERY]
+
+
+def current_value(measured: DatasetReport, metric: str) -> float:
+    if metric == LATENCY_P95:
+        return measured.latency.p95_ms
+    if metric == COST_PER_QUERY:
+        return measured.cost_per_query_usd
+    return measured.aggregates[metric].value
+
+
+def relative_drop(metric: str, baseline: float, current: float) -> float:
+    """How much worse, as a fraction of the baseline (negative when better)."""
+    worse_by = current - baseline if metric in LOWER_IS_BETTER else baseline - current
+    if abs(current - baseline) < TIE_EPSILON:
+        return 0.0
+    if baseline == 0:
+        return float("inf") if worse_by > 0 else float("-inf")
+    return worse_by / baseline
+
+
+def _row(
+    metric: str, measured: DatasetReport, baseline: BaselineDataset | None, settings: RunSettings
+) -> MetricRow:
+    threshold = settings.thresholds.get(metric)
+    if threshold is not None and not threshold.applies_to(measured.name):
+        threshold = None
+    current = current_value(measured, metric)
+    before = None if baseline is None else _baseline_value(metric, measured, baseline)
+    after = current
+    if before is not None and baseline is not None and metric not in LOWER_IS_BETTER:
+        common = _common_mean(metric, measured.queries, baseline)
+        after = current if common is None else common
+    gated = metric in settings.gated
+
+    status: RowStatus
+    drop = None if before is None else relative_drop(metric, before, after)
+    if drop is not None and gated and drop > settings.tolerance + TIE_EPSILON:
+        status = "regressed"
+    elif threshold is not None and not threshold.passes(current):
+        status = "above-ceiling" if threshold.max is not None else "below-threshold"
+    elif before is None:
+        status = "new" if baseline is not None else "ok"
+    elif drop is not None and drop < -TIE_EPSILON:
+        status = "improved"
+    elif not gated:
+        status = "not-gated"
+    else:
+        status = "ok"
+    delta = None if before is None else after - before
+    if delta is not None and abs(delta) < TIE_EPSILON:
+        delta = 0.0
+    return MetricRow(
+        metric=metric,
+        baseline=before,
+        current=after,
+        delta=delta,
+        delta_pct=None if before in (None, 0) or delta is None else 100.0 * delta / before,
+        threshold=None if threshold is None else threshold.describe(),
+        gated=gated,
+        status=status,
+    )
+
+
+def _baseline_value(metric: str, measured: DatasetReport, baseline: BaselineDataset) -> float | None:
+    if metric in LOWER_IS_BETTER:
+        assert baseline.aggregates is not None
+        return baseline.aggregates.get(metric)
+    return _common_mean(metric, measured.queries, baseline, side="baseline")
+
+
+def _common_mean(
+    metric: str,
+    queries: Sequence[QueryResult],
+    baseline: BaselineDataset,
+    side: str = "current",
+) -> float | None:
+    pairs = _common_pairs(metric, queries, baseline)
+    if not pairs:
+        return None
+    values = [b if side == "baseline" else c for c, b in pairs.values()]
+    return sum(values) / len(values)
+
+
+def _common_pairs(
+    metric: str, queries: Sequence[QueryResult], baseline: BaselineDataset
+) -> dict[str, tuple[float, float]]:
+    """query id -> (current, baseline) for scored queries both runs measured ``metric`` on."""
+    assert baseline.queries is not None
+    pairs: dict[str, tuple[float, float]] = {}
+    for query in queries:
+        recorded = baseline.queries.get(query.query_id)
+        if recorded is None or recorded.metrics is None or metric not in query.metrics:
+            continue
+        before = recorded.metrics.get(metric)
+        if before is not None:
+            pairs[query.query_id] = (query.metrics[metric], before)
+    return pairs
+
+
+def compare_queries(
+    measured: DatasetReport, baseline: BaselineDataset, settings: RunSettings
+) -> Comparison:
+    assert baseline.queries is not None
+    current_ids = {q.query_id for q in measured.queries}
+    recorded = baseline.queries
+    primary = primary_metric(settings.measures)
+    return Comparison(
+        common_queries=len(current_ids & set(recorded)),
+        added=tuple(sorted(current_ids - set(recorded))),
+        removed=tuple(sorted(set(recorded) - current_ids)),
+        removed_text={qid: recorded[qid].query for qid in sorted(set(recorded) - current_ids)},
+        dataset_changed=baseline.dataset_fingerprint != measured.dataset_fingerprint,
+        corpus_changed=baseline.corpus_fingerprint != measured.corpus_fingerprint,
+        retriever_changed=(
+            baseline.retriever != measured.retriever
+            or baseline.retriever_config != measured.retriever_config
+        ),
+        paired=tuple(
+            test
+            for metric in measured.aggregates
+            if (test := _paired(metric, measured.queries, baseline, settings.seed)) is not None
+        ),
+        regressed_most=_moves(primary, measured.queries, baseline, worse=True),
+        improved_most=_moves(primary, measured.queries, baseline, worse=False),
+    )
+
+
+def primary_metric(measures: Sequence[str]) -> str:
+    """The metric query movements are ranked by: MRR matches "rank of first relevant"."""
+    return next((m for m in measures if m.startswith("mrr")), measures[0])
+
+
+def _paired(
+    metric: str, queries: Sequence[QueryResult], baseline: BaselineDataset, seed: int
+) -> PairedTest | None:
+    pairs = _common_pairs(metric, queries, baseline)
+    if not pairs:
+        return None
+    result = paired_comparison(
+        {qid: c for qid, (c, _) in pairs.items()},
+        {qid: b for qid, (_, b) in pairs.items()},
+        seed=seed,
+    )
+    return PairedTest(
+        metric=metric,
+        n_common=result.n_common,
+        mean_diff=result.mean_diff,
+        ci_low=result.ci_low,
+        ci_high=result.ci_high,
+        p_value=result.p_value,
+    )
+
+
+def _moves(
+    metric: str, queries: Sequence[QueryResult], baseline: BaselineDataset, *, worse: bool
+) -> tuple[QueryMove, ...]:
+    assert baseline.queries is not None
+    by_id = {q.query_id: q for q in queries}
+    moves = []
+    for qid, (after, before) in _common_pairs(metric, queries, baseline).items():
+        change = after - before
+        if (change < -TIE_EPSILON) if worse else (change > TIE_EPSILON):
+            query = by_id[qid]
+            moves.append(
+                QueryMove(
+                    query_id=qid,
+                    query=query.query,
+                    metric=metric,
+                    baseline=before,
+                    current=after,
+                    rank_before=baseline.queries[qid].first_relevant_rank,
+                    rank_after=query.first_relevant_rank,
+                )
+            )
+    moves.sort(key=lambda m: ((m.current - m.baseline) * (1 if worse else -1), m.query_id))
+    return tuple(moves)
+
+
+def fixture_failures(queries: Sequence[QueryResult]) -> tuple[FixtureFailure, ...]:
+    """Each fixture's own assertion: its ``minimum_mrr``, or that it returned nothing."""
+    failures = []
+    for query in queries:
+        if query.expect_empty and query.retrieved:
+            shown = ", ".join(query.retrieved[:3]) + (", …" if len(query.retrieved) > 3 else "")
+            failures.append(
+                FixtureFailure(
+                    query_id=query.query_id,
+                    query=query.query,
+                    line=query.line,
+                    kind="expect_empty",
+                    message=f"expected no results, got {len(query.retrieved)} ({shown})",
+                )
+            )
+        elif query.minimum_mrr is not None and not query.expect_empty:
+            rank = query.first_relevant_rank
+            reciprocal = 0.0 if rank is None else 1.0 / rank
+            if reciprocal < query.minimum_mrr - TIE_EPSILON:
+                where = "no relevant document in the results" if rank is None else f"first relevant at rank {rank}"
+                failures.append(
+                    FixtureFailure(
+                        query_id=query.query_id,
+                        query=query.query,
+                        line=query.line,
+                        kind="minimum_mrr",
+                        message=(
+                            f"MRR {reciprocal:.3f} is below its minimum_mrr {query.minimum_mrr:g} ({where})"
+                        ),
+                    )
+                )
+    return tuple(failures)
+
+
+def metric_label(metric: str) -> str:
+    """Display name: ``ndcg@10`` → ``NDCG@10``."""
+    labels: Mapping[str, str] = {
+        LATENCY_P95: "latency p95 (ms)",
+        COST_PER_QUERY: "cost / query ($)",
+        GROUNDEDNESS: "groundedness",
+    }
+    if metric in labels:
+        return labels[metric]
+    name, _, cut = metric.partition("@")
+    pretty = {"mrr": "MRR", "ndcg": "NDCG", "p": "P", "recall": "Recall", "map": "MAP"}
+    shown = pretty.get(name, name.replace("_", " "))
+    return f"{shown}@{cut}" if cut else shown

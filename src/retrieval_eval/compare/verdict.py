@@ -1,0 +1,107 @@
+"""The run's verdict and the one or two numbers that decided it.
+
+Relative regressions outrank absolute breaches in the headline because they
+say what this change did; thresholds say where the system stands anyway.
+Absolute checks apply on a baseline-establishing run too: a threshold needs no
+baseline to be judged (the null rule only exempts from the relative gate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from retrieval_eval.compare.gate import current_value, metric_label, primary_metric, relative_drop
+from retrieval_eval.results import DatasetReport, MetricRow, Verdict
+from retrieval_eval.settings import LOWER_IS_BETTER
+
+STATUS_LIMIT = 140  # GitHub rejects longer commit-status descriptions (422)
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: Verdict
+    headline: str
+    status_description: str
+
+
+def decide(
+    datasets: Sequence[DatasetReport], *, tolerance: float, measures: Sequence[str]
+) -> Decision:
+    regressed = [(d, r) for d in datasets for r in d.rows if r.status == "regressed"]
+    breached = [
+        (d, r) for d in datasets for r in d.rows if r.status in ("below-threshold", "above-ceiling")
+    ]
+    failures = [(d, f) for d in datasets for f in d.failures]
+    tol = f"{tolerance * 100:g}%"
+
+    if regressed:
+        regressed.sort(key=lambda dr: -_drop(dr[1]))
+        parts = [f"{d.name} {_change(r)}" for d, r in regressed[:2]]
+        more = _more(len(regressed) - 2, "metric")
+        text = f"{'; '.join(parts)}{more} (tolerance {tol})"
+        return _decision("regression", "Regression", text)
+    if breached or failures:
+        parts = [
+            f"{d.name} {metric_label(r.metric)} {_fmt(r.metric, _threshold_value(d, r))} "
+            f"(threshold {r.threshold})"
+            for d, r in breached[:2]
+        ]
+        parts += [f"{d.name} {f.query_id}: {f.message}" for d, f in failures[: max(0, 2 - len(parts))]]
+        more = _more(len(breached) + len(failures) - len(parts), "check")
+        return _decision("threshold", "Threshold breached", f"{'; '.join(parts)}{more}")
+    primary = primary_metric(measures)
+    if any(d.baseline_established for d in datasets):
+        parts = [
+            f"{d.name} {metric_label(primary)} {_fmt(primary, d.aggregates[primary].value)}"
+            for d in datasets
+            if d.baseline_established and primary in d.aggregates
+        ]
+        return _decision("baseline-established", "Baseline established", "; ".join(parts))
+    compared = [(d, r) for d in datasets for r in d.rows if r.gated and r.baseline is not None]
+    if not compared:
+        return _decision("passed", "Passed", f"{len(datasets)} datasets, nothing to compare")
+    d, worst = max(compared, key=lambda dr: _drop(dr[1]))
+    if _drop(worst) <= 0:
+        return _decision("passed", "Passed", f"no gated metric dropped ({_plural(len(datasets), 'dataset')})")
+    return _decision("passed", "Passed", f"largest drop {d.name} {_change(worst)}, within {tol}")
+
+
+def _decision(verdict: Verdict, title: str, text: str) -> Decision:
+    headline = f"{title}: {text}"
+    status = headline if len(headline) <= STATUS_LIMIT else headline[: STATUS_LIMIT - 1] + "…"
+    return Decision(verdict=verdict, headline=headline, status_description=status)
+
+
+def _drop(row: MetricRow) -> float:
+    if row.baseline is None:
+        return 0.0
+    return relative_drop(row.metric, row.baseline, row.current)
+
+
+def _change(row: MetricRow) -> str:
+    assert row.baseline is not None
+    pct = "" if row.delta_pct is None else f" ({row.delta_pct:+.1f}%)".replace("-", "−")
+    return (
+        f"{metric_label(row.metric)} {_fmt(row.metric, row.baseline)} → "
+        f"{_fmt(row.metric, row.current)}{pct}"
+    )
+
+
+def _threshold_value(dataset: DatasetReport, row: MetricRow) -> float:
+    # Thresholds judge the whole current run, not only the queries shared with the baseline.
+    return current_value(dataset, row.metric)
+
+
+def _fmt(metric: str, value: float) -> str:
+    if metric in LOWER_IS_BETTER:
+        return f"{value:.4g}"
+    return f"{value:.3f}"
+
+
+def _more(count: int, noun: str) -> str:
+    return f" and {_plural(count, 'more ' + noun)}" if count > 0 else ""
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -1,0 +1,113 @@
+"""A persistent, content-addressed store of embeddings: (model sha256, text) -> vector.
+
+Re-evaluating an unchanged corpus is the common case in CI (most pull requests do
+not touch the documents), so every vector is kept across runs in one SQLite file
+inside a folder the Action hands to ``actions/cache``.
+
+Why SQLite: its transactions make a crash mid-write roll back instead of leaving a
+torn file, WAL mode lets parallel test workers or jobs read while one writes, and
+the busy timeout makes concurrent writers queue rather than fail. Texts are keyed
+by their sha256, so the file holds vectors, not a copy of the corpus; the model's
+sha256 is part of the key, so a different model can never be served stale vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from retrieval_eval.errors import InputError
+
+CACHE_FILE = "embeddings.sqlite3"
+_BUSY_TIMEOUT_MS = 60_000
+_SQLITE_MAX_VARIABLES = 900  # under SQLite's historical 999-parameter limit
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS embeddings (
+    model_sha256 TEXT NOT NULL,
+    text_sha256 BLOB NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model_sha256, text_sha256)
+) WITHOUT ROWID
+"""
+
+
+def _text_key(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+class EmbeddingCache:
+    """Open (creating if needed) the cache in ``directory``. Use as a context manager
+    or call ``close()``: closing the last connection folds the WAL back into the
+    main file, which is then the only file ``actions/cache`` needs to save."""
+
+    def __init__(self, directory: Path, *, dimensions: int = 384) -> None:
+        self.directory = Path(directory)
+        self.path = self.directory / CACHE_FILE
+        self.dimensions = dimensions
+        self._vector_bytes = dimensions * 4
+        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
+            self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            # NORMAL in WAL mode: a power cut may lose the last commit but never
+            # corrupts the file — the right trade for a cache.
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            with self._db:
+                self._db.execute(_SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise InputError(
+                f"the embedding cache is not a usable SQLite database ({error}); "
+                "delete it (it is only a cache) and run again",
+                file=self.path,
+            ) from None
+
+    def __enter__(self) -> EmbeddingCache:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def get_many(self, model_sha256: str, texts: Iterable[str]) -> dict[str, np.ndarray]:
+        """Vectors for the texts that are cached; absent texts are simply left out."""
+        by_key = {_text_key(text): text for text in texts}
+        keys = list(by_key)
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), _SQLITE_MAX_VARIABLES):
+            chunk = keys[start : start + _SQLITE_MAX_VARIABLES]
+            placeholders = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                "SELECT text_sha256, vector FROM embeddings "
+                f"WHERE model_sha256 = ? AND text_sha256 IN ({placeholders})",
+                [model_sha256, *chunk],
+            )
+            for key, blob in rows:
+                if len(blob) == self._vector_bytes:  # anything else is treated as a miss
+                    found[by_key[key]] = np.frombuffer(blob, dtype="<f4").copy()
+        return found
+
+    def put_many(self, model_sha256: str, vectors: Mapping[str, np.ndarray]) -> None:
+        """Store vectors in one transaction: all of them land, or none do."""
+        rows = []
+        for text, vector in vectors.items():
+            data = np.ascontiguousarray(vector, dtype="<f4")
+            if data.shape != (self.dimensions,):
+                raise ValueError(f"expected a {self.dimensions}-vector, got shape {data.shape}")
+            rows.append((model_sha256, _text_key(text), data.tobytes()))
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
+                rows,
+            )
+
+    def __len__(self) -> int:
+        (count,) = self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()
+        return int(count)

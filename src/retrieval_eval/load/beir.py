@@ -1,0 +1,143 @@
+"""Read a BEIR folder: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``.
+
+BEIR is an outside format, so unlike our own JSONL corpus it tolerates fields
+we do not use; but anything we rely on (ids, text, integer grades, a judged
+query or document that exists) is checked and reported with FILE:LINE.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.load.corpus_builder import CorpusBuilder
+from retrieval_eval.load.documents import Corpus, Document
+from retrieval_eval.load.jsonl_lines import iter_lines_or_raise, iter_objects_or_raise
+
+
+@dataclass(frozen=True)
+class BeirData:
+    """A BEIR split. ``queries`` holds only the queries judged in the split (as BEIR's own
+    loader does); ``qrels`` keeps grades exactly as written, including 0 and negatives,
+    which trec_eval treats as "not relevant"."""
+
+    corpus: Corpus
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+    def judgment_count(self) -> int:
+        return sum(len(judged) for judged in self.qrels.values())
+
+
+def load_beir(directory: Path, split: str = "test") -> BeirData:
+    """Load corpus, the split's qrels and the queries they judge."""
+    qrels_path = directory / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        available = sorted(p.stem for p in (directory / "qrels").glob("*.tsv"))
+        hint = f" (available splits: {', '.join(available)})" if available else ""
+        raise InputError(f"no qrels for split {split!r}{hint}", file=qrels_path)
+    corpus = load_beir_corpus(directory)
+    all_queries = _load_queries(directory / "queries.jsonl")
+    qrels = _load_qrels(qrels_path, all_queries, corpus.ids() | frozenset(corpus.skipped_empty))
+    queries = {query_id: all_queries[query_id] for query_id in qrels}
+    return BeirData(corpus=corpus, queries=queries, qrels=qrels)
+
+
+def load_beir_corpus(directory: Path) -> Corpus:
+    path = directory / "corpus.jsonl"
+    if not path.is_file():
+        raise InputError("not a BEIR folder: corpus.jsonl is missing", file=directory)
+    builder = CorpusBuilder(directory)
+    for number, record in iter_objects_or_raise(path):
+        doc_id = _required_id(record, path, number)
+        title = _optional_text(record, "title", path, number)
+        text = _optional_text(record, "text", path, number)
+        metadata = record.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise InputError("'metadata' must be a JSON object", file=path, line=number)
+        document = Document(
+            id=doc_id, title=title, text=text, metadata=metadata, source=f"{path}:{number}"
+        )
+        builder.add(document, file=path, line=number, empty=not (title.strip() or text.strip()))
+    return builder.build()
+
+
+def _load_queries(path: Path) -> dict[str, str]:
+    if not path.is_file():
+        raise InputError("not a BEIR folder: queries.jsonl is missing", file=path.parent)
+    queries: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    for number, record in iter_objects_or_raise(path):
+        query_id = _required_id(record, path, number)
+        if query_id in queries:
+            raise InputError(
+                f"duplicate query id {query_id!r} (first defined at {path}:{first_line[query_id]})",
+                file=path,
+                line=number,
+            )
+        text = _optional_text(record, "text", path, number)
+        if not text.strip():
+            raise InputError(f"query {query_id!r} has no text", file=path, line=number)
+        queries[query_id] = text
+        first_line[query_id] = number
+    return queries
+
+
+def _load_qrels(
+    path: Path, queries: dict[str, str], document_ids: frozenset[str]
+) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    for number, text in iter_lines_or_raise(path):
+        columns = text.split("\t") if "\t" in text else text.split()
+        if len(columns) == 4:  # TREC qrels layout: query, iteration, document, grade
+            columns = [columns[0], columns[2], columns[3]]
+        if len(columns) != 3:
+            raise InputError(
+                "expected 3 tab-separated columns (query-id, corpus-id, score), "
+                f"got {len(columns)}",
+                file=path,
+                line=number,
+            )
+        query_id, doc_id, grade_text = (column.strip() for column in columns)
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            if number == 1:  # the header line BEIR writes: query-id corpus-id score
+                continue
+            raise InputError(
+                f"score {grade_text!r} is not an integer", file=path, line=number
+            ) from None
+        if query_id not in queries:
+            raise InputError(
+                f"query id {query_id!r} is not in queries.jsonl", file=path, line=number
+            )
+        if doc_id not in document_ids:
+            raise InputError(f"corpus id {doc_id!r} is not in corpus.jsonl", file=path, line=number)
+        judged = qrels.setdefault(query_id, {})
+        if doc_id in judged:
+            raise InputError(
+                f"query {query_id!r} judges document {doc_id!r} twice", file=path, line=number
+            )
+        judged[doc_id] = grade
+    return qrels
+
+
+def _required_id(record: dict[str, Any], path: Path, number: int) -> str:
+    value = record.get("_id")
+    # Some BEIR exports write numeric ids; they name the same document as their string form.
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError("'_id' must be a non-empty string", file=path, line=number)
+    return value
+
+
+def _optional_text(record: dict[str, Any], key: str, path: Path, number: int) -> str:
+    value = record.get(key, "")
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InputError(f"{key!r} must be a string", file=path, line=number)
+    return value

@@ -1,0 +1,51 @@
+"""Pick the corpus reader from what the path is, so users pass one ``--corpus PATH`` for any format.
+
+- a folder holding ``corpus.jsonl``      → BEIR corpus
+- a ``*.jsonl`` file                      → our JSONL documents
+- a ``*.sqlite``/``*.db``/``*.bearnote`` file, or any file that is a SQLite database → Bear notes
+- any other folder                        → Markdown notes
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.load.documents import Corpus
+
+_SQLITE_SUFFIXES = {".sqlite", ".sqlite3", ".db", ".bearnote"}
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def load_corpus(path: Path) -> Corpus:
+    if not path.exists():
+        raise InputError("corpus path does not exist", file=path)
+    if path.is_dir():
+        if (path / "corpus.jsonl").is_file():
+            from retrieval_eval.load.beir import load_beir_corpus
+
+            return load_beir_corpus(path)
+        from retrieval_eval.load.markdown_notes import load_markdown_notes
+
+        return load_markdown_notes(path)
+    if path.suffix.lower() == ".jsonl":
+        from retrieval_eval.load.jsonl_corpus import load_jsonl_corpus
+
+        return load_jsonl_corpus(path)
+    if path.suffix.lower() in _SQLITE_SUFFIXES or _is_sqlite(path):
+        from retrieval_eval.load.bear import load_bear_database
+
+        return load_bear_database(path)
+    raise InputError(
+        "unsupported corpus: expected a .jsonl file, a BEIR folder, a folder of Markdown notes "
+        "or a Bear SQLite database",
+        file=path,
+    )
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
+    except OSError as error:
+        raise InputError(f"cannot read corpus: {error.strerror or error}", file=path) from error

@@ -1,0 +1,152 @@
+"""Stream the lines of a JSONL file with bounded memory.
+
+Golden datasets and corpora can be large (a 1 GB corpus, a 10 MB document on
+one line), so nothing here ever holds more than one line in memory, and a line
+longer than ``max_line_bytes`` is reported as a problem and skipped in chunks
+instead of being read whole. Editors on Windows add a BOM and CRLF endings and
+people leave blank lines; all of that is accepted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO, NamedTuple
+
+from retrieval_eval.errors import InputError
+
+# 64 MiB: six times the 10 MB line the format promises to read, yet small
+# enough that one runaway line (a whole file without newlines) cannot exhaust
+# memory on a CI runner.
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+
+_SKIP_CHUNK_BYTES = 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
+
+
+class Line(NamedTuple):
+    """One non-blank line. ``problem`` is set (and ``text`` empty) when the line cannot be read."""
+
+    number: int
+    text: str
+    problem: str | None = None
+
+
+def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Line]:
+    """Yield every non-blank line of ``path`` with its 1-based line number.
+
+    Raises InputError only when the file itself cannot be opened; problems with
+    single lines (invalid UTF-8, too long) are yielded so callers can report
+    them all and carry on.
+    """
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise InputError(f"cannot read file: {error.strerror or error}", file=path) from error
+    with handle:
+        number = 0
+        while True:
+            raw = handle.readline(max_line_bytes + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+                _skip_rest_of_line(handle)
+                yield Line(
+                    number,
+                    "",
+                    f"line is longer than {max_line_bytes:,} bytes; split the record or shorten it",
+                )
+                continue
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                yield Line(
+                    number,
+                    "",
+                    f"invalid UTF-8 at byte {error.start + 1} of the line; save the file as UTF-8",
+                )
+                continue
+            text = text.rstrip("\r\n")
+            if text.strip():
+                yield Line(number, text)
+
+
+def _skip_rest_of_line(handle: BinaryIO) -> None:
+    while True:
+        chunk = handle.readline(_SKIP_CHUNK_BYTES)
+        if not chunk or chunk.endswith(b"\n"):
+            return
+
+
+def parse_json_object(text: str) -> dict[str, Any] | str:
+    """Parse one JSONL record; return the object, or a message saying what is wrong with it.
+
+    Duplicate keys and NaN/Infinity are rejected because ``json`` would accept
+    them silently (keeping the last value), and a typo must not pass unnoticed.
+    """
+    try:
+        value = json.loads(
+            text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant
+        )
+    except _DuplicateKey as error:
+        return f"duplicate key {error.key!r} in the JSON object"
+    except ValueError as error:
+        if isinstance(error, json.JSONDecodeError):
+            return f"not valid JSON: {error.msg} (column {error.colno})"
+        return f"not valid JSON: {error}"
+    if not isinstance(value, dict):
+        kind = _json_type_name(value)
+        return f"not a JSON object (got {kind}); each line must be one {{...}} object"
+    return value
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def _json_type_name(value: object) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null"
+
+
+def iter_lines_or_raise(path: Path) -> Iterator[tuple[int, str]]:
+    """For corpus files: the first bad line stops the load, since the corpus is
+    an input to the evaluation rather than the thing under review."""
+    for line in iter_jsonl_lines(path):
+        if line.problem is not None:
+            raise InputError(line.problem, file=path, line=line.number)
+        yield line.number, line.text
+
+
+def iter_objects_or_raise(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, text in iter_lines_or_raise(path):
+        record = parse_json_object(text)
+        if isinstance(record, str):
+            raise InputError(record, file=path, line=number)
+        yield number, record

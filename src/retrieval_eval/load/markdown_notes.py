@@ -1,0 +1,164 @@
+"""Read a folder of Markdown notes (an Obsidian vault, a Bear export, a docs folder).
+
+Conventions, chosen so ids stay stable when a note is edited:
+- id: the path relative to the folder, without ``.md``, with ``/`` separators
+  (``recipes/shakshuka``); hidden folders such as ``.git`` or ``.obsidian`` are skipped;
+- title: front matter ``title:``, else the first ``# `` heading, else the file name;
+- tags: front matter ``tags:`` (a list, or one comma/space separated string) plus
+  inline Bear-style ``#tag`` and ``#nested/tag`` (written after whitespace or at a
+  line start, outside code), each without the ``#``, as written (no parent expansion);
+- text: the note without its front matter, headings kept so the chunker can split on them;
+- other front-matter keys become metadata.
+A note whose body is blank is skipped and counted in ``Corpus.skipped_empty``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.load.corpus_builder import CorpusBuilder
+from retrieval_eval.load.documents import Corpus, Document
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+).*?\1")
+# Either a one-word tag (#tag, #nested/tag) or Bear's multi-word form closed by a hash (#two words#).
+_INLINE_TAG = re.compile(r"(?<!\S)#(?![\s#])([^\s#]+(?: [^\s#]+)+#|[^\s#]+)")
+_TRAILING_PUNCTUATION = ".,;:!?)]}\"'"
+_H1 = re.compile(r"^ {0,3}# +(.+?)(?: +#+)? *$")
+
+
+def load_markdown_notes(folder: Path) -> Corpus:
+    builder = CorpusBuilder(folder)
+    for path in _note_paths(folder):
+        note_id = path.relative_to(folder).with_suffix("").as_posix()
+        document = _read_note(path, note_id)
+        builder.add(document, file=path, empty=not document.text.strip())
+    return builder.build()
+
+
+def _note_paths(folder: Path) -> Iterator[Path]:
+    for root, directories, files in os.walk(folder):
+        directories[:] = sorted(d for d in directories if not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".md") and not name.startswith("."):
+                yield Path(root) / name
+
+
+def _read_note(path: Path, note_id: str) -> Document:
+    content = _read_utf8(path).replace("\r\n", "\n").replace("\r", "\n")
+    front_matter, body = _split_front_matter(content, path)
+    title = front_matter.pop("title", None)
+    if not isinstance(title, str) or not title.strip():
+        title = _first_h1(body) or path.stem
+    tags = _front_matter_tags(front_matter.pop("tags", None), path) + _inline_tags(body)
+    return Document(
+        id=note_id,
+        title=title.strip(),
+        text=body.strip("\n"),
+        tags=tuple(dict.fromkeys(tags)),
+        metadata=_json_safe(front_matter),
+        source=str(path),
+    )
+
+
+def _read_utf8(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read note: {error.strerror or error}", file=path) from error
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError("invalid UTF-8; save the note as UTF-8", file=path, line=line) from None
+
+
+def _split_front_matter(content: str, path: Path) -> tuple[dict[str, Any], str]:
+    lines = content.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return {}, content
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in ("---", "..."):
+            break
+    else:
+        raise InputError("front matter opened with --- is never closed", file=path, line=1)
+    try:
+        parsed = yaml.safe_load("\n".join(lines[1:index]))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        problem = getattr(error, "problem", None) or str(error)
+        raise InputError(f"front matter is not valid YAML: {problem}", file=path, line=line) from None
+    if parsed is None:
+        parsed = {}
+    if not isinstance(parsed, dict):
+        raise InputError("front matter must be a YAML mapping (key: value)", file=path, line=2)
+    return {str(key): value for key, value in parsed.items()}, "\n".join(lines[index + 1 :])
+
+
+def _front_matter_tags(value: Any, path: Path) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: list[Any] = re.split(r"[,\s]+", value)
+    elif isinstance(value, list):
+        items = value
+    else:
+        raise InputError("front matter 'tags' must be a list or a string", file=path)
+    tags = []
+    for item in items:
+        if not isinstance(item, str | int | float) or isinstance(item, bool):
+            raise InputError(f"front matter tag {item!r} is not a string", file=path)
+        tag = str(item).strip().lstrip("#").strip()
+        if tag:
+            tags.append(tag)
+    return tags
+
+
+def _inline_tags(body: str) -> list[str]:
+    tags = []
+    for line in _prose_lines(body):
+        for match in _INLINE_TAG.finditer(_INLINE_CODE.sub(" ", line)):
+            raw = match.group(1)
+            tag = raw[:-1].strip() if raw.endswith("#") else raw.rstrip(_TRAILING_PUNCTUATION)
+            tag = tag.strip("/")
+            # "#42" is an issue or list number, not a tag (Bear agrees).
+            if tag and not tag.isdigit():
+                tags.append(tag)
+    return tags
+
+
+def _first_h1(body: str) -> str | None:
+    for line in _prose_lines(body):
+        match = _H1.match(line)
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def _prose_lines(body: str) -> Iterator[str]:
+    """Lines outside fenced code blocks, where ``#include`` or ``# comment`` mean nothing."""
+    fence: str | None = None
+    for line in body.split("\n"):
+        match = _FENCE.match(line)
+        if fence is None:
+            if match:
+                fence = match.group(1)
+                continue
+            yield line
+        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+            fence = None
+
+
+def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
+    # YAML gives dates and other types later stages (JSON reports, chromadb metadata) cannot store.
+    safe: dict[str, Any] = json.loads(json.dumps(values, default=str, ensure_ascii=False))
+    return safe

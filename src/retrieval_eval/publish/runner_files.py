@@ -1,0 +1,94 @@
+"""The runner's side channels: step outputs, the job summary, and workflow commands.
+
+A container action talks back to the runner only through files named in the
+environment (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) and through specially
+formatted lines on stdout (``::error::``, ``::group::``). Getting the escaping
+wrong silently truncates values or breaks annotations, so it lives here once.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+
+def _escape_data(value: str) -> str:
+    # The runner decodes exactly these three; anything else in a message is literal.
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+class WorkflowCommands:
+    """Writes ``::command::`` lines; a separate object so tests can capture them."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream
+
+    def _emit(self, line: str) -> None:
+        stream = self._stream if self._stream is not None else sys.stdout
+        stream.write(line + "\n")
+        stream.flush()
+
+    def _command(self, name: str, message: str, properties: Mapping[str, object]) -> None:
+        props = ",".join(
+            f"{key}={_escape_property(str(value))}"
+            for key, value in properties.items()
+            if value is not None
+        )
+        self._emit(f"::{name}{' ' + props if props else ''}::{_escape_data(message)}")
+
+    def error(
+        self, message: str, *, file: str | None = None, line: int | None = None, title: str | None = None
+    ) -> None:
+        self._command("error", message, {"file": file, "line": line, "title": title})
+
+    def warning(self, message: str, *, title: str | None = None) -> None:
+        self._command("warning", message, {"title": title})
+
+    def notice(self, message: str) -> None:
+        self._command("notice", message, {})
+
+    def info(self, message: str) -> None:
+        self._emit(message)
+
+    @contextmanager
+    def group(self, title: str) -> Iterator[None]:
+        """Fold a long phase in the log; the group is closed even when the phase raises."""
+        self._emit(f"::group::{_escape_data(title)}")
+        try:
+            yield
+        finally:
+            self._emit("::endgroup::")
+
+
+def write_outputs(output_file: Path | None, outputs: Mapping[str, str]) -> None:
+    """Append ``name<<DELIM`` blocks, with a random delimiter that cannot occur in any value.
+
+    A fixed delimiter lets a value (e.g. a report line) end the block early and
+    inject further outputs, which is why the runner documents the random one.
+    """
+    if output_file is None:
+        return
+    blocks = []
+    for name, value in outputs.items():
+        delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        while delimiter in value:  # astronomically unlikely, but then the output would be cut
+            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        blocks.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    with output_file.open("a", encoding="utf-8") as handle:
+        handle.write("".join(blocks))
+
+
+def append_step_summary(summary_file: Path | None, markdown: str) -> None:
+    """The job summary accepts up to 1 MiB per step; our reports stay far below it."""
+    if summary_file is None:
+        return
+    with summary_file.open("a", encoding="utf-8") as handle:
+        handle.write(markdown if markdown.endswith("\n") else markdown + "\n")

@@ -1,0 +1,34 @@
+"""Make user text (queries, document ids, tags) inert inside GitHub Markdown.
+
+Query text comes from whoever edits a dataset, and it lands in a PR comment:
+a ``|`` must not split a table cell, a backtick or ``*`` must not start
+formatting, HTML must not become markup, and ``@team`` must not notify anyone.
+"""
+
+from __future__ import annotations
+
+# Characters with a Markdown meaning in inline text and table cells; a backslash
+# makes each literal (GFM: any ASCII punctuation can be backslash-escaped).
+_BACKSLASHED = set("\\*_[]~|#!")
+_HTML = {"<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "`": "&#96;"}
+# A zero-width space after "@" breaks GitHub's mention (and team mention) pattern
+# while the text still reads the same.
+_ZERO_WIDTH_SPACE = "\u200b"
+
+
+def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
+    """Inline-safe text: single line, no markup, no mentions, at most ``max_len`` characters."""
+    value = " ".join(str(text).split())  # newlines would end a table row
+    if max_len is not None and len(value) > max_len:
+        value = value[: max_len - 1] + "…"
+    out: list[str] = []
+    for char in value:
+        if char in _HTML:
+            out.append(_HTML[char])
+        elif char in _BACKSLASHED:
+            out.append("\\" + char)
+        elif char == "@":
+            out.append("@" + _ZERO_WIDTH_SPACE)
+        else:
+            out.append(char)
+    return "".join(out)

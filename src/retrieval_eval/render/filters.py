@@ -1,0 +1,104 @@
+"""Formatting helpers, registered as jinja2 filters so templates stay declarative."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from retrieval_eval.compare.gate import metric_label
+from retrieval_eval.render.escape import escape_markdown
+from retrieval_eval.settings import COST_PER_QUERY, LATENCY_P95
+
+T = TypeVar("T")
+
+MINUS = "−"  # a real minus sign: "-0.05" next to "+0.05" reads badly in proportional fonts
+
+STATUS_TEXT = {
+    "ok": "✅ ok",
+    "improved": "✅ improved",
+    "regressed": "❌ regressed",
+    "below-threshold": "❌ below threshold",
+    "above-ceiling": "❌ above ceiling",
+    "new": "🆕 new",
+    "not-gated": "➖ not gated",
+}
+
+VERDICT_ICON = {
+    "passed": "✅",
+    "regression": "❌",
+    "threshold": "❌",
+    "baseline-established": "📌",
+    "invalid": "❌",
+    "error": "⚠️",
+}
+
+
+def number(value: float | None, metric: str = "") -> str:
+    if value is None:
+        return "—"
+    if metric == LATENCY_P95 or metric.endswith("_ms"):
+        return f"{value:.1f}"
+    if metric == COST_PER_QUERY or metric.endswith("_usd"):
+        return f"{value:.4f}"
+    return f"{value:.3f}"
+
+
+def signed(value: float | None, metric: str = "") -> str:
+    if value is None:
+        return "—"
+    text = number(abs(value), metric)
+    if float(text) == 0:
+        return text
+    return ("+" if value > 0 else MINUS) + text
+
+
+def percent(value: float | None, digits: int = 1) -> str:
+    if value is None:
+        return "—"
+    text = f"{abs(value):.{digits}f}"
+    if float(text) == 0:
+        return f"{text}%"
+    return ("+" if value > 0 else MINUS) + text + "%"
+
+
+def p_value(value: float) -> str:
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def rank(value: int | None) -> str:
+    return "—" if value is None else str(value)
+
+
+def pluralize(count: int, singular: str, plural: str | None = None) -> str:
+    word = singular if count == 1 else (plural or singular + "s")
+    return f"{count} {word}"
+
+
+def take(rows: Sequence[T], limit: int | None) -> tuple[Sequence[T], int]:
+    """The rows to show and how many were left out (for the truncation note)."""
+    if limit is None or len(rows) <= limit:
+        return rows, 0
+    return rows[:limit], len(rows) - limit
+
+
+def status_text(status: str) -> str:
+    return STATUS_TEXT.get(status, status)
+
+
+def verdict_icon(verdict: str) -> str:
+    return VERDICT_ICON.get(verdict, "")
+
+
+FILTERS: dict[str, Callable[..., Any]] = {
+    "md": escape_markdown,
+    "num": number,
+    "signed": signed,
+    "pct": percent,
+    "pvalue": p_value,
+    "rank": rank,
+    "plural": pluralize,
+    "take": take,
+    "status": status_text,
+    "label": metric_label,
+    "verdict_icon": verdict_icon,
+}

@@ -1,0 +1,176 @@
+"""What one run measured and decided: the model behind report.json and report.md.
+
+Everything here is plain data (pydantic, so report.json has a published JSON
+Schema generated from these classes). Per-query values are kept, not only the
+means, because the paired test, the "regressed most" lists and the baseline
+all need them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+REPORT_SCHEMA_VERSION = 1
+
+Verdict = Literal["passed", "regression", "threshold", "baseline-established", "invalid", "error"]
+RowStatus = Literal[
+    "ok", "improved", "regressed", "below-threshold", "above-ceiling", "new", "not-gated"
+]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Environment(_Frozen):
+    """Recorded with every baseline and report, so drift between them can be explained."""
+
+    platform: str
+    python: str
+    retrieval_eval: str
+    chromadb: str | None
+    onnxruntime: str | None
+    model_sha256: str | None = Field(description="sha256 of model.onnx; None if not used")
+    git_commit: str | None
+
+
+class QueryResult(_Frozen):
+    query_id: str
+    query: str
+    line: int
+    query_type: str | None = None
+    tags: tuple[str, ...] = ()
+    ground_truth_source: str
+    expect_empty: bool = False
+    minimum_mrr: float | None = None
+    retrieved: tuple[str, ...] = Field(description="document ids returned, best first")
+    first_relevant_rank: int | None = Field(description="1-based; None if no relevant id came back")
+    metrics: dict[str, float] = Field(
+        description="per-query value of every measure (empty for expect_empty fixtures)"
+    )
+    latency_ms: float
+    cost_usd: float
+    judge_score: float | None = Field(default=None, description="optional LLM judge, 0..1")
+
+
+class Aggregate(_Frozen):
+    """Mean over the scored queries with its 95% bootstrap confidence interval."""
+
+    value: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int
+
+
+class BreakdownRow(_Frozen):
+    dimension: Literal["retrieval_type", "query_type", "tag"]
+    group: str
+    n: int
+    metrics: dict[str, float]
+
+
+class Latency(_Frozen):
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    mean_ms: float
+    count: int
+
+
+class PairedTest(_Frozen):
+    """Current minus baseline on the queries both share."""
+
+    metric: str
+    n_common: int
+    mean_diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+
+
+class MetricRow(_Frozen):
+    """One line of a dataset's table: metric | baseline | current | Δ | Δ% | threshold | status."""
+
+    metric: str
+    baseline: float | None
+    current: float
+    delta: float | None
+    delta_pct: float | None
+    threshold: str | None
+    gated: bool
+    status: RowStatus
+
+
+class QueryMove(_Frozen):
+    query_id: str
+    query: str
+    metric: str
+    baseline: float
+    current: float
+    rank_before: int | None
+    rank_after: int | None
+
+
+class FixtureFailure(_Frozen):
+    """A fixture that failed its own assertion (``minimum_mrr`` or ``expect_empty``)."""
+
+    query_id: str
+    query: str
+    line: int
+    kind: Literal["minimum_mrr", "expect_empty"]
+    message: str
+
+
+class Comparison(_Frozen):
+    """How the dataset fared against its baseline (absent on a baseline-establishing run)."""
+
+    common_queries: int
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    removed_text: dict[str, str] = Field(default_factory=dict)
+    dataset_changed: bool
+    corpus_changed: bool
+    retriever_changed: bool
+    paired: tuple[PairedTest, ...]
+    regressed_most: tuple[QueryMove, ...]
+    improved_most: tuple[QueryMove, ...]
+
+
+class DatasetReport(_Frozen):
+    name: str = Field(description="dataset file name, e.g. hybrid.jsonl")
+    retriever: str
+    retriever_config: dict[str, object]
+    dataset_fingerprint: str
+    corpus_fingerprint: str
+    setup_s: float
+    num_queries: int
+    num_scored: int = Field(description="queries averaged in (expect_empty fixtures are not)")
+    aggregates: dict[str, Aggregate]
+    latency: Latency
+    cost_per_query_usd: float
+    breakdowns: tuple[BreakdownRow, ...]
+    queries: tuple[QueryResult, ...]
+    rows: tuple[MetricRow, ...]
+    failures: tuple[FixtureFailure, ...]
+    baseline_established: bool
+    comparison: Comparison | None
+    embedded_texts: int | None = None
+    cached_embeddings: int | None = None
+
+
+class RunReport(_Frozen):
+    schema_version: int = REPORT_SCHEMA_VERSION
+    verdict: Verdict
+    headline: str = Field(description="the verdict and the numbers that decided it")
+    status_description: str = Field(max_length=140)
+    tolerance: float
+    measures: tuple[str, ...]
+    k: int
+    baseline_path: str
+    baseline_written: bool
+    datasets: tuple[DatasetReport, ...]
+    environment: Environment
+    baseline_environment: Environment | None
+    duration_s: float

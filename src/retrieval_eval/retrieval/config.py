@@ -1,0 +1,140 @@
+"""Settings of the built-in retrievers and of the user's own system.
+
+These models are embedded under the ``[retrievers]`` table of
+``retrieval-eval.toml``. Unknown keys are errors (``extra="forbid"``) because a
+misspelt ``k1`` that silently falls back to the default would make a baseline
+comparison meaningless.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+HYBRID_SIDES = ("dense", "bm25")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DenseConfig(_Strict):
+    """ChromaDB + all-MiniLM-L6-v2.
+
+    ``chunk_tokens`` counts the model's own word pieces including the section
+    heading line; the default leaves room for ``[CLS]``/``[SEP]`` under the
+    model's 256-token window, so no chunk is silently truncated.
+    """
+
+    model_dir: Path | None = None  # None: chromadb's DOWNLOAD_PATH, where `model install` puts it
+    cache_dir: Path | None = None  # embedding cache; None: no cache
+    persist_dir: Path | None = None  # None: an in-process, ephemeral collection
+    batch_size: int = Field(default=64, ge=1)
+    threads: int | None = Field(default=None, ge=1)  # None: every available core
+    chunk_tokens: int = Field(default=254, ge=16, le=254)
+    chunk_overlap: int = Field(default=32, ge=0)
+
+    @model_validator(mode="after")
+    def _overlap_below_cap(self) -> DenseConfig:
+        _check_overlap(self.chunk_tokens, self.chunk_overlap)
+        return self
+
+
+class Bm25Config(_Strict):
+    """Okapi BM25 as Lucene computes it. ``k1``/``b`` default to Anserini's
+    Lucene defaults (0.9/0.4), the usual reference values for BEIR baselines.
+
+    Long documents are scored per passage of ``chunk_tokens`` words (a
+    document scores as its best passage), so a huge file neither dominates by
+    length nor hands the judge megabytes of text.
+    """
+
+    k1: float = Field(default=0.9, ge=0.0)
+    b: float = Field(default=0.4, ge=0.0, le=1.0)
+    stemming: bool = False
+    stopwords: bool = True
+    chunk_tokens: int = Field(default=512, ge=16)
+    chunk_overlap: int = Field(default=64, ge=0)
+
+    @model_validator(mode="after")
+    def _overlap_below_cap(self) -> Bm25Config:
+        _check_overlap(self.chunk_tokens, self.chunk_overlap)
+        return self
+
+
+class LikeConfig(_Strict):
+    """The seed's keyword baseline has no knobs on purpose: it is the fixed
+    yardstick the other retrievers are compared with."""
+
+
+class HybridConfig(_Strict):
+    """Reciprocal Rank Fusion: score(d) = sum over sides of weight / (rrf_k + rank)."""
+
+    rrf_k: int = Field(default=60, ge=1)
+    depth: int = Field(default=100, ge=1)
+    weights: dict[str, float] = Field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
+
+    @field_validator("weights")
+    @classmethod
+    def _known_sides(cls, weights: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(weights) - set(HYBRID_SIDES))
+        if unknown:
+            raise ValueError(
+                f"unknown retriever(s) {', '.join(unknown)} in weights; "
+                f"hybrid fuses {' and '.join(HYBRID_SIDES)}"
+            )
+        negative = sorted(name for name, weight in weights.items() if weight < 0)
+        if negative:
+            raise ValueError(f"weights must be >= 0 (got a negative weight for {', '.join(negative)})")
+        if not any(weight > 0 for weight in weights.values()):
+            raise ValueError("at least one weight must be > 0")
+        return weights
+
+
+class CustomConfig(_Strict):
+    """The user's own system: either a Python factory or a long-running command.
+
+    ``python = "package.module:factory"`` is called as ``factory(**options)`` and
+    must return an object meeting the Retriever protocol. ``command`` is started
+    once and spoken to over JSON lines (docs/retrievers.md).
+    """
+
+    python: str | None = None
+    command: list[str] | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    cwd: Path | None = None
+    timeout_s: float = Field(default=120.0, gt=0)
+
+    @model_validator(mode="after")
+    def _exactly_one_way(self) -> CustomConfig:
+        if (self.python is None) == (self.command is None):
+            raise ValueError("set exactly one of `python` (module:factory) or `command` (argv list)")
+        if self.python is not None:
+            module, _, attribute = self.python.partition(":")
+            if not module or not attribute:
+                raise ValueError(
+                    f"python = {self.python!r} must look like 'package.module:factory'"
+                )
+        if self.command is not None and not self.command:
+            raise ValueError("command must name a program, e.g. ['./my-search']")
+        return self
+
+
+class RetrieversConfig(_Strict):
+    """Every retriever's settings; only the chosen retriever's table is used."""
+
+    dense: DenseConfig = Field(default_factory=DenseConfig)
+    bm25: Bm25Config = Field(default_factory=Bm25Config)
+    like: LikeConfig = Field(default_factory=LikeConfig)
+    hybrid: HybridConfig = Field(default_factory=HybridConfig)
+    custom: CustomConfig | None = None
+
+
+def _check_overlap(cap: int, overlap: int) -> None:
+    if overlap >= cap // 2:
+        raise ValueError(
+            f"chunk_overlap ({overlap}) must be less than half of chunk_tokens ({cap}), "
+            "or consecutive chunks would mostly repeat each other"
+        )

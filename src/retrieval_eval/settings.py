@@ -1,0 +1,265 @@
+"""The one typed settings object a run is configured by.
+
+Built once, from defaults < ``retrieval-eval.toml`` (or ``[tool.retrieval-eval]``
+in ``pyproject.toml``) < overrides (command-line flags, Action inputs). Every
+later stage receives this object instead of reading files or the environment,
+so a run is fully described by it.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrieval.config import RetrieversConfig
+
+CONFIG_FILE_NAME = "retrieval-eval.toml"
+
+# Metrics that are not retrieval-quality measures; lower is better for both.
+LATENCY_P95 = "latency_p95_ms"
+COST_PER_QUERY = "cost_per_query_usd"
+GROUNDEDNESS = "groundedness"
+LOWER_IS_BETTER = frozenset({LATENCY_P95, COST_PER_QUERY})
+
+
+class Threshold(BaseModel):
+    """An absolute bound on one metric: ``min`` for quality, ``max`` for latency and cost.
+
+    ``datasets`` restricts it to some dataset files (the seed's MRR ≥ 0.75 is a
+    hybrid-retrieval target); empty means every dataset.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min: float | None = None
+    max: float | None = None
+    datasets: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> Threshold:
+        if (self.min is None) == (self.max is None):
+            raise ValueError("give exactly one of min or max")
+        return self
+
+    def applies_to(self, dataset: str) -> bool:
+        return not self.datasets or dataset in self.datasets
+
+    def passes(self, value: float) -> bool:
+        if self.min is not None:
+            return value >= self.min
+        assert self.max is not None
+        return value <= self.max
+
+    def describe(self) -> str:
+        return f"≥ {self.min:g}" if self.min is not None else f"≤ {self.max:g}"
+
+
+# The seed's pass thresholds (shared/seeds/003): each can be changed, or removed with `false`.
+DEFAULT_THRESHOLDS: dict[str, Threshold] = {
+    "mrr@10": Threshold(min=0.75, datasets=("hybrid.jsonl",)),
+    "ndcg@10": Threshold(min=0.70),
+    "p@5": Threshold(min=0.65),
+    LATENCY_P95: Threshold(max=500.0),
+    COST_PER_QUERY: Threshold(max=0.002),
+}
+
+DEFAULT_DATASET_RETRIEVERS: dict[str, str] = {
+    "semantic.jsonl": "dense",
+    "keyword.jsonl": "bm25",
+    "hybrid.jsonl": "hybrid",
+}
+
+DEFAULT_MEASURES: tuple[str, ...] = ("mrr@10", "ndcg@10", "p@5", "recall@10")
+
+
+class RunSettings(BaseModel):
+    """Everything ``retrieval-eval run`` needs. Paths are absolute once loaded."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    datasets: Path = Path("datasets")
+    corpus: Path = Path("datasets/corpus")
+    baseline: Path = Path("baseline.json")
+    report_dir: Path = Path("retrieval-eval-report")
+    cache_dir: Path = Path(".retrieval-eval-cache")
+    model_dir: Path | None = None  # None: where `retrieval-eval model install` puts it
+    dataset_retrievers: dict[str, str] = Field(
+        default_factory=lambda: dict(DEFAULT_DATASET_RETRIEVERS)
+    )
+    k: int = Field(default=10, ge=1, le=1000)
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+    # Gated relatively against the baseline. Latency and cost are left out by default:
+    # timings on shared CI runners vary by more than 5% between identical runs.
+    gated: tuple[str, ...] = (*DEFAULT_MEASURES, GROUNDEDNESS)
+    thresholds: dict[str, Threshold] = Field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    tolerance: float = Field(default=0.05, ge=0.0, lt=1.0)
+    seed: int = 0  # bootstrap and randomization tests: same inputs, same numbers
+    min_fixtures: int = Field(default=20, ge=0)
+    min_human: int = Field(default=10, ge=0)
+    retrievers: RetrieversConfig = Field(default_factory=RetrieversConfig)
+
+    @field_validator("measures")
+    @classmethod
+    def _known_measures(cls, measures: tuple[str, ...]) -> tuple[str, ...]:
+        from retrieval_eval.score.measures import parse_measure
+
+        for name in measures:
+            parse_measure(name)
+        if len(set(measures)) != len(measures):
+            raise ValueError("a measure is listed twice")
+        return measures
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RunSettings:
+        known = {*self.measures, GROUNDEDNESS, LATENCY_P95, COST_PER_QUERY}
+        for name in self.gated:
+            if name not in known:
+                raise ValueError(f"gated metric {name!r} is not measured; measured: {sorted(known)}")
+        for name in self.thresholds:
+            if name not in known:
+                raise ValueError(f"threshold on {name!r}, which is not measured: {sorted(known)}")
+        for name, threshold in self.thresholds.items():
+            lower_is_better = name in LOWER_IS_BETTER
+            if lower_is_better and threshold.max is None:
+                raise ValueError(f"threshold on {name!r} needs max (lower is better)")
+            if not lower_is_better and threshold.min is None:
+                raise ValueError(f"threshold on {name!r} needs min (higher is better)")
+        return self
+
+    def retriever_for(self, dataset_name: str) -> str | None:
+        return self.dataset_retrievers.get(dataset_name)
+
+
+_PATH_FIELDS = ("datasets", "corpus", "baseline", "report_dir", "cache_dir", "model_dir")
+_MERGED_TABLES = ("thresholds", "dataset_retrievers")
+
+
+def find_config_file(workdir: Path) -> tuple[Path, dict[str, Any]] | None:
+    """``retrieval-eval.toml`` wins over ``[tool.retrieval-eval]`` in ``pyproject.toml``."""
+    own = workdir / CONFIG_FILE_NAME
+    if own.is_file():
+        return own, _read_toml(own)
+    pyproject = workdir / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject).get("tool", {}).get("retrieval-eval")
+        if isinstance(table, dict):
+            return pyproject, table
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"cannot read the configuration: {error.strerror}", file=path) from error
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"not valid TOML: {error}", file=path) from error
+
+
+def load_settings(
+    *,
+    workdir: Path,
+    config_file: Path | None,
+    overrides: Mapping[str, object],
+    overrides_source: str = "command line",
+) -> RunSettings:
+    """Merge the layers and validate once; a bad key or value names itself and its source."""
+    if config_file is not None:
+        path = config_file if config_file.is_absolute() else workdir / config_file
+        if not path.is_file():
+            raise ConfigError("configuration file not found", file=path)
+        raw = _read_toml(path)
+        if path.name == "pyproject.toml":
+            raw = raw.get("tool", {}).get("retrieval-eval", {})
+        found: tuple[Path, dict[str, Any]] | None = (path, raw)
+    else:
+        found = find_config_file(workdir)
+
+    merged: dict[str, Any] = {}
+    if found is not None:
+        source, table = found
+        _apply_layer(merged, table, str(source))
+    _apply_layer(merged, dict(overrides), overrides_source)
+    _validate(merged, source_of=_sources(found, overrides, overrides_source))
+
+    for name in _PATH_FIELDS:
+        value = merged.get(name)
+        if isinstance(value, str | Path):
+            merged[name] = (workdir / Path(value)).resolve()
+    for name in _PATH_FIELDS:
+        if name not in merged and name != "model_dir":
+            merged[name] = (workdir / RunSettings.model_fields[name].default).resolve()
+    return _validate(merged, source_of=_sources(found, overrides, overrides_source))
+
+
+def _apply_layer(merged: dict[str, Any], layer: Mapping[str, Any], source: str) -> None:
+    """Tables of named entries merge key by key; ``false`` removes a default entry."""
+    for key, value in layer.items():
+        if key in _MERGED_TABLES and isinstance(value, Mapping):
+            base = dict(merged.get(key, _default_table(key)))
+            for entry, entry_value in value.items():
+                if entry_value is False:
+                    base.pop(entry, None)
+                else:
+                    base[entry] = entry_value
+            merged[key] = base
+        elif key == "retrievers" and isinstance(value, Mapping) and "retrievers" in merged:
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+
+
+def _deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    result = dict(base)
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(result.get(key), Mapping):
+            result[key] = _deep_merge(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def _default_table(key: str) -> dict[str, Any]:
+    if key == "thresholds":
+        return {name: t.model_dump(exclude_defaults=True) for name, t in DEFAULT_THRESHOLDS.items()}
+    return dict(DEFAULT_DATASET_RETRIEVERS)
+
+
+def _sources(
+    found: tuple[Path, dict[str, Any]] | None, overrides: Mapping[str, object], overrides_source: str
+) -> dict[str, str]:
+    sources: dict[str, str] = {}
+    if found is not None:
+        sources.update(dict.fromkeys(found[1], str(found[0])))
+    sources.update(dict.fromkeys(overrides, overrides_source))
+    return sources
+
+
+def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> RunSettings:
+    try:
+        return RunSettings.model_validate(merged)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "(settings)"
+        top = str(first["loc"][0]) if first["loc"] else ""
+        source = source_of.get(top, "settings")
+        kind: str = first["type"]
+        if kind == "extra_forbidden":
+            message = f"unknown key '{key}'"
+        else:
+            message = f"bad value for '{key}': {_plain(first['msg'])}"
+        more = len(error.errors()) - 1
+        if more:
+            message += f" (and {more} more problem{'s' if more > 1 else ''})"
+        raise ConfigError(message, file=source) from None
+
+
+def _plain(message: str) -> str:
+    return message.removeprefix("Value error, ")
+

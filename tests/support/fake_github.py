@@ -1,0 +1,471 @@
+"""A fake GitHub REST API: a real threaded HTTP server on 127.0.0.1 that the real PyGithub reaches.
+
+It implements only the endpoints retrieval-eval uses, but with GitHub's behaviour where a client can
+trip on it: ``Link`` pagination, 401 for a missing or wrong token, ``/user`` answering 403 the way it
+does for a workflow's ``GITHUB_TOKEN``, 422 for a status description over 140 characters or a comment
+body over 65,536, and injectable faults (any status with headers, slow answers, dropped connections).
+Every request is recorded so tests can assert exactly what was sent.
+
+Usage::
+
+    with FakeGitHub(token="ghs_x", repository="octo/notes") as api:
+        api.add_pull(7, head_sha=..., base_sha=..., files=["a.md"])
+        ...  # point GITHUB_API_URL at api.base_url
+        assert api.statuses_for(head_sha)[-1]["state"] == "success"
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+GITHUB_ACTIONS_BOT: dict[str, Any] = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
+MAX_STATUS_DESCRIPTION = 140
+MAX_COMMENT_BODY = 65_536
+FILES_LISTING_CAP = 3_000  # GitHub stops listing a pull request's files here
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str  # without the API prefix and without the query string, e.g. /repos/o/r/pulls/7
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any  # decoded JSON, or None
+
+    @property
+    def route(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+@dataclass
+class Fault:
+    """Injected misbehaviour for requests matching ``method`` (None = any) and the ``path`` regex."""
+
+    path: str
+    method: str | None = None
+    status: int | None = None  # answer with this status instead of the real answer
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    delay: float = 0.0  # seconds before answering (the real answer unless status is set)
+    drop: bool = False  # close the connection without answering
+    times: int | None = 1  # how many matching requests it affects; None = every one
+
+    def matches(self, method: str, path: str) -> bool:
+        if self.times is not None and self.times <= 0:
+            return False
+        return (self.method is None or self.method == method) and re.search(self.path, path) is not None
+
+
+@dataclass
+class _Pull:
+    number: int
+    head_sha: str
+    base_sha: str
+    head_repo: str
+    base_ref: str
+    head_ref: str
+    files: list[dict[str, Any]]
+
+
+class FakeGitHub:
+    """One fake repository's worth of GitHub, seeded by the test, served on a random local port."""
+
+    def __init__(
+        self,
+        *,
+        token: str = "ghs_fake-token-for-tests",
+        repository: str = "octo/notes",
+        user: dict[str, Any] | None = None,
+        prefix: str = "/api/v3",
+        default_branch: str = "main",
+    ) -> None:
+        """``user`` None makes ``/user`` answer 403 and comments be authored by github-actions[bot]."""
+        self.token = token
+        self.repository = repository
+        self.user = user
+        self.prefix = prefix
+        self.default_branch = default_branch
+        self.requests: list[RecordedRequest] = []
+        self.faults: list[Fault] = []
+        self.pulls: dict[int, _Pull] = {}
+        self.comments: dict[int, list[dict[str, Any]]] = {}  # issue number -> comments
+        self.statuses: dict[str, list[dict[str, Any]]] = {}  # sha -> statuses, oldest first
+        self.contents: dict[tuple[str, str], bytes] = {}  # (ref, path) -> bytes
+        self._next_id = 1000
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def start(self) -> FakeGitHub:
+        handler = type("_BoundHandler", (_Handler,), {"api": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # releases injected delays so shutdown is immediate
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start() the server first"
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """What GITHUB_API_URL is set to (a GitHub Enterprise Server-shaped URL by default)."""
+        return f"http://127.0.0.1:{self.port}{self.prefix}"
+
+    @property
+    def comment_author(self) -> dict[str, Any]:
+        return self.user if self.user is not None else GITHUB_ACTIONS_BOT
+
+    # --- seeding ---------------------------------------------------------------------------
+    def add_pull(
+        self,
+        number: int,
+        *,
+        head_sha: str,
+        base_sha: str,
+        files: list[str | dict[str, Any]] = (),  # type: ignore[assignment]
+        head_repo: str | None = None,
+        base_ref: str = "main",
+        head_ref: str = "feature",
+    ) -> None:
+        """Seed a pull request; a file given as a str is "modified", a dict is used as the API row."""
+        rows = [
+            {"filename": f, "status": "modified", "additions": 1, "deletions": 0, "changes": 1}
+            if isinstance(f, str)
+            else f
+            for f in files
+        ]
+        self.pulls[number] = _Pull(
+            number, head_sha, base_sha, head_repo or self.repository, base_ref, head_ref, rows
+        )
+        self.comments.setdefault(number, [])
+
+    def add_comment(self, number: int, body: str, *, author: dict[str, Any]) -> dict[str, Any]:
+        """Seed a comment by anyone (e.g. a human quoting our marker, which must not be taken over)."""
+        with self._lock:
+            return self._store_comment(number, body, author)
+
+    def put_content(self, ref: str, path: str, data: bytes | str) -> None:
+        self.contents[(ref, path)] = data.encode() if isinstance(data, str) else data
+
+    def inject(self, fault: Fault) -> Fault:
+        self.faults.append(fault)
+        return fault
+
+    # --- inspection ------------------------------------------------------------------------
+    def statuses_for(self, sha: str) -> list[dict[str, Any]]:
+        return list(self.statuses.get(sha, []))
+
+    def comments_on(self, number: int) -> list[dict[str, Any]]:
+        return list(self.comments.get(number, []))
+
+    def routes(self) -> list[str]:
+        return [r.route for r in self.requests]
+
+    def requests_to(self, method: str, path_regex: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.method == method and re.search(path_regex, r.path)]
+
+    # --- internals used by the handler -----------------------------------------------------
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def _store_comment(self, number: int, body: str, author: dict[str, Any]) -> dict[str, Any]:
+        comment_id = self._new_id()
+        api = f"http://127.0.0.1:{self.port}{self.prefix}/repos/{self.repository}"
+        comment = {
+            "id": comment_id,
+            "body": body,
+            "user": dict(author),
+            "url": f"{api}/issues/comments/{comment_id}",
+            "html_url": f"https://github.example/{self.repository}/pull/{number}#issuecomment-{comment_id}",
+            "issue_url": f"{api}/issues/{number}",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+        }
+        self.comments.setdefault(number, []).append(comment)
+        return comment
+
+    def _take_fault(self, method: str, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self.faults:
+                if fault.matches(method, path):
+                    if fault.times is not None:
+                        fault.times -= 1
+                    return fault
+        return None
+
+
+_Response = tuple[int, Any, dict[str, str]]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    api: FakeGitHub
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Keep test output clean; the recorded requests are the log."""
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def _serve(self, method: str) -> None:
+        api = self.api
+        url = urlsplit(self.path)
+        path = url.path[len(api.prefix) :] if url.path.startswith(api.prefix) else url.path
+        query = parse_qs(url.query)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        with api._lock:
+            api.requests.append(RecordedRequest(method, path, query, dict(self.headers), body))
+        fault = api._take_fault(method, path)
+        if fault is not None:
+            if fault.delay:
+                api._stopping.wait(fault.delay)
+            if fault.drop:
+                self.close_connection = True
+                return
+            if fault.status is not None:
+                message = fault.body if fault.body is not None else {"message": "injected fault"}
+                self._send(fault.status, message, fault.headers)
+                return
+        if not self._authorized():
+            self._send(401, {"message": "Bad credentials"})
+            return
+        with api._lock:
+            status, payload, headers = self._route(method, path, query, body)
+        self._send(status, payload, headers)
+
+    def _authorized(self) -> bool:
+        header = self.headers.get("Authorization", "")
+        scheme, _, value = header.partition(" ")
+        return scheme.lower() in {"token", "bearer"} and value == self.api.token
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode() if payload is not None else b""
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    # --- routing ---------------------------------------------------------------------------
+    def _route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> _Response:
+        api = self.api
+        if method == "GET" and path == "/user":
+            if api.user is None:
+                return 403, {"message": "Resource not accessible by integration"}, {}
+            return 200, api.user, {}
+        repo_prefix = f"/repos/{api.repository}"
+        if not path.startswith(repo_prefix):
+            return _not_found()
+        rest = path[len(repo_prefix) :]
+        routes: list[tuple[str, str, Any]] = [
+            ("GET", r"", self._repository),
+            ("GET", r"/pulls/(\d+)", self._pull),
+            ("GET", r"/pulls/(\d+)/files", self._pull_files),
+            ("GET", r"/issues/(\d+)/comments", self._list_comments),
+            ("POST", r"/issues/(\d+)/comments", self._create_comment),
+            ("PATCH", r"/issues/comments/(\d+)", self._edit_comment),
+            ("POST", r"/statuses/([0-9a-f]{40})", self._create_status),
+            ("GET", r"/commits/([0-9a-f]{40})/statuses", self._list_statuses),
+            ("GET", r"/contents/(.+)", self._get_content),
+            ("PUT", r"/contents/(.+)", self._put_content),
+        ]
+        for route_method, pattern, action in routes:
+            match = re.fullmatch(pattern, rest)
+            if match and route_method == method:
+                result: _Response = action(*match.groups(), query=query, body=body)
+                return result
+        return _not_found()
+
+    def _api_url(self, suffix: str = "") -> str:
+        return f"http://127.0.0.1:{self.api.port}{self.api.prefix}/repos/{self.api.repository}{suffix}"
+
+    def _repo_json(self, full_name: str) -> dict[str, Any]:
+        owner = full_name.split("/")[0]
+        return {
+            "id": abs(hash(full_name)) % 10_000_000,
+            "name": full_name.split("/")[1],
+            "full_name": full_name,
+            "owner": {"login": owner, "type": "User"},
+            "private": False,
+            "fork": full_name != self.api.repository,
+            "default_branch": self.api.default_branch,
+            "url": f"http://127.0.0.1:{self.api.port}{self.api.prefix}/repos/{full_name}",
+        }
+
+    def _repository(self, **_: Any) -> _Response:
+        return 200, self._repo_json(self.api.repository), {}
+
+    def _pull(self, number: str, **_: Any) -> _Response:
+        pull = self.api.pulls.get(int(number))
+        if pull is None:
+            return _not_found()
+        return (
+            200,
+            {
+                "number": pull.number,
+                "state": "open",
+                "url": self._api_url(f"/pulls/{pull.number}"),
+                "issue_url": self._api_url(f"/issues/{pull.number}"),
+                "html_url": f"https://github.example/{self.api.repository}/pull/{pull.number}",
+                "changed_files": len(pull.files),
+                "head": {"sha": pull.head_sha, "ref": pull.head_ref, "repo": self._repo_json(pull.head_repo)},
+                "base": {"sha": pull.base_sha, "ref": pull.base_ref, "repo": self._repo_json(self.api.repository)},
+            },
+            {},
+        )
+
+    def _pull_files(self, number: str, *, query: dict[str, list[str]], **_: Any) -> _Response:
+        pull = self.api.pulls.get(int(number))
+        if pull is None:
+            return _not_found()
+        return self._paginate(pull.files[:FILES_LISTING_CAP], query, f"/pulls/{number}/files")
+
+    def _list_comments(self, number: str, *, query: dict[str, list[str]], **_: Any) -> _Response:
+        if int(number) not in self.api.comments:
+            return _not_found()
+        return self._paginate(self.api.comments[int(number)], query, f"/issues/{number}/comments")
+
+    def _paginate(self, rows: list[Any], query: dict[str, list[str]], suffix: str) -> _Response:
+        per_page = min(int(query.get("per_page", ["30"])[0]), 100)
+        page = int(query.get("page", ["1"])[0])
+        last = max(1, -(-len(rows) // per_page))
+        chunk = rows[(page - 1) * per_page : page * per_page]
+        links = []
+        if page < last:
+            links.append(f'<{self._api_url(suffix)}?{urlencode({"per_page": per_page, "page": page + 1})}>; rel="next"')
+            links.append(f'<{self._api_url(suffix)}?{urlencode({"per_page": per_page, "page": last})}>; rel="last"')
+        return 200, chunk, ({"Link": ", ".join(links)} if links else {})
+
+    def _create_comment(self, number: str, *, body: Any, **_: Any) -> _Response:
+        if int(number) not in self.api.comments:
+            return _not_found()
+        problem = _comment_problem(body)
+        if problem:
+            return problem
+        return 201, self.api._store_comment(int(number), body["body"], self.api.comment_author), {}
+
+    def _edit_comment(self, comment_id: str, *, body: Any, **_: Any) -> _Response:
+        for comments in self.api.comments.values():
+            for comment in comments:
+                if comment["id"] == int(comment_id):
+                    if comment["user"]["login"] != self.api.comment_author["login"]:
+                        return 403, {"message": "Resource not accessible by integration"}, {}
+                    problem = _comment_problem(body)
+                    if problem:
+                        return problem
+                    comment["body"] = body["body"]
+                    comment["updated_at"] = "2026-01-02T00:00:00Z"
+                    return 200, comment, {}
+        return _not_found()
+
+    def _create_status(self, sha: str, *, body: Any, **_: Any) -> _Response:
+        state = (body or {}).get("state")
+        description = (body or {}).get("description") or ""
+        if state not in {"error", "failure", "pending", "success"}:
+            return _validation_failed("Status", "state", f"state {state!r} is not included in the list")
+        if len(description) > MAX_STATUS_DESCRIPTION:
+            return _validation_failed("Status", "description", "description is too long (maximum is 140 characters)")
+        status = {
+            "id": self.api._new_id(),
+            "state": state,
+            "description": description,
+            "context": body.get("context", "default"),
+            "target_url": body.get("target_url"),
+            "url": self._api_url(f"/statuses/{sha}"),
+            "creator": self.api.comment_author,
+        }
+        self.api.statuses.setdefault(sha, []).append(status)
+        return 201, status, {}
+
+    def _list_statuses(self, sha: str, **_: Any) -> _Response:
+        return 200, list(reversed(self.api.statuses.get(sha, []))), {}
+
+    def _get_content(self, path: str, *, query: dict[str, list[str]], **_: Any) -> _Response:
+        ref = query.get("ref", [self.api.default_branch])[0]
+        data = self.api.contents.get((ref, path))
+        if data is None:
+            return _not_found()
+        return 200, _content_json(self._api_url(f"/contents/{path}"), path, data), {}
+
+    def _put_content(self, path: str, *, body: Any, **_: Any) -> _Response:
+        if not body or "message" not in body or "content" not in body:
+            return _validation_failed("Content", "content", "message and content are required")
+        ref = body.get("branch", self.api.default_branch)
+        data = base64.b64decode(body["content"])
+        created = (ref, path) not in self.api.contents
+        self.api.contents[(ref, path)] = data
+        content = _content_json(self._api_url(f"/contents/{path}"), path, data)
+        return (201 if created else 200), {"content": content, "commit": {"sha": "0" * 40}}, {}
+
+
+def _content_json(url: str, path: str, data: bytes) -> dict[str, Any]:
+    return {
+        "type": "file",
+        "encoding": "base64",
+        "size": len(data),
+        "name": path.rsplit("/", 1)[-1],
+        "path": path,
+        "content": base64.b64encode(data).decode(),
+        "sha": f"{abs(hash(data)):040x}"[:40],
+        "url": url,
+    }
+
+
+def _comment_problem(body: Any) -> _Response | None:
+    text = (body or {}).get("body")
+    if not isinstance(text, str) or not text:
+        return _validation_failed("IssueComment", "body", "body can't be blank")
+    if len(text) > MAX_COMMENT_BODY:
+        return _validation_failed("IssueComment", "body", "body is too long (maximum is 65536 characters)")
+    return None
+
+
+def _validation_failed(resource: str, field_name: str, message: str) -> _Response:
+    error = {"resource": resource, "code": "custom", "field": field_name, "message": message}
+    return 422, {"message": "Validation Failed", "errors": [error]}, {}
+
+
+def _not_found() -> _Response:
+    return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, {}
