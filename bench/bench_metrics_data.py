@@ -65,9 +65,12 @@ def generate(folder: Path, num_queries: int, depth: int = 100, seed: int = 42) -
                     qrels_lines.append(f"{qid} 0 {relevant} {grades[row, j]}\n")
                     if retrieved[row, j]:
                         ranked[int(slots[row, j])] = relevant
+                relevant_docs = set(docs[depth : depth + int(num_relevant[row])])
                 for j in range(int(num_judged_nonrel[row])):
                     # judged non-relevant documents that the run did retrieve
-                    qrels_lines.append(f"{qid} 0 {ranked[(j * 17 + 3) % depth]} 0\n")
+                    judged = ranked[(j * 17 + 3) % depth]
+                    if judged not in relevant_docs:
+                        qrels_lines.append(f"{qid} 0 {judged} 0\n")
                 # Write in trec_eval order: score descending, ties by docid descending.
                 order = sorted(range(depth), key=lambda i: (-scores[row, i], ranked[i]))
                 order = _ties_docid_descending(order, scores[row], ranked)

@@ -33,15 +33,18 @@ debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates \
   exit 2
 }
 
-# Each certificate of the host bundle becomes a local CA of the rootfs, so the image's
-# own update-ca-certificates keeps them if anything in a later layer runs it again.
+# Each certificate of the host bundle that Debian's own bundle lacks becomes a local CA of
+# the rootfs, so the image's update-ca-certificates keeps it if a later layer runs it again.
 local_ca="$rootfs/usr/local/share/ca-certificates/host"
 mkdir -p "$local_ca"
 awk -v dir="$local_ca" '
-  /-----BEGIN CERTIFICATE-----/ { n++; out = sprintf("%s/host-%03d.crt", dir, n) }
-  out != "" { print > out }
-  /-----END CERTIFICATE-----/ { close(out); out = "" }
-' "$host_bundle"
+  /-----BEGIN CERTIFICATE-----/ { cert = "" }
+  { cert = cert $0 "\n" }
+  /-----END CERTIFICATE-----/ {
+    if (FILENAME == ARGV[1]) { known[cert] = 1 }
+    else if (!(cert in known)) { n++; printf "%s", cert > sprintf("%s/host-%03d.crt", dir, n) }
+  }
+' "$rootfs/etc/ssl/certs/ca-certificates.crt" "$host_bundle"
 chroot "$rootfs" update-ca-certificates >/dev/null
 
 # What a slim image leaves out: docs, man pages, locales, apt's caches and lists.

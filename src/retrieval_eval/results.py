@@ -129,7 +129,8 @@ class Comparison(_Frozen):
     common_queries: int
     added: tuple[str, ...]
     removed: tuple[str, ...]
-    removed_text: dict[str, str] = Field(default_factory=dict)
+    added_text: dict[str, str] = Field(default_factory=dict, description="query id -> query")
+    removed_text: dict[str, str] = Field(default_factory=dict, description="query id -> query")
     dataset_changed: bool
     corpus_changed: bool
     retriever_changed: bool

@@ -8,12 +8,21 @@ so a run is fully described by it.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.config import RetrieversConfig
@@ -95,7 +104,8 @@ class RunSettings(BaseModel):
     measures: tuple[str, ...] = DEFAULT_MEASURES
     # Gated relatively against the baseline. Latency and cost are left out by default:
     # timings on shared CI runners vary by more than 5% between identical runs.
-    gated: tuple[str, ...] = (*DEFAULT_MEASURES, GROUNDEDNESS)
+    # None: every quality measure and groundedness.
+    gated: tuple[str, ...] | None = Field(default=None, validate_default=True)
     thresholds: dict[str, Threshold] = Field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     tolerance: float = Field(default=0.05, ge=0.0, lt=1.0)
     seed: int = 0  # bootstrap and randomization tests: same inputs, same numbers
@@ -108,31 +118,59 @@ class RunSettings(BaseModel):
     def _known_measures(cls, measures: tuple[str, ...]) -> tuple[str, ...]:
         from retrieval_eval.score.measures import parse_measure
 
+        canonical = []
         for name in measures:
-            parse_measure(name)
-        if len(set(measures)) != len(measures):
+            try:
+                canonical.append(parse_measure(name).name)
+            except ConfigError as error:
+                raise ValueError(error.message) from None
+        if len(set(canonical)) != len(canonical):
             raise ValueError("a measure is listed twice")
-        return measures
+        if not canonical:
+            raise ValueError("list at least one measure")
+        return tuple(canonical)
 
-    @model_validator(mode="after")
-    def _consistent(self) -> RunSettings:
-        known = {*self.measures, GROUNDEDNESS, LATENCY_P95, COST_PER_QUERY}
-        for name in self.gated:
+    @field_validator("gated")
+    @classmethod
+    def _gated_are_measured(
+        cls, gated: tuple[str, ...] | None, info: ValidationInfo
+    ) -> tuple[str, ...]:
+        if gated is None:
+            return (*info.data.get("measures", DEFAULT_MEASURES), GROUNDEDNESS)
+        known = _measured(info)
+        for name in gated:
             if name not in known:
-                raise ValueError(f"gated metric {name!r} is not measured; measured: {sorted(known)}")
-        for name in self.thresholds:
+                raise ValueError(
+                    f"gated metric {name!r} is not measured; measured: {sorted(known)}"
+                )
+        return gated
+
+    @field_validator("thresholds")
+    @classmethod
+    def _thresholds_fit(
+        cls, thresholds: dict[str, Threshold], info: ValidationInfo
+    ) -> dict[str, Threshold]:
+        known = _measured(info)
+        for name, threshold in thresholds.items():
             if name not in known:
                 raise ValueError(f"threshold on {name!r}, which is not measured: {sorted(known)}")
-        for name, threshold in self.thresholds.items():
             lower_is_better = name in LOWER_IS_BETTER
             if lower_is_better and threshold.max is None:
                 raise ValueError(f"threshold on {name!r} needs max (lower is better)")
             if not lower_is_better and threshold.min is None:
                 raise ValueError(f"threshold on {name!r} needs min (higher is better)")
-        return self
+        return thresholds
+
+    def is_gated(self, metric: str) -> bool:
+        return self.gated is not None and metric in self.gated
 
     def retriever_for(self, dataset_name: str) -> str | None:
         return self.dataset_retrievers.get(dataset_name)
+
+
+def _measured(info: ValidationInfo) -> set[str]:
+    measures = info.data.get("measures", DEFAULT_MEASURES)
+    return {*measures, GROUNDEDNESS, LATENCY_P95, COST_PER_QUERY}
 
 
 _PATH_FIELDS = ("datasets", "corpus", "baseline", "report_dir", "cache_dir", "model_dir")
@@ -168,8 +206,15 @@ def load_settings(
     config_file: Path | None,
     overrides: Mapping[str, object],
     overrides_source: str = "command line",
+    home: Path | None = None,
+    cores: int | None = None,
 ) -> RunSettings:
-    """Merge the layers and validate once; a bad key or value names itself and its source."""
+    """Merge the layers and validate once; a bad key or value names itself and its source.
+
+    Relative paths are taken relative to ``workdir``. ``home`` and ``cores``
+    fill the machine-dependent defaults (model folder, ONNX threads); they
+    default to this machine's, which is what the command-line edges want.
+    """
     if config_file is not None:
         path = config_file if config_file.is_absolute() else workdir / config_file
         if not path.is_file():
@@ -195,7 +240,41 @@ def load_settings(
     for name in _PATH_FIELDS:
         if name not in merged and name != "model_dir":
             merged[name] = (workdir / RunSettings.model_fields[name].default).resolve()
-    return _validate(merged, source_of=_sources(found, overrides, overrides_source))
+    settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
+    return _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
+
+
+def _with_machine_defaults(
+    settings: RunSettings, *, workdir: Path, home: Path | None, cores: int | None
+) -> RunSettings:
+    """Give the dense retriever the run's model folder and embedding cache, and make
+    every path in the retriever tables absolute."""
+    from retrieval_eval.retrieval.registry import with_machine_defaults
+
+    dense = settings.retrievers.dense
+    updates: dict[str, object] = {}
+    for name in ("model_dir", "cache_dir", "persist_dir"):
+        value = getattr(dense, name)
+        if value is not None:
+            updates[name] = (workdir / value).resolve()
+    if dense.model_dir is None and settings.model_dir is not None:
+        updates["model_dir"] = settings.model_dir
+    if dense.cache_dir is None:
+        updates["cache_dir"] = settings.cache_dir / "embeddings"
+    retrievers = settings.retrievers.model_copy(update={"dense": dense.model_copy(update=updates)})
+    custom = retrievers.custom
+    if custom is not None and custom.cwd is not None:
+        retrievers = retrievers.model_copy(
+            update={"custom": custom.model_copy(update={"cwd": (workdir / custom.cwd).resolve()})}
+        )
+    retrievers = with_machine_defaults(
+        retrievers,
+        home=home if home is not None else Path.home(),
+        cores=cores if cores is not None else len(os.sched_getaffinity(0)),
+    )
+    return settings.model_copy(
+        update={"retrievers": retrievers, "model_dir": retrievers.dense.model_dir}
+    )
 
 
 def _apply_layer(merged: dict[str, Any], layer: Mapping[str, Any], source: str) -> None:
@@ -232,7 +311,9 @@ def _default_table(key: str) -> dict[str, Any]:
 
 
 def _sources(
-    found: tuple[Path, dict[str, Any]] | None, overrides: Mapping[str, object], overrides_source: str
+    found: tuple[Path, dict[str, Any]] | None,
+    overrides: Mapping[str, object],
+    overrides_source: str,
 ) -> dict[str, str]:
     sources: dict[str, str] = {}
     if found is not None:
@@ -263,3 +344,25 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
 def _plain(message: str) -> str:
     return message.removeprefix("Value error, ")
 
+
+def metric_label(metric: str) -> str:
+    """Display name: ``ndcg@10`` → ``NDCG@10``."""
+    labels: Mapping[str, str] = {
+        LATENCY_P95: "latency p95 (ms)",
+        COST_PER_QUERY: "cost / query ($)",
+        GROUNDEDNESS: "Groundedness",
+    }
+    if metric in labels:
+        return labels[metric]
+    name, _, cut = metric.partition("@")
+    pretty = {
+        "mrr": "MRR",
+        "ndcg": "NDCG",
+        "p": "P",
+        "recall": "Recall",
+        "map": "MAP",
+        "hit_rate": "HitRate",
+        "r_precision": "R-Precision",
+    }
+    shown = pretty.get(name, name.replace("_", " "))
+    return f"{shown}@{cut}" if cut else shown

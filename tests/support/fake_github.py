@@ -1,9 +1,10 @@
 """A fake GitHub REST API: a real threaded HTTP server on 127.0.0.1 that the real PyGithub reaches.
 
-It implements only the endpoints retrieval-eval uses, but with GitHub's behaviour where a client can
-trip on it: ``Link`` pagination, 401 for a missing or wrong token, ``/user`` answering 403 the way it
-does for a workflow's ``GITHUB_TOKEN``, 422 for a status description over 140 characters or a comment
-body over 65,536, and injectable faults (any status with headers, slow answers, dropped connections).
+It implements only the endpoints retrieval-eval uses, but with GitHub's behaviour where a
+client can trip on it: ``Link`` pagination, 401 for a missing or wrong token, ``/user``
+answering 403 the way it does for a workflow's ``GITHUB_TOKEN``, 422 for a status description
+over 140 characters or a comment body over 65,536, and injectable faults (any status with
+headers, slow answers, dropped connections).
 Every request is recorded so tests can assert exactly what was sent.
 
 Usage::
@@ -46,7 +47,7 @@ class RecordedRequest:
 
 @dataclass
 class Fault:
-    """Injected misbehaviour for requests matching ``method`` (None = any) and the ``path`` regex."""
+    """Misbehaviour for requests matching ``method`` (None: any) and the ``path`` regex."""
 
     path: str
     method: str | None = None
@@ -60,7 +61,9 @@ class Fault:
     def matches(self, method: str, path: str) -> bool:
         if self.times is not None and self.times <= 0:
             return False
-        return (self.method is None or self.method == method) and re.search(self.path, path) is not None
+        return (self.method is None or self.method == method) and re.search(
+            self.path, path
+        ) is not None
 
 
 @dataclass
@@ -86,7 +89,7 @@ class FakeGitHub:
         prefix: str = "/api/v3",
         default_branch: str = "main",
     ) -> None:
-        """``user`` None makes ``/user`` answer 403 and comments be authored by github-actions[bot]."""
+        """``user`` None: ``/user`` answers 403 and comments are by github-actions[bot]."""
         self.token = token
         self.repository = repository
         self.user = user
@@ -109,7 +112,10 @@ class FakeGitHub:
         handler = type("_BoundHandler", (_Handler,), {"api": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval makes stop() return at once instead of after up to 0.5 s.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -155,7 +161,7 @@ class FakeGitHub:
         base_ref: str = "main",
         head_ref: str = "feature",
     ) -> None:
-        """Seed a pull request; a file given as a str is "modified", a dict is used as the API row."""
+        """Seed a pull request; a str file is "modified", a dict is used as the API row."""
         rows = [
             {"filename": f, "status": "modified", "additions": 1, "deletions": 0, "changes": 1}
             if isinstance(f, str)
@@ -168,7 +174,7 @@ class FakeGitHub:
         self.comments.setdefault(number, [])
 
     def add_comment(self, number: int, body: str, *, author: dict[str, Any]) -> dict[str, Any]:
-        """Seed a comment by anyone (e.g. a human quoting our marker, which must not be taken over)."""
+        """Seed anyone's comment (e.g. a human quoting our marker, which must stay theirs)."""
         with self._lock:
             return self._store_comment(number, body, author)
 
@@ -230,7 +236,7 @@ class _Handler(BaseHTTPRequestHandler):
     api: FakeGitHub
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Keep test output clean; the recorded requests are the log."""
 
     def do_GET(self) -> None:
@@ -319,7 +325,9 @@ class _Handler(BaseHTTPRequestHandler):
         return _not_found()
 
     def _api_url(self, suffix: str = "") -> str:
-        return f"http://127.0.0.1:{self.api.port}{self.api.prefix}/repos/{self.api.repository}{suffix}"
+        return (
+            f"http://127.0.0.1:{self.api.port}{self.api.prefix}/repos/{self.api.repository}{suffix}"
+        )
 
     def _repo_json(self, full_name: str) -> dict[str, Any]:
         owner = full_name.split("/")[0]
@@ -350,8 +358,16 @@ class _Handler(BaseHTTPRequestHandler):
                 "issue_url": self._api_url(f"/issues/{pull.number}"),
                 "html_url": f"https://github.example/{self.api.repository}/pull/{pull.number}",
                 "changed_files": len(pull.files),
-                "head": {"sha": pull.head_sha, "ref": pull.head_ref, "repo": self._repo_json(pull.head_repo)},
-                "base": {"sha": pull.base_sha, "ref": pull.base_ref, "repo": self._repo_json(self.api.repository)},
+                "head": {
+                    "sha": pull.head_sha,
+                    "ref": pull.head_ref,
+                    "repo": self._repo_json(pull.head_repo),
+                },
+                "base": {
+                    "sha": pull.base_sha,
+                    "ref": pull.base_ref,
+                    "repo": self._repo_json(self.api.repository),
+                },
             },
             {},
         )
@@ -374,8 +390,9 @@ class _Handler(BaseHTTPRequestHandler):
         chunk = rows[(page - 1) * per_page : page * per_page]
         links = []
         if page < last:
-            links.append(f'<{self._api_url(suffix)}?{urlencode({"per_page": per_page, "page": page + 1})}>; rel="next"')
-            links.append(f'<{self._api_url(suffix)}?{urlencode({"per_page": per_page, "page": last})}>; rel="last"')
+            for rel, number in (("next", page + 1), ("last", last)):
+                query = urlencode({"per_page": per_page, "page": number})
+                links.append(f'<{self._api_url(suffix)}?{query}>; rel="{rel}"')
         return 200, chunk, ({"Link": ", ".join(links)} if links else {})
 
     def _create_comment(self, number: str, *, body: Any, **_: Any) -> _Response:
@@ -404,9 +421,13 @@ class _Handler(BaseHTTPRequestHandler):
         state = (body or {}).get("state")
         description = (body or {}).get("description") or ""
         if state not in {"error", "failure", "pending", "success"}:
-            return _validation_failed("Status", "state", f"state {state!r} is not included in the list")
+            return _validation_failed(
+                "Status", "state", f"state {state!r} is not included in the list"
+            )
         if len(description) > MAX_STATUS_DESCRIPTION:
-            return _validation_failed("Status", "description", "description is too long (maximum is 140 characters)")
+            return _validation_failed(
+                "Status", "description", "description is too long (maximum is 140 characters)"
+            )
         status = {
             "id": self.api._new_id(),
             "state": state,
@@ -458,7 +479,9 @@ def _comment_problem(body: Any) -> _Response | None:
     if not isinstance(text, str) or not text:
         return _validation_failed("IssueComment", "body", "body can't be blank")
     if len(text) > MAX_COMMENT_BODY:
-        return _validation_failed("IssueComment", "body", "body is too long (maximum is 65536 characters)")
+        return _validation_failed(
+            "IssueComment", "body", "body is too long (maximum is 65536 characters)"
+        )
     return None
 
 

@@ -25,7 +25,9 @@ def model_group() -> None:
 
 
 @model_group.command("install")
-@click.option("--dir", "model_dir", type=click.Path(file_okay=False, path_type=Path), help=_DIR_HELP)
+@click.option(
+    "--dir", "model_dir", type=click.Path(file_okay=False, path_type=Path), help=_DIR_HELP
+)
 @click.option(
     "--weights",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -41,7 +43,9 @@ def install(model_dir: Path | None, weights: Path | None) -> int:
 
 
 @model_group.command("verify")
-@click.option("--dir", "model_dir", type=click.Path(file_okay=False, path_type=Path), help=_DIR_HELP)
+@click.option(
+    "--dir", "model_dir", type=click.Path(file_okay=False, path_type=Path), help=_DIR_HELP
+)
 def verify(model_dir: Path | None) -> int:
     """Check the installed model against its pinned sha256."""
     target = _resolve(model_dir)

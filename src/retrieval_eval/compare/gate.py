@@ -7,7 +7,7 @@ added and removed queries are listed instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from retrieval_eval.compare.baseline import BaselineDataset
 from retrieval_eval.results import (
@@ -23,7 +23,6 @@ from retrieval_eval.results import (
 from retrieval_eval.score.stats import paired_comparison
 from retrieval_eval.settings import (
     COST_PER_QUERY,
-    GROUNDEDNESS,
     LATENCY_P95,
     LOWER_IS_BETTER,
     RunSettings,
@@ -87,7 +86,7 @@ def _row(
     if before is not None and baseline is not None and metric not in LOWER_IS_BETTER:
         common = _common_mean(metric, measured.queries, baseline)
         after = current if common is None else common
-    gated = metric in settings.gated
+    gated = settings.is_gated(metric)
 
     status: RowStatus
     drop = None if before is None else relative_drop(metric, before, after)
@@ -95,12 +94,13 @@ def _row(
         status = "regressed"
     elif threshold is not None and not threshold.passes(current):
         status = "above-ceiling" if threshold.max is not None else "below-threshold"
+    elif not gated:
+        # Its threshold (if any) is its only gate; a move against the baseline decides nothing.
+        status = "ok" if threshold is not None else "not-gated"
     elif before is None:
         status = "new" if baseline is not None else "ok"
     elif drop is not None and drop < -TIE_EPSILON:
         status = "improved"
-    elif not gated:
-        status = "not-gated"
     else:
         status = "ok"
     delta = None if before is None else after - before
@@ -118,7 +118,9 @@ def _row(
     )
 
 
-def _baseline_value(metric: str, measured: DatasetReport, baseline: BaselineDataset) -> float | None:
+def _baseline_value(
+    metric: str, measured: DatasetReport, baseline: BaselineDataset
+) -> float | None:
     if metric in LOWER_IS_BETTER:
         assert baseline.aggregates is not None
         return baseline.aggregates.get(metric)
@@ -165,6 +167,7 @@ def compare_queries(
         common_queries=len(current_ids & set(recorded)),
         added=tuple(sorted(current_ids - set(recorded))),
         removed=tuple(sorted(set(recorded) - current_ids)),
+        added_text={q.query_id: q.query for q in measured.queries if q.query_id not in recorded},
         removed_text={qid: recorded[qid].query for qid in sorted(set(recorded) - current_ids)},
         dataset_changed=baseline.dataset_fingerprint != measured.dataset_fingerprint,
         corpus_changed=baseline.corpus_fingerprint != measured.corpus_fingerprint,
@@ -252,7 +255,11 @@ def fixture_failures(queries: Sequence[QueryResult]) -> tuple[FixtureFailure, ..
             rank = query.first_relevant_rank
             reciprocal = 0.0 if rank is None else 1.0 / rank
             if reciprocal < query.minimum_mrr - TIE_EPSILON:
-                where = "no relevant document in the results" if rank is None else f"first relevant at rank {rank}"
+                where = (
+                    "no relevant document in the results"
+                    if rank is None
+                    else f"first relevant at rank {rank}"
+                )
                 failures.append(
                     FixtureFailure(
                         query_id=query.query_id,
@@ -260,23 +267,9 @@ def fixture_failures(queries: Sequence[QueryResult]) -> tuple[FixtureFailure, ..
                         line=query.line,
                         kind="minimum_mrr",
                         message=(
-                            f"MRR {reciprocal:.3f} is below its minimum_mrr {query.minimum_mrr:g} ({where})"
+                            f"MRR {reciprocal:.3f} is below its minimum_mrr "
+                            f"{query.minimum_mrr:g} ({where})"
                         ),
                     )
                 )
     return tuple(failures)
-
-
-def metric_label(metric: str) -> str:
-    """Display name: ``ndcg@10`` → ``NDCG@10``."""
-    labels: Mapping[str, str] = {
-        LATENCY_P95: "latency p95 (ms)",
-        COST_PER_QUERY: "cost / query ($)",
-        GROUNDEDNESS: "groundedness",
-    }
-    if metric in labels:
-        return labels[metric]
-    name, _, cut = metric.partition("@")
-    pretty = {"mrr": "MRR", "ndcg": "NDCG", "p": "P", "recall": "Recall", "map": "MAP"}
-    shown = pretty.get(name, name.replace("_", " "))
-    return f"{shown}@{cut}" if cut else shown

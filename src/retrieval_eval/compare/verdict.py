@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from retrieval_eval.compare.gate import current_value, metric_label, primary_metric, relative_drop
+from retrieval_eval.compare.gate import current_value, primary_metric, relative_drop
 from retrieval_eval.results import DatasetReport, MetricRow, Verdict
-from retrieval_eval.settings import LOWER_IS_BETTER
+from retrieval_eval.settings import LOWER_IS_BETTER, metric_label
 
 STATUS_LIMIT = 140  # GitHub rejects longer commit-status descriptions (422)
 
@@ -47,7 +47,9 @@ def decide(
             f"(threshold {r.threshold})"
             for d, r in breached[:2]
         ]
-        parts += [f"{d.name} {f.query_id}: {f.message}" for d, f in failures[: max(0, 2 - len(parts))]]
+        parts += [
+            f"{d.name} {f.query_id}: {f.message}" for d, f in failures[: max(0, 2 - len(parts))]
+        ]
         more = _more(len(breached) + len(failures) - len(parts), "check")
         return _decision("threshold", "Threshold breached", f"{'; '.join(parts)}{more}")
     primary = primary_metric(measures)
@@ -63,7 +65,9 @@ def decide(
         return _decision("passed", "Passed", f"{len(datasets)} datasets, nothing to compare")
     d, worst = max(compared, key=lambda dr: _drop(dr[1]))
     if _drop(worst) <= 0:
-        return _decision("passed", "Passed", f"no gated metric dropped ({_plural(len(datasets), 'dataset')})")
+        return _decision(
+            "passed", "Passed", f"no gated metric dropped ({_plural(len(datasets), 'dataset')})"
+        )
     return _decision("passed", "Passed", f"largest drop {d.name} {_change(worst)}, within {tol}")
 
 

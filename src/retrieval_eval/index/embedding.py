@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 import onnxruntime as ort
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
+from chromadb.api.types import Embeddable, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 from tokenizers import Tokenizer
 
@@ -46,13 +46,17 @@ class EmbeddingCounters:
 
 
 @register_embedding_function
-class MiniLMEmbedding(EmbeddingFunction[Documents]):
+class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
     """chromadb embedding function backed by one reused onnxruntime session.
 
     ``intra_op_threads`` is the onnxruntime thread count; pass ``available_cores()``
     from the edge (``None`` lets onnxruntime choose one thread per physical core).
     Texts are de-duplicated within a call, and with a ``cache`` a text embedded in
     any earlier run with the same model is never embedded again.
+
+    It is declared over chromadb's ``Embeddable`` (texts or images) rather than
+    ``Documents`` only because ``create_collection`` is typed that way; images are
+    refused at run time.
     """
 
     def __init__(
@@ -93,8 +97,11 @@ class MiniLMEmbedding(EmbeddingFunction[Documents]):
     def cache_hits(self) -> int:
         return self.counters.cache_hits
 
-    def __call__(self, input: Documents) -> Embeddings:
-        return list(self.embed(list(input)))
+    def __call__(self, input: Embeddable) -> Embeddings:
+        texts = list(input)
+        if not all(isinstance(text, str) for text in texts):
+            raise TypeError("MiniLMEmbedding embeds text only")
+        return list(self.embed(cast(list[str], texts)))
 
     def embed(self, texts: list[str]) -> FloatMatrix:
         """Embed ``texts`` into an [n, 384] float32 matrix, row i for texts[i]."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -35,7 +36,7 @@ HEAD_DIM = HIDDEN // HEADS
 LAYERS = 6
 LAYER_NORM_EPS = 1e-12
 
-_SAFETENSORS_DTYPES = {"F32": np.dtype("<f4"), "I64": np.dtype("<i8")}
+_SAFETENSORS_DTYPES: dict[str, np.dtype[Any]] = {"F32": np.dtype("<f4"), "I64": np.dtype("<i8")}
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -154,7 +155,10 @@ def _attention(g: _GraphBuilder, x: str, mask_bias: str, prefix: str) -> str:
 def _feed_forward(g: _GraphBuilder, x: str, prefix: str) -> str:
     hidden = g.linear(x, f"{prefix}.intermediate.dense")
     # Exact GELU, 0.5·h·(1 + erf(h/√2)); onnxruntime fuses this pattern into one op.
-    erf = g.op("Erf", [g.op("Div", [hidden, g.const(f"{prefix}.sqrt2", np.array(np.sqrt(2.0), np.float32))])])
+    erf = g.op(
+        "Erf",
+        [g.op("Div", [hidden, g.const(f"{prefix}.sqrt2", np.array(np.sqrt(2.0), np.float32))])],
+    )
     one_plus = g.op("Add", [erf, g.const(f"{prefix}.one", np.array(1.0, dtype=np.float32))])
     half = g.const(f"{prefix}.half", np.array(0.5, dtype=np.float32))
     gelu = g.op("Mul", [g.op("Mul", [hidden, one_plus]), half])
@@ -195,4 +199,5 @@ def build_model(weights_dir: Path) -> bytes:
         ir_version=IR_VERSION,
     )
     onnx.checker.check_model(model)
-    return model.SerializeToString()
+    serialized: bytes = model.SerializeToString()
+    return serialized

@@ -70,7 +70,8 @@ def verify_model(model_dir: Path) -> str:
     missing = [name for name in (MODEL_FILE, *TOKENIZER_FILES) if not (model_dir / name).is_file()]
     if missing:
         raise InputError(
-            f"the embedding model is not installed here (missing {', '.join(missing)}); {INSTALL_HINT}",
+            f"the embedding model is not installed here "
+            f"(missing {', '.join(missing)}); {INSTALL_HINT}",
             file=model_dir,
         )
     for name, expected in TOKENIZER_SHA256.items():
@@ -126,8 +127,14 @@ def install_model(model_dir: Path, weights_dir: Path | None = None) -> Installed
         )
     model_dir.mkdir(parents=True, exist_ok=True)
     for name in TOKENIZER_FILES:
-        atomic_write_bytes(model_dir / name, (source / name).read_bytes())
+        _write_readable(model_dir / name, (source / name).read_bytes())
     # model.onnx last: chromadb treats the folder as complete once all six files exist.
-    atomic_write_bytes(model_dir / MODEL_FILE, model_bytes)
+    _write_readable(model_dir / MODEL_FILE, model_bytes)
     return InstalledModel(model_dir, sha, built=True)
 
+
+def _write_readable(path: Path, data: bytes) -> None:
+    # Atomic writes create 0600 files; the image installs as root and may run as
+    # another user, so the model must be world-readable.
+    atomic_write_bytes(path, data)
+    path.chmod(0o644)

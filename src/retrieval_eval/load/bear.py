@@ -51,10 +51,14 @@ def load_bear_database(path: Path) -> Corpus:
 
 
 def _read_notes(connection: sqlite3.Connection, path: Path) -> Corpus:
-    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    tables = {
+        row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    }
     for required in ("ZSFNOTE", "ZSFNOTETAG"):
         if required not in tables:
-            raise InputError(f"not a Bear database: table {required} is missing ({_EXPECTED})", file=path)
+            raise InputError(
+                f"not a Bear database: table {required} is missing ({_EXPECTED})", file=path
+            )
     note_columns = _columns(connection, "ZSFNOTE")
     missing = [column for column in _NOTE_COLUMNS if column not in note_columns]
     if missing:
@@ -66,7 +70,9 @@ def _read_notes(connection: sqlite3.Connection, path: Path) -> Corpus:
 
     flags = [flag for flag in _SKIP_FLAGS if flag in note_columns]
     where = " AND ".join(f"COALESCE({flag}, 0) = 0" for flag in flags) or "1"
-    query = f"SELECT Z_PK, ZUNIQUEIDENTIFIER, ZTITLE, ZTEXT FROM ZSFNOTE WHERE {where} ORDER BY Z_PK"
+    query = (
+        f"SELECT Z_PK, ZUNIQUEIDENTIFIER, ZTITLE, ZTEXT FROM ZSFNOTE WHERE {where} ORDER BY Z_PK"
+    )
     builder = CorpusBuilder(path)
     for pk, unique_id, title, text in connection.execute(query):
         if not isinstance(unique_id, str) or not unique_id.strip():

@@ -42,7 +42,9 @@ def load_jsonl_corpus(path: Path) -> Corpus:
             id=record.id,
             title=record.title,
             text=record.text,
-            tags=tuple(dict.fromkeys(tag.strip().lstrip("#") for tag in record.tags if tag.strip())),
+            tags=tuple(
+                dict.fromkeys(tag.strip().lstrip("#") for tag in record.tags if tag.strip())
+            ),
             metadata=record.metadata,
             source=f"{path}:{number}",
         )

@@ -23,6 +23,7 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 _SKIP_CHUNK_BYTES = 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
+_LINE_END = b"\r\n"
 
 
 class Line(NamedTuple):
@@ -59,19 +60,23 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
                     f"line is longer than {max_line_bytes:,} bytes; split the record or shorten it",
                 )
                 continue
-            if number == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM) :]
+            start = len(_BOM) if number == 1 and raw.startswith(_BOM) else 0
+            end = len(raw)
+            while end > start and raw[end - 1] in _LINE_END:
+                end -= 1
             try:
-                text = raw.decode("utf-8")
+                # Decoding a memoryview slice avoids a second copy of a 10 MB line.
+                text = str(memoryview(raw)[start:end], "utf-8")
             except UnicodeDecodeError as error:
                 yield Line(
                     number,
                     "",
-                    f"invalid UTF-8 at byte {error.start + 1} of the line; save the file as UTF-8",
+                    f"invalid UTF-8 at byte {start + error.start + 1} of the line; "
+                    "save the file as UTF-8",
                 )
                 continue
-            text = text.rstrip("\r\n")
-            if text.strip():
+            del raw
+            if text and not text.isspace():
                 yield Line(number, text)
 
 

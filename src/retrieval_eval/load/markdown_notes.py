@@ -29,8 +29,8 @@ from retrieval_eval.load.documents import Corpus, Document
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+).*?\1")
-# Either a one-word tag (#tag, #nested/tag) or Bear's multi-word form closed by a hash (#two words#).
-_INLINE_TAG = re.compile(r"(?<!\S)#(?![\s#])([^\s#]+(?: [^\s#]+)+#|[^\s#]+)")
+# A one-word tag (#tag, #nested/tag) or Bear's multi-word form closed by a hash (#two words#).
+_INLINE_TAG = re.compile(r"(?<!\S)#(?![\s#])([^\s#]+(?: [^\s#]+)+#(?!\S)|[^\s#]+)")
 _TRAILING_PUNCTUATION = ".,;:!?)]}\"'"
 _H1 = re.compile(r"^ {0,3}# +(.+?)(?: +#+)? *$")
 
@@ -41,7 +41,14 @@ def load_markdown_notes(folder: Path) -> Corpus:
         note_id = path.relative_to(folder).with_suffix("").as_posix()
         document = _read_note(path, note_id)
         builder.add(document, file=path, empty=not document.text.strip())
-    return builder.build()
+    corpus = builder.build()
+    if not corpus.documents and not corpus.skipped_empty:
+        raise InputError(
+            "no Markdown notes (*.md) in this folder; a corpus is a folder of notes, "
+            "a .jsonl file, a BEIR folder or a Bear database",
+            file=folder,
+        )
+    return corpus
 
 
 def _note_paths(folder: Path) -> Iterator[Path]:
@@ -96,7 +103,9 @@ def _split_front_matter(content: str, path: Path) -> tuple[dict[str, Any], str]:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
         problem = getattr(error, "problem", None) or str(error)
-        raise InputError(f"front matter is not valid YAML: {problem}", file=path, line=line) from None
+        raise InputError(
+            f"front matter is not valid YAML: {problem}", file=path, line=line
+        ) from None
     if parsed is None:
         parsed = {}
     if not isinstance(parsed, dict):

@@ -25,6 +25,7 @@ Mode = Literal["evaluate", "publish"]
 
 _ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
 _SPECS: dict[str, InputSpec] = {spec.name: spec for spec in INPUTS}
+_ORDER: dict[str, int] = {spec.name: index for index, spec in enumerate(INPUTS)}
 T = TypeVar("T")
 
 
@@ -74,7 +75,7 @@ class _Collector:
 
     def __init__(self, env: Mapping[str, str]) -> None:
         self.env = env
-        self.problems: list[str] = []
+        self.problems: list[tuple[int, str]] = []  # (declaration order, message)
 
     def raw(self, name: str) -> str:
         spec = _SPECS[name]
@@ -86,14 +87,18 @@ class _Collector:
         try:
             return converter(self.raw(name))
         except ValueError as error:
-            self.problems.append(f"input `{name}`: {error}")
+            self.problems.append((_ORDER[name], f"input `{name}`: {error}"))
             return fallback
 
     def runner(self, variable: str, *, required: bool = True) -> str:
         value = self.env.get(variable, "").strip()
         if required and not value:
             self.problems.append(
-                f"{variable} is not set: `retrieval-eval action` runs as a step of a GitHub Actions job"
+                (
+                    -1,
+                    f"{variable} is not set: "
+                    "`retrieval-eval action` runs as a step of a GitHub Actions job",
+                )
             )
         return value
 
@@ -136,7 +141,8 @@ def _seconds(value: str) -> float:
 def _identifier(value: str) -> str:
     if not _ID_PATTERN.fullmatch(value):
         raise ValueError(
-            f"accepts letters, digits and . _ / - (up to 100, starting with a letter or digit), got {value!r}"
+            "accepts letters, digits and . _ / - (up to 100, starting with a letter or digit), "
+            f"got {value!r}"
         )
     return value
 
@@ -149,13 +155,11 @@ def _globs(value: str) -> tuple[str, ...]:
     return patterns
 
 
-def _in_workspace(workspace: Path, *, optional: bool) -> Callable[[str], Path | None]:
+def _in_workspace(workspace: Path) -> Callable[[str], Path]:
     """Paths must stay inside the workspace: only it is mounted into the container."""
 
-    def convert(value: str) -> Path | None:
+    def convert(value: str) -> Path:
         if not value:
-            if optional:
-                return None
             raise ValueError("accepts a path inside the repository, got an empty value")
         resolved = (workspace / value).resolve()
         if not resolved.is_relative_to(workspace.resolve()):
@@ -163,6 +167,11 @@ def _in_workspace(workspace: Path, *, optional: bool) -> Callable[[str], Path | 
         return resolved
 
     return convert
+
+
+def _optional(convert: Callable[[str], Path]) -> Callable[[str], Path | None]:
+    """Empty means "not given": the config file or the tool's default decides."""
+    return lambda value: convert(value) if value else None
 
 
 def _any_path(workspace: Path) -> Callable[[str], Path | None]:
@@ -182,8 +191,8 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
     """Raise one ``ConfigError`` listing every bad input, or return the settings."""
     c = _Collector(env)
     workspace = Path(c.runner("GITHUB_WORKSPACE") or ".")
-    optional_path = _in_workspace(workspace, optional=True)
-    required_path = _in_workspace(workspace, optional=False)
+    required_path = _in_workspace(workspace)
+    optional_path = _optional(required_path)
     status_context = c.convert("status-context", _identifier, "retrieval-eval")
     comment_id = c.raw("comment-id")
     runner = RunnerContext(
@@ -191,18 +200,24 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         event_path=Path(c.runner("GITHUB_EVENT_PATH")),
         repository=c.runner("GITHUB_REPOSITORY"),
         sha=c.runner("GITHUB_SHA"),
-        api_url=(c.runner("GITHUB_API_URL", required=False) or "https://api.github.com").rstrip("/"),
-        server_url=(c.runner("GITHUB_SERVER_URL", required=False) or "https://github.com").rstrip("/"),
+        api_url=(c.runner("GITHUB_API_URL", required=False) or "https://api.github.com").rstrip(
+            "/"
+        ),
+        server_url=(c.runner("GITHUB_SERVER_URL", required=False) or "https://github.com").rstrip(
+            "/"
+        ),
         run_id=c.runner("GITHUB_RUN_ID"),
         workspace=workspace,
         output_file=Path(v) if (v := c.runner("GITHUB_OUTPUT", required=False)) else None,
-        step_summary_file=Path(v) if (v := c.runner("GITHUB_STEP_SUMMARY", required=False)) else None,
+        step_summary_file=Path(v)
+        if (v := c.runner("GITHUB_STEP_SUMMARY", required=False))
+        else None,
     )
     settings = ActionSettings(
         datasets=c.convert("datasets", optional_path, None),
         corpus=c.convert("corpus", optional_path, None),
         config=c.convert("config", optional_path, None),
-        baseline=c.convert("baseline", required_path, workspace) or workspace,
+        baseline=c.convert("baseline", required_path, workspace),
         paths=c.convert("paths", _globs, ()),
         tolerance=c.convert("tolerance", _tolerance, 0.05),
         fail_on_regression=c.convert("fail-on-regression", _boolean, True),
@@ -212,12 +227,12 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         status_context=status_context,
         baseline_source=c.convert("baseline-source", _choice("base", "workspace"), "base"),  # type: ignore[arg-type]
         mode=c.convert("mode", _choice("evaluate", "publish"), "evaluate"),  # type: ignore[arg-type]
-        report_dir=c.convert("report-dir", required_path, workspace) or workspace,
+        report_dir=c.convert("report-dir", required_path, workspace),
         cache_dir=c.convert("cache-dir", _any_path(workspace), None),
         github_retry_seconds=c.convert("github-retry-seconds", _seconds, 60.0),
         runner=runner,
     )
     if c.problems:
-        lines = "\n".join(f"  - {problem}" for problem in c.problems)
+        lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))
         raise ConfigError(f"the Action's inputs are not valid:\n{lines}")
     return settings

@@ -45,7 +45,12 @@ class WorkflowCommands:
         self._emit(f"::{name}{' ' + props if props else ''}::{_escape_data(message)}")
 
     def error(
-        self, message: str, *, file: str | None = None, line: int | None = None, title: str | None = None
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        title: str | None = None,
     ) -> None:
         self._command("error", message, {"file": file, "line": line, "title": title})
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 _BACKSLASHED = set("\\*_[]~|#!")
 _HTML = {"<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "`": "&#96;"}
 # A zero-width space after "@" breaks GitHub's mention (and team mention) pattern
-# while the text still reads the same.
+# while the text still reads the same. An "@" inside a word (``MRR@10``,
+# ``me@example.org``) is not a mention and is left alone.
 _ZERO_WIDTH_SPACE = "\u200b"
 
 
@@ -22,13 +23,15 @@ def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
     if max_len is not None and len(value) > max_len:
         value = value[: max_len - 1] + "…"
     out: list[str] = []
+    previous = ""
     for char in value:
         if char in _HTML:
             out.append(_HTML[char])
         elif char in _BACKSLASHED:
             out.append("\\" + char)
-        elif char == "@":
+        elif char == "@" and not (previous.isalnum() or previous == "_"):
             out.append("@" + _ZERO_WIDTH_SPACE)
         else:
             out.append(char)
+        previous = char
     return "".join(out)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from retrieval_eval.compare.gate import metric_label
 from retrieval_eval.render.escape import escape_markdown
-from retrieval_eval.settings import COST_PER_QUERY, LATENCY_P95
+from retrieval_eval.settings import COST_PER_QUERY, LATENCY_P95, metric_label
 
 T = TypeVar("T")
 
@@ -37,7 +36,7 @@ def number(value: float | None, metric: str = "") -> str:
     if value is None:
         return "—"
     if metric == LATENCY_P95 or metric.endswith("_ms"):
-        return f"{value:.1f}"
+        return f"{value:.2f}"
     if metric == COST_PER_QUERY or metric.endswith("_usd"):
         return f"{value:.4f}"
     return f"{value:.3f}"
@@ -71,7 +70,7 @@ def rank(value: int | None) -> str:
 
 def pluralize(count: int, singular: str, plural: str | None = None) -> str:
     word = singular if count == 1 else (plural or singular + "s")
-    return f"{count} {word}"
+    return f"{count:,} {word}"
 
 
 def take(rows: Sequence[T], limit: int | None) -> tuple[Sequence[T], int]:

@@ -39,7 +39,9 @@ class Bm25Retriever:
         )
         model = bm25s.BM25(k1=self.config.k1, b=self.config.b, method="lucene")
         if chunks:
-            model.index([self.tokenizer.tokenize(chunk.text) for chunk in chunks], show_progress=False)
+            model.index(
+                [self.tokenizer.tokenize(chunk.text) for chunk in chunks], show_progress=False
+            )
         self._model = model
         self._table = ChunkTable(corpus, chunks)
 

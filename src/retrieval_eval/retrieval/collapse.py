@@ -46,7 +46,9 @@ class ChunkTable:
         mask: npt.NDArray[np.bool_] = docs[self.chunk_doc]
         return mask
 
-    def top_documents(self, scores: FloatArray, candidates: npt.NDArray[np.int64], k: int) -> tuple[Hit, ...]:
+    def top_documents(
+        self, scores: FloatArray, candidates: npt.NDArray[np.int64], k: int
+    ) -> tuple[Hit, ...]:
         """Rank the documents of ``candidates`` (chunk positions) by best chunk score."""
         if k <= 0 or candidates.size == 0:
             return ()

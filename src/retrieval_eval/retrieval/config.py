@@ -87,10 +87,16 @@ class HybridConfig(_Strict):
             )
         negative = sorted(name for name, weight in weights.items() if weight < 0)
         if negative:
-            raise ValueError(f"weights must be >= 0 (got a negative weight for {', '.join(negative)})")
-        if not any(weight > 0 for weight in weights.values()):
+            raise ValueError(
+                f"weights must be >= 0 (got a negative weight for {', '.join(negative)})"
+            )
+        if not any(weights.get(side, 1.0) > 0 for side in HYBRID_SIDES):
             raise ValueError("at least one weight must be > 0")
         return weights
+
+    def weight(self, side: str) -> float:
+        """A side left out of ``weights`` keeps the default weight 1.0."""
+        return self.weights.get(side, 1.0)
 
 
 class CustomConfig(_Strict):
@@ -110,7 +116,9 @@ class CustomConfig(_Strict):
     @model_validator(mode="after")
     def _exactly_one_way(self) -> CustomConfig:
         if (self.python is None) == (self.command is None):
-            raise ValueError("set exactly one of `python` (module:factory) or `command` (argv list)")
+            raise ValueError(
+                "set exactly one of `python` (module:factory) or `command` (argv list)"
+            )
         if self.python is not None:
             module, _, attribute = self.python.partition(":")
             if not module or not attribute:

@@ -67,7 +67,8 @@ class LikeRetriever:
         where = ""
         if tags:
             # A tag filter that no note carries selects nothing: the empty-filter guard.
-            where = f"WHERE id IN (SELECT note_id FROM note_tags WHERE tag IN ({', '.join('?' * len(tags))}))"
+            placeholders = ", ".join("?" * len(tags))
+            where = f"WHERE id IN (SELECT note_id FROM note_tags WHERE tag IN ({placeholders}))"
             params += list(tags)
         sql = (
             f"SELECT id, title, body, hits FROM (SELECT id, title, body, {hit_count} AS hits "
@@ -82,7 +83,11 @@ class LikeRetriever:
         )
 
     def describe(self) -> Mapping[str, object]:
-        return {"retriever": self.name, "match": "LIKE '%word%' on title and body", "tokenizer": self.tokenizer.describe()}
+        return {
+            "retriever": self.name,
+            "match": "LIKE '%word%' on title and body",
+            "tokenizer": self.tokenizer.describe(),
+        }
 
     def close(self) -> None:
         if self._db is not None:

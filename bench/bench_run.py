@@ -1,0 +1,91 @@
+"""The whole `retrieval-eval run` on datasets/, cold and warm (embedding cache).
+
+Each measurement is a fresh process, as in CI: interpreter start, imports,
+model load, indexing every retriever, searching every fixture, metrics,
+gate, report. "Cold" starts from an empty embedding cache, "warm" from the
+cache the previous run left. The repository's baseline.json is copied to a
+temporary folder, so the gate does its real work and the repository is not
+touched. Peers measured in the same run: `retrieval-eval --version` (the
+process floor) and `retrieval-eval validate` (reading and checking the data).
+
+    .venv/bin/python bench/bench_run.py --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "retrieval_eval"]
+
+
+def timed(args: list[str]) -> float:
+    started = time.perf_counter()
+    completed = subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if completed.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} exited {completed.returncode}:\n{completed.stderr}")
+    return elapsed
+
+
+def run_args(scratch: Path, cache: Path) -> list[str]:
+    return [
+        *CLI,
+        "run",
+        "--quiet",
+        "--no-progress",
+        "--baseline",
+        str(scratch / "baseline.json"),
+        "--report-dir",
+        str(scratch / "report"),
+        "--cache-dir",
+        str(cache),
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    options = parser.parse_args()
+
+    cold: list[float] = []
+    warm: list[float] = []
+    floor: list[float] = []
+    validate: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="bench-run-") as folder:
+        scratch = Path(folder)
+        for attempt in range(options.repeat):
+            shutil.copy(REPO / "baseline.json", scratch / "baseline.json")
+            cache = scratch / f"cache-{attempt}"
+            floor.append(timed([*CLI, "--version"]))
+            validate.append(
+                timed([*CLI, "validate", "datasets", "--corpus", "datasets/corpus"])
+            )
+            cold.append(timed(run_args(scratch, cache)))
+            warm.append(timed(run_args(scratch, cache)))
+
+    def show(name: str, values: list[float]) -> None:
+        median = statistics.median(values)
+        ratio = median / statistics.median(cold)
+        runs = ", ".join(f"{v:.2f}" for v in values)
+        print(f"| {name} | {median:.2f} s | {ratio:.2f}× | {runs} |")
+
+    print(f"median of {options.repeat} runs; ratio = time / cold run's time")
+    print("| step | median | vs cold run | runs (s) |")
+    print("|---|--:|--:|---|")
+    show("`retrieval-eval --version` (process floor)", floor)
+    show("`retrieval-eval validate datasets --corpus datasets/corpus`", validate)
+    show("`retrieval-eval run`, cold (empty embedding cache)", cold)
+    show("`retrieval-eval run`, warm (embedding cache filled)", warm)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

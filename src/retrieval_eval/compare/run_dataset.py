@@ -1,0 +1,148 @@
+"""Index once, search every fixture: the slow middle of a run.
+
+Retrievers are pooled by name for the whole run, so the corpus is indexed once
+per (corpus, retriever configuration): when one dataset uses ``dense`` and
+another ``hybrid``, hybrid fuses the very dense and bm25 indexes already built
+instead of embedding the corpus again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+
+from retrieval_eval.compare.measure import measure_dataset
+from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.load.documents import Corpus
+from retrieval_eval.load.fixtures import LocatedFixture
+from retrieval_eval.render.progress import Log, step
+from retrieval_eval.results import DatasetReport
+from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.hybrid import HybridRetriever
+from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index
+from retrieval_eval.settings import RunSettings
+
+
+class RetrieverPool:
+    def __init__(self, settings: RunSettings, corpus: Corpus, *, interactive: bool, log: Log):
+        self.settings = settings
+        self.corpus = corpus
+        self.interactive = interactive
+        self.log = log
+        self.corpus_fingerprint = corpus.fingerprint()
+        self._built: dict[str, tuple[Retriever, float]] = {}
+
+    def __enter__(self) -> RetrieverPool:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        for name, (retriever, _) in self._built.items():
+            if name != "hybrid":  # its sides are pooled themselves
+                close_retriever(retriever)
+
+    def get(self, name: str) -> tuple[Retriever, float]:
+        """The indexed retriever and the seconds its indexing took (0 when already built)."""
+        if name in self._built:
+            return self._built[name][0], 0.0
+        if name == "hybrid":
+            config = self.settings.retrievers
+            dense, dense_s = self.get("dense")
+            bm25, bm25_s = self.get("bm25")
+            retriever: Retriever = HybridRetriever(config.hybrid, {"dense": dense, "bm25": bm25})
+            seconds = dense_s + bm25_s
+        else:
+            retriever = build_retriever(name, self.settings.retrievers)
+            with step(
+                f"indexing {len(self.corpus.documents)} documents for {name}",
+                1,
+                interactive=self.interactive,
+                log=self.log,
+                unit="index",
+            ) as advance:
+                try:
+                    seconds = time_index(retriever, self.corpus)
+                except RetrievalEvalError:
+                    raise
+                except Exception as error:
+                    # A retriever crash is a run error (exit 2), reported in one line.
+                    raise RetrievalEvalError(
+                        f"retriever {name!r} failed to index: {error}"
+                    ) from error
+                advance()
+        self._built[name] = (retriever, seconds)
+        return retriever, seconds
+
+    @property
+    def model_sha256(self) -> str | None:
+        dense = self._built.get("dense")
+        if dense is None:
+            return None
+        description = dense[0].describe()
+        sha = description.get("model_sha256")
+        return sha if isinstance(sha, str) else None
+
+    def embedding_counts(self) -> tuple[int, int] | None:
+        """(texts embedded, cache hits) so far, when a dense index exists."""
+        dense = self._built.get("dense")
+        embedding = getattr(dense[0], "embedding", None) if dense else None
+        if embedding is None:
+            return None
+        return int(embedding.texts_embedded), int(embedding.cache_hits)
+
+
+def evaluate_dataset(
+    path: Path,
+    fixtures: Sequence[LocatedFixture],
+    pool: RetrieverPool,
+    settings: RunSettings,
+    interactive: bool,
+    log: Log,
+) -> DatasetReport:
+    name = settings.retriever_for(path.name)
+    if name is None:
+        raise RetrievalEvalError(
+            f"no retriever is configured for {path.name}; add it under [dataset_retrievers] "
+            f'(e.g. "{path.name}" = "hybrid")',
+            file=path,
+        )
+    before = pool.embedding_counts() or (0, 0)
+    retriever, setup_s = pool.get(name)
+    queries = [
+        QuerySpec(
+            query_id=lf.fixture.query_id, text=lf.fixture.query, tags=lf.fixture.filter_tags()
+        )
+        for lf in fixtures
+    ]
+    with step(
+        f"{path.name}: searching with {name}", len(queries), interactive=interactive, log=log
+    ) as advance:
+        try:
+            timed = run_queries(retriever, queries, settings.k, on_result=lambda _: advance())
+        except RetrievalEvalError:
+            raise
+        except Exception as error:
+            raise RetrievalEvalError(f"retriever {name!r} failed: {error}", file=path) from error
+    after = pool.embedding_counts()
+    measured = measure_dataset(
+        path=path,
+        fixtures=fixtures,
+        timed=timed,
+        retriever=name,
+        retriever_config=retriever.describe(),
+        corpus_fingerprint=pool.corpus_fingerprint,
+        setup_s=setup_s,
+        measures=settings.measures,
+        seed=settings.seed,
+    )
+    if after is None:
+        return measured
+    return measured.model_copy(
+        update={"embedded_texts": after[0] - before[0], "cached_embeddings": after[1] - before[1]}
+    )

@@ -1,0 +1,171 @@
+"""`retrieval-eval run` end to end: validate → index → search → measure → judge → write.
+
+Only orchestration lives here; each step is a function in its own module.
+Everything that can fail on bad input (settings, datasets, baseline) is
+checked before the slow part starts, and nothing is written until every
+dataset has been evaluated, so an error never leaves half the files updated.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from retrieval_eval.compare.baseline import (
+    load_baseline,
+    updated_baseline,
+    write_baseline,
+)
+from retrieval_eval.compare.environment import collect_environment
+from retrieval_eval.compare.gate import current_value, judge_dataset
+from retrieval_eval.compare.run_dataset import RetrieverPool, evaluate_dataset
+from retrieval_eval.compare.verdict import decide
+from retrieval_eval.errors import ExitCode, RetrievalEvalError
+from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.render.progress import Log, stderr_log
+from retrieval_eval.render.report_files import write_report_files
+from retrieval_eval.results import DatasetReport, RunReport, Verdict
+from retrieval_eval.settings import RunSettings
+from retrieval_eval.validate import Problem, validate_datasets
+
+_EXIT: dict[Verdict, ExitCode] = {
+    "passed": ExitCode.OK,
+    "baseline-established": ExitCode.OK,
+    "regression": ExitCode.FAILED,
+    "threshold": ExitCode.FAILED,
+    "invalid": ExitCode.FAILED,
+    "error": ExitCode.ERROR,
+}
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    verdict: Verdict
+    exit_code: ExitCode
+    report: RunReport | None
+    status_description: str
+    problems: Sequence[Problem] = ()
+    report_json: Path | None = None
+    report_markdown: Path | None = None
+    metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    error: RetrievalEvalError | None = None
+    baseline_written: bool = False
+
+
+def run_evaluation(
+    settings: RunSettings,
+    *,
+    progress: bool,
+    notices: Sequence[str] = (),
+    write_baseline: bool = True,
+    rewrite_baseline: bool = False,
+    log: Log = stderr_log,
+) -> RunOutcome:
+    """Evaluate every dataset, gate it, write the report (and the baseline when due).
+
+    ``rewrite_baseline`` is ``retrieval-eval baseline update``: the old baseline
+    is ignored (even a corrupt one) and every dataset's entry is replaced.
+    """
+    try:
+        return _run(settings, progress, notices, write_baseline, rewrite_baseline, log)
+    except RetrievalEvalError as error:
+        return RunOutcome(
+            verdict="error",
+            exit_code=ExitCode.ERROR,
+            report=None,
+            status_description=_short(f"error: {error}"),
+            error=error,
+        )
+
+
+def _run(
+    settings: RunSettings,
+    interactive: bool,
+    notices: Sequence[str],
+    write: bool,
+    rewrite: bool,
+    log: Log,
+) -> RunOutcome:
+    started = time.perf_counter()
+    corpus = load_corpus(settings.corpus)
+    validation = validate_datasets(
+        [settings.datasets],
+        corpus=corpus,
+        min_fixtures=settings.min_fixtures,
+        min_human=settings.min_human,
+    )
+    if validation.problems:
+        first = validation.problems[0]
+        return RunOutcome(
+            verdict="invalid",
+            exit_code=ExitCode.FAILED,
+            report=None,
+            status_description=_short(
+                f"invalid datasets: {len(validation.problems)} problem(s); first: {first}"
+            ),
+            problems=tuple(validation.problems),
+        )
+    previous = None if rewrite else load_baseline(settings.baseline)
+
+    datasets: list[DatasetReport] = []
+    with RetrieverPool(settings, corpus, interactive=interactive, log=log) as pool:
+        for path, fixtures in sorted(validation.datasets.items()):
+            measured = evaluate_dataset(path, fixtures, pool, settings, interactive, log)
+            entry = previous.established(path.name) if previous else None
+            datasets.append(judge_dataset(measured, entry, settings))
+        model_sha256 = pool.model_sha256
+
+    environment = collect_environment(repository=settings.datasets, model_sha256=model_sha256)
+    decision = decide(datasets, tolerance=settings.tolerance, measures=settings.measures)
+    established = [d.name for d in datasets if d.baseline_established]
+    baseline_written = write and bool(established)
+    if baseline_written:
+        new = updated_baseline(
+            None if rewrite else previous,
+            datasets,
+            environment=environment,
+            k=settings.k,
+            only=None if rewrite else established,
+        )
+        write_baseline(settings.baseline, new)
+        log(f"wrote {settings.baseline} ({', '.join(established)})")
+
+    report = RunReport(
+        verdict=decision.verdict,
+        headline=decision.headline,
+        status_description=decision.status_description,
+        tolerance=settings.tolerance,
+        measures=settings.measures,
+        k=settings.k,
+        baseline_path=settings.baseline.name,
+        baseline_written=baseline_written,
+        datasets=tuple(datasets),
+        environment=environment,
+        baseline_environment=None if previous is None else previous.environment,
+        duration_s=time.perf_counter() - started,
+    )
+    report_json, report_markdown = write_report_files(report, settings.report_dir, notices=notices)
+    return RunOutcome(
+        verdict=decision.verdict,
+        exit_code=_EXIT[decision.verdict],
+        report=report,
+        status_description=decision.status_description,
+        report_json=report_json,
+        report_markdown=report_markdown,
+        metrics=compact_metrics(datasets),
+        baseline_written=baseline_written,
+    )
+
+
+def compact_metrics(datasets: Sequence[DatasetReport]) -> dict[str, dict[str, float]]:
+    """dataset → metric → current value: the Action's ``metrics`` output."""
+    return {
+        d.name: {row.metric: round(current_value(d, row.metric), 6) for row in d.rows}
+        for d in datasets
+    }
+
+
+def _short(text: str) -> str:
+    return text if len(text) < 140 else text[:138] + "…"

@@ -1,0 +1,124 @@
+"""Turn the triggering event into one explicit activity, before any work starts.
+
+Deciding "what are we doing" up front keeps every later step free of
+``if event_name == ...`` checks, and makes an unsupported trigger a clear
+error instead of a half-done run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from retrieval_eval.errors import ConfigError
+
+PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
+COMMIT_EVENTS = frozenset({"push", "workflow_dispatch", "schedule", "merge_group"})
+_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+@dataclass(frozen=True)
+class PullRequestActivity:
+    """Evaluate a pull request: gate against its base, comment, status on its head commit."""
+
+    number: int
+    head_sha: str  # the status goes here; GITHUB_SHA is the merge commit GitHub made
+    base_sha: str
+    head_repository: str
+    base_repository: str
+    changed_files_count: int | None
+
+    @property
+    def is_fork(self) -> bool:
+        """A fork's run gets a read-only token: it can neither comment nor set a status."""
+        return self.head_repository.lower() != self.base_repository.lower()
+
+
+@dataclass(frozen=True)
+class CommitActivity:
+    """Evaluate a commit (push, manual run): status on it, baseline left in the workspace."""
+
+    sha: str
+    event_name: str
+
+
+@dataclass(frozen=True)
+class PublishActivity:
+    """Post what a fork pull request's unprivileged run left behind (``workflow_run``)."""
+
+    triggering_head_sha: str | None  # the commit the triggering run evaluated, when known
+
+
+Activity = PullRequestActivity | CommitActivity | PublishActivity
+
+
+def read_event(event_path: Path) -> dict[str, Any]:
+    try:
+        payload = json.loads(event_path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read the event payload: {error.strerror}", file=event_path
+        ) from None
+    except json.JSONDecodeError as error:
+        raise ConfigError(
+            f"the event payload is not JSON: {error.msg}", file=event_path, line=error.lineno
+        ) from None
+    if not isinstance(payload, dict):
+        raise ConfigError("the event payload is not a JSON object", file=event_path)
+    return payload
+
+
+def decide_activity(*, mode: str, event_name: str, payload: dict[str, Any], sha: str) -> Activity:
+    if mode == "publish":
+        run = payload.get("workflow_run")
+        head = run.get("head_sha") if isinstance(run, dict) else None
+        return PublishActivity(triggering_head_sha=head if isinstance(head, str) else None)
+    if event_name in PULL_REQUEST_EVENTS:
+        return _pull_request(payload)
+    if event_name in COMMIT_EVENTS:
+        return CommitActivity(sha=sha, event_name=event_name)
+    if event_name == "workflow_run":
+        raise ConfigError(
+            "on workflow_run the Action only publishes a fork's results: set input `mode: publish`"
+        )
+    supported = ", ".join(sorted(PULL_REQUEST_EVENTS | COMMIT_EVENTS))
+    raise ConfigError(f"event {event_name!r} is not supported; supported events: {supported}")
+
+
+def _pull_request(payload: dict[str, Any]) -> PullRequestActivity:
+    pull = payload.get("pull_request")
+    fields = _pull_fields(pull) if isinstance(pull, dict) else None
+    if fields is None:
+        raise ConfigError(
+            "the pull_request event payload lacks number, head.sha, base.sha or base.repo.full_name"
+        )
+    number, head_sha, base_sha, head_repo, base_repo = fields
+    count = pull.get("changed_files") if isinstance(pull, dict) else None
+    return PullRequestActivity(
+        number=number,
+        head_sha=head_sha,
+        base_sha=base_sha,
+        head_repository=head_repo,
+        base_repository=base_repo,
+        changed_files_count=count if isinstance(count, int) else None,
+    )
+
+
+def _pull_fields(pull: dict[str, Any]) -> tuple[int, str, str, str, str] | None:
+    head: dict[str, Any] = pull["head"] if isinstance(pull.get("head"), dict) else {}
+    base: dict[str, Any] = pull["base"] if isinstance(pull.get("base"), dict) else {}
+    number = pull.get("number")
+    head_sha, base_sha = head.get("sha"), base.get("sha")
+    base_repo = (base.get("repo") or {}).get("full_name")
+    # A deleted fork has head.repo null; it is still not the base repository.
+    head_repo = (head.get("repo") or {}).get("full_name") or "(deleted fork)"
+    if not (isinstance(number, int) and isinstance(base_repo, str) and isinstance(head_repo, str)):
+        return None
+    if not (isinstance(head_sha, str) and _SHA.fullmatch(head_sha)):
+        return None
+    if not (isinstance(base_sha, str) and _SHA.fullmatch(base_sha)):
+        return None
+    return number, head_sha, base_sha, head_repo, base_repo

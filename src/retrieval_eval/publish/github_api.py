@@ -1,0 +1,269 @@
+"""The few GitHub REST calls the Action makes, through PyGithub, with bounded retries.
+
+Retrying is PyGithub's ``GithubRetry`` (a urllib3 ``Retry``: it honours
+``Retry-After`` and recognises secondary-rate-limit 403s), extended by one
+rule: the whole sequence of attempts for one call fits a time budget, so a
+rate limit that asks for an hour fails fast instead of eating the job's
+timeout. 401, 404 and 422 are never retried: asking again cannot fix them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+import requests
+from github import Auth, Github, GithubException, GithubRetry
+from pydantic import SecretStr
+from urllib3 import HTTPResponse
+from urllib3.connectionpool import ConnectionPool
+from urllib3.exceptions import MaxRetryError, ResponseError
+from urllib3.util.retry import Retry
+
+from retrieval_eval.errors import RetrievalEvalError
+
+T = TypeVar("T")
+GITHUB_ACTIONS_BOT = "github-actions[bot]"
+RETRIED_STATUSES = [429, *range(500, 600)]  # plus 403, which GithubRetry adds and inspects
+
+
+class GitHubApiError(RetrievalEvalError):
+    """A GitHub call failed for good; the message names the call and never holds the token."""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    filename: str
+    previous_filename: str | None
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    body: str
+    author: str
+    html_url: str
+
+
+@dataclass
+class RetryBudget:
+    """Seconds of waiting between retries that the whole Action run may still spend.
+
+    Shared by every call, so a flaky API costs at most ``total`` seconds of
+    waiting per run, however many calls it hits. Counted from the planned waits,
+    not from a clock, so the rule is exact and testable.
+    """
+
+    total: float
+    spent: float = 0.0
+
+    def allows(self, wait: float) -> bool:
+        return self.total > 0 and self.spent + wait <= self.total
+
+
+class BudgetedRetry(GithubRetry):
+    """``GithubRetry`` that gives up when the next wait would overrun the run's ``RetryBudget``."""
+
+    def __init__(self, *, budget: RetryBudget, **kwargs: Any) -> None:
+        self.budget = budget
+        super().__init__(**kwargs)
+
+    def new(self, **kw: Any) -> Self:
+        kw.update(budget=self.budget)
+        return super().new(**kw)
+
+    def increment(  # type: ignore[override]  # the same signature as GithubRetry's
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: HTTPResponse | None = None,
+        error: Exception | None = None,
+        _pool: ConnectionPool | None = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Retry:
+        retry = super().increment(method, url, response, error, _pool, _stacktrace)
+        wait = retry.get_backoff_time()
+        if response is not None and retry.respect_retry_after_header:
+            wait = max(wait, retry.get_retry_after(response) or 0.0)
+        if not self.budget.allows(wait):
+            # Keep the connection error itself as the reason, so the caller can say what failed.
+            reason = error or ResponseError(
+                f"retrying would wait more than {self.budget.total:g} s in all"
+            )
+            raise MaxRetryError(_pool, url or "", reason)  # type: ignore[arg-type]
+        self.budget.spent += wait
+        return retry
+
+
+def make_retry(budget: RetryBudget, *, backoff_factor: float = 0.5) -> BudgetedRetry:
+    return BudgetedRetry(
+        budget=budget,
+        total=10,
+        backoff_factor=backoff_factor,
+        backoff_max=30,
+        status_forcelist=RETRIED_STATUSES,
+        # GithubRetry adds POST; editing the sticky comment is a PATCH, and just as safe to repeat.
+        allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"},
+        # After the last attempt, hand back the final answer (e.g. 502): the error can name it.
+        raise_on_status=False,
+        # The wait on a secondary rate limit without Retry-After; the budget caps it.
+        secondary_rate_wait=60.0,
+    )
+
+
+class GitHubApi:
+    """One repository's view of the API. Methods raise ``GitHubApiError`` only."""
+
+    def __init__(
+        self,
+        *,
+        token: SecretStr,
+        api_url: str,
+        repository: str,
+        retry_budget_seconds: float,
+        backoff_factor: float = 0.5,
+        timeout: int = 15,
+        seconds_between_writes: float = 0.5,
+    ) -> None:
+        self.retry_budget = RetryBudget(retry_budget_seconds)
+        self._client = Github(
+            auth=Auth.Token(token.get_secret_value()),
+            base_url=api_url,
+            retry=make_retry(self.retry_budget, backoff_factor=backoff_factor),
+            timeout=timeout,
+            seconds_between_requests=None,
+            seconds_between_writes=seconds_between_writes,
+            per_page=100,  # fewer round trips when listing files and comments
+            lazy=True,  # build URLs without fetching each object first
+        )
+        self._repository = repository
+        self._token = token
+
+    def __repr__(self) -> str:
+        return f"GitHubApi(repository={self._repository!r})"
+
+    @contextmanager
+    def _call(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except GithubException as error:
+            raise GitHubApiError(
+                self._redact(f"{what}: GitHub answered {error.status}: {_message(error)}")
+            ) from None
+        except requests.RequestException as error:
+            raise GitHubApiError(self._redact(f"{what}: {_connection_problem(error)}")) from None
+
+    def _redact(self, text: str) -> str:
+        secret = self._token.get_secret_value()
+        return text.replace(secret, "***") if secret else text
+
+    def _do(self, what: str, action: Callable[[], T]) -> T:
+        with self._call(what):
+            return action()
+        raise AssertionError("unreachable")  # pragma: no cover - _call re-raises
+
+    def _repo(self) -> Any:
+        return self._client.get_repo(self._repository)
+
+    def pull_request_files(self, number: int) -> list[FileChange]:
+        def listing() -> list[FileChange]:
+            return [
+                FileChange(f.filename, f.previous_filename or None)
+                for f in self._repo().get_pull(number).get_files()
+            ]
+
+        return self._do(f"listing the files of pull request #{number}", listing)
+
+    def pull_request_head_sha(self, number: int) -> str:
+        return self._do(
+            f"reading pull request #{number}", lambda: str(self._repo().get_pull(number).head.sha)
+        )
+
+    def file_at(self, path: str, ref: str) -> bytes | None:
+        """The file's bytes at ``ref``; None when it does not exist there."""
+
+        def fetch() -> bytes | None:
+            try:
+                content = self._repo().get_contents(path, ref=ref)
+            except GithubException as error:
+                if error.status == 404:
+                    return None
+                raise
+            if isinstance(content, list):
+                return None  # a folder
+            return bytes(content.decoded_content)
+
+        return self._do(f"reading {path} at {ref[:7]}", fetch)
+
+    def own_login(self) -> str:
+        """Who our comments are authored by.
+
+        A workflow's ``GITHUB_TOKEN`` cannot read ``/user`` (403) and posts as
+        github-actions[bot]; a personal or app token can, and posts as itself.
+        """
+        try:
+            return str(self._client.get_user().login)
+        except GithubException as error:
+            if error.status == 403:
+                return GITHUB_ACTIONS_BOT
+            raise GitHubApiError(
+                self._redact(f"reading /user: GitHub answered {error.status}")
+            ) from None
+        except requests.RequestException as error:
+            raise GitHubApiError(
+                self._redact(f"reading /user: {_connection_problem(error)}")
+            ) from None
+
+    def comments(self, number: int) -> list[Comment]:
+        def listing() -> list[Comment]:
+            return [
+                Comment(c.id, c.body or "", c.user.login, c.html_url)
+                for c in self._repo().get_issue(number).get_comments()
+            ]
+
+        return self._do(f"listing the comments of #{number}", listing)
+
+    def create_comment(self, number: int, body: str) -> Comment:
+        def create() -> Comment:
+            c = self._repo().get_issue(number).create_comment(body)
+            return Comment(c.id, c.body or "", c.user.login, c.html_url)
+
+        return self._do(f"commenting on #{number}", create)
+
+    def edit_comment(self, number: int, comment_id: int, body: str) -> Comment:
+        def edit() -> Comment:
+            c = self._repo().get_issue(number).get_comment(comment_id)
+            c.edit(body)
+            return Comment(c.id, c.body or "", c.user.login, c.html_url)
+
+        return self._do(f"updating comment {comment_id} on #{number}", edit)
+
+    def create_status(
+        self, sha: str, *, state: str, description: str, context: str, target_url: str
+    ) -> None:
+        def create() -> None:
+            self._repo().get_commit(sha).create_status(
+                state=state, description=description, context=context, target_url=target_url
+            )
+
+        self._do(f"setting status {context!r} on {sha[:7]}", create)
+
+
+def _message(error: GithubException) -> str:
+    data = error.data
+    if isinstance(data, dict):
+        message = str(data.get("message", ""))
+        details = [str(e.get("message", "")) for e in data.get("errors", []) if isinstance(e, dict)]
+        return "; ".join(part for part in [message, *details] if part) or "(no message)"
+    return str(data)[:200] if data else "(no message)"
+
+
+def _connection_problem(error: requests.RequestException) -> str:
+    if isinstance(error, requests.Timeout):
+        return "GitHub did not answer in time"
+    if isinstance(error, requests.ConnectionError):
+        return "could not reach the GitHub API (connection failed)"
+    return f"request failed ({type(error).__name__})"

@@ -1,0 +1,99 @@
+"""``mode: publish``: post what a fork pull request's run left behind, from a trusted run.
+
+Runs in a ``workflow_run`` workflow with write permission. The files were
+written by code the fork controls, so: they are validated; the status context
+and comment id come from this job's inputs, not the files; the status goes on
+the commit the triggering run evaluated; and the comment goes on the pull
+request only if that commit is still its head.
+"""
+
+from __future__ import annotations
+
+from retrieval_eval.errors import ExitCode, RetrievalEvalError
+from retrieval_eval.publish.comment import compose_body, post_comment
+from retrieval_eval.publish.event import PublishActivity
+from retrieval_eval.publish.fork import read_fork_results
+from retrieval_eval.publish.github_api import GitHubApi, GitHubApiError
+from retrieval_eval.publish.inputs import ActionSettings
+from retrieval_eval.publish.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.publish.status import fit_description, state_for
+
+
+def run_publish(
+    settings: ActionSettings, activity: PublishActivity, api: GitHubApi, commands: WorkflowCommands
+) -> ExitCode:
+    summary = settings.runner.step_summary_file
+    try:
+        results = read_fork_results(settings.report_dir)
+    except RetrievalEvalError as error:
+        commands.error(f"Refusing to publish: {error}", file=error.file)
+        append_step_summary(summary, f"### ❌ retrieval-eval refused to publish\n\n{error}\n")
+        write_outputs(settings.runner.output_file, {"verdict": "error", "comment-url": ""})
+        return ExitCode.ERROR
+    if results is None:
+        note = f"Nothing to publish: {settings.report_dir.name}/ holds no fork results."
+        commands.notice(note)
+        append_step_summary(summary, f"### retrieval-eval: {note}\n")
+        write_outputs(settings.runner.output_file, {"verdict": "skipped", "comment-url": ""})
+        return ExitCode.OK
+
+    meta = results.metadata
+    problem = _mismatch(settings, activity, meta.head_sha, meta.comment_id)
+    if problem:
+        commands.error(f"Refusing to publish: {problem}")
+        append_step_summary(summary, f"### ❌ retrieval-eval refused to publish\n\n{problem}\n")
+        write_outputs(settings.runner.output_file, {"verdict": "error", "comment-url": ""})
+        return ExitCode.ERROR
+    append_step_summary(
+        summary,
+        results.comment_markdown
+        or f"### retrieval-eval: {meta.verdict}\n\n{meta.status_description}\n",
+    )
+    write_outputs(settings.runner.output_file, {"verdict": meta.verdict})
+
+    comment_url = ""
+    try:
+        with commands.group(f"Publishing results of #{meta.pr_number} ({meta.head_sha[:7]})"):
+            current_head = api.pull_request_head_sha(meta.pr_number)
+            if current_head != meta.head_sha:
+                commands.warning(
+                    f"#{meta.pr_number} has moved on to {current_head[:7]}; its comment is left "
+                    f"for that commit's run. Setting the status on {meta.head_sha[:7]} only."
+                )
+            elif results.comment_markdown is not None:
+                posted = post_comment(
+                    api,
+                    number=meta.pr_number,
+                    body=compose_body(settings.comment_id, results.comment_markdown),
+                    comment_id=settings.comment_id,
+                    mode=settings.comment,
+                )
+                comment_url = posted.url
+                commands.info(f"Comment {posted.action}: {posted.url}")
+            api.create_status(
+                meta.head_sha,
+                state=state_for(meta.verdict),
+                description=fit_description(meta.status_description),
+                context=settings.status_context,
+                target_url=settings.runner.run_url,
+            )
+    except GitHubApiError as error:
+        commands.error(f"Publishing failed: {error}")
+        write_outputs(settings.runner.output_file, {"comment-url": comment_url})
+        return ExitCode.ERROR
+    write_outputs(settings.runner.output_file, {"comment-url": comment_url})
+    return ExitCode.OK
+
+
+def _mismatch(
+    settings: ActionSettings, activity: PublishActivity, head_sha: str, comment_id: str
+) -> str | None:
+    trigger = activity.triggering_head_sha
+    if trigger is not None and trigger != head_sha:
+        return f"the results are for {head_sha[:7]}, but the triggering run evaluated {trigger[:7]}"
+    if comment_id != settings.comment_id:
+        return (
+            f"the results belong to evaluation {comment_id!r}, this job publishes "
+            f"{settings.comment_id!r} (set `comment-id`/`status-context` alike in both workflows)"
+        )
+    return None

@@ -1,0 +1,43 @@
+"""A mermaid chart of baseline vs current (GitHub renders mermaid in comments)."""
+
+from __future__ import annotations
+
+import re
+
+from retrieval_eval.results import RunReport
+from retrieval_eval.settings import LOWER_IS_BETTER, metric_label
+
+# Mermaid labels are double-quoted strings; keep them to characters that cannot end one.
+_UNSAFE = re.compile(r"[^A-Za-z0-9@ ._/-]")
+
+
+def mermaid_chart(report: RunReport, *, max_bars: int = 16) -> str | None:
+    """Bars for the baseline, a line for the current run; quality metrics only (0..1)."""
+    labels: list[str] = []
+    before: list[float] = []
+    after: list[float] = []
+    for dataset in report.datasets:
+        stem = dataset.name.removesuffix(".jsonl")
+        for row in dataset.rows:
+            if row.metric in LOWER_IS_BETTER:
+                continue
+            labels.append(_UNSAFE.sub("", f"{stem} {metric_label(row.metric)}")[:40])
+            before.append(row.current if row.baseline is None else row.baseline)
+            after.append(row.current)
+    if not labels:
+        return None
+    labels, before, after = labels[:max_bars], before[:max_bars], after[:max_bars]
+    compared = any(row.baseline is not None for d in report.datasets for row in d.rows)
+    title = "Baseline (bars) vs current (line)" if compared else "Current run (new baseline)"
+    lines = [
+        "```mermaid",
+        "xychart-beta",
+        f'  title "{title}"',
+        "  x-axis [" + ", ".join(f'"{label}"' for label in labels) + "]",
+        '  y-axis "score" 0 --> 1',
+        "  bar [" + ", ".join(f"{value:.3f}" for value in before) + "]",
+    ]
+    if compared:
+        lines.append("  line [" + ", ".join(f"{value:.3f}" for value in after) + "]")
+    lines.append("```")
+    return "\n".join(lines)

@@ -1,0 +1,79 @@
+"""Render report.md / the PR comment from the packaged template.
+
+One template, rendered twice: in full for report.md and the step summary, and
+capped for a PR comment (GitHub rejects bodies over 65,536 characters). Capping
+shows fewer rows per section, each with a note saying how many were left out,
+rather than cutting the text mid-table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from jinja2 import PackageLoader, StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from retrieval_eval.render.chart import mermaid_chart
+from retrieval_eval.render.filters import FILTERS
+from retrieval_eval.results import RunReport
+
+GITHUB_COMMENT_LIMIT = 65_536
+TEMPLATE = "report.md.j2"
+
+# Rows per section tried in turn until the text fits.
+_ROW_LIMITS = (25, 10, 5, 2, 0)
+_CUT_NOTE = (
+    "\n\n_The rest of this report was left out to fit a comment; the full report is report.md._\n"
+)
+
+
+def template_environment() -> SandboxedEnvironment:
+    """Sandboxed: a custom template (later) must not reach Python internals."""
+    env = SandboxedEnvironment(
+        loader=PackageLoader("retrieval_eval.render", "templates"),
+        autoescape=False,  # Markdown, not HTML: user text is escaped by the `md` filter
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(FILTERS)
+    return env
+
+
+def render_markdown(
+    report: RunReport, *, max_chars: int | None, notices: Sequence[str] = ()
+) -> str:
+    """The report as GitHub Markdown; at most ``max_chars`` characters when given."""
+    template = template_environment().get_template(TEMPLATE)
+    chart = mermaid_chart(report)
+
+    def render(limit: int | None) -> str:
+        return template.render(
+            report=report,
+            notices=list(notices),
+            limit=limit,
+            chart=chart,
+            truncated=limit is not None,
+        )
+
+    text = render(None)
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    for limit in _ROW_LIMITS:
+        text = render(limit)
+        if len(text) <= max_chars:
+            return text
+    return _cut(text, max_chars)
+
+
+def _cut(text: str, max_chars: int) -> str:
+    """Last resort (very many datasets): cut at a line, close open <details>, say so."""
+    budget = max_chars - len(_CUT_NOTE) - len("\n</details>") * 8
+    head = text[: max(budget, 0)]
+    head = head[: head.rfind("\n") + 1] if "\n" in head else ""
+    open_details = head.count("<details>") - head.count("</details>")
+    if head.count("```") % 2:
+        head += "```\n"
+    closing = "\n</details>" * max(open_details, 0)
+    return (head + closing + _CUT_NOTE)[:max_chars]

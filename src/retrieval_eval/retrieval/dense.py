@@ -1,0 +1,205 @@
+"""Dense retrieval: chunks embedded with all-MiniLM-L6-v2 in a chromadb collection.
+
+Chunks are cut by the model's own tokenizer so no chunk exceeds the model's
+256-token window (a truncated chunk would be indexed under text the model never
+read). Tags become one boolean metadata key per tag (``tag:<name>``): chromadb
+only gained list-valued metadata in 1.x and its list operators differ between
+versions, while ``{"tag:x": true}`` with ``$or`` works in every release we
+support. Chunks are queried in growing batches until ``k`` distinct documents
+are found or the collection is exhausted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import chromadb
+import numpy as np
+from tokenizers import Tokenizer
+
+from retrieval_eval.errors import ConfigError, RetrievalEvalError
+from retrieval_eval.index.chunking import Chunk, TokenSpans, chunk_corpus
+from retrieval_eval.index.embedding import MiniLMEmbedding
+from retrieval_eval.index.embedding_cache import EmbeddingCache
+from retrieval_eval.load.documents import Corpus
+from retrieval_eval.retrieval.base import SearchResult
+from retrieval_eval.retrieval.collapse import ChunkTable
+from retrieval_eval.retrieval.config import DenseConfig
+
+TAG_KEY_PREFIX = "tag:"
+PERSISTENT_COLLECTION = "retrieval-eval"
+_EMBED_BATCH = 1024  # chunks embedded and added per round, to bound memory on huge corpora
+
+
+class DenseRetriever:
+    name = "dense"
+
+    def __init__(self, config: DenseConfig):
+        if config.model_dir is None:
+            raise ConfigError(
+                "retrievers.dense.model_dir is not set (the command line fills in the "
+                "default, where `retrieval-eval model install` puts the model)"
+            )
+        self.config = config
+        self.model_dir = config.model_dir
+        self._embedding: MiniLMEmbedding | None = None
+        self._cache: EmbeddingCache | None = None
+        self._client: Any = None
+        self._collection: Any = None
+        self._table: ChunkTable | None = None
+        self._position: dict[str, int] = {}
+
+    @property
+    def embedding(self) -> MiniLMEmbedding | None:
+        """The embedding function once indexed (its counters show cache hits vs texts embedded)."""
+        return self._embedding
+
+    def index(self, corpus: Corpus) -> None:
+        self.close()
+        # Model loading happens here, not in __init__, so it is counted as setup time.
+        if self.config.cache_dir is not None:
+            self._cache = EmbeddingCache(self.config.cache_dir)
+        embedding = MiniLMEmbedding(
+            self.model_dir,
+            self._cache,
+            intra_op_threads=self.config.threads,
+            batch_size=self.config.batch_size,
+        )
+        self._embedding = embedding
+        chunks = chunk_corpus(
+            corpus,
+            max_tokens=self.config.chunk_tokens,
+            overlap=self.config.chunk_overlap,
+            spans=_model_token_spans(self.model_dir),
+        )
+        self._table = ChunkTable(corpus, chunks)
+        self._position = {chunk.id: i for i, chunk in enumerate(chunks)}
+        tags_by_doc = {doc.id: doc.tags for doc in corpus.documents}
+        fingerprint = self._fingerprint(corpus, embedding.model_sha256)
+
+        if self.config.persist_dir is None:
+            self._client = chromadb.EphemeralClient()
+            # Ephemeral clients in one process share one store: a unique name keeps
+            # two retrievers (hybrid in a test next to dense) from seeing each other.
+            name = f"retrieval-eval-{uuid.uuid4().hex}"
+        else:
+            self._client = chromadb.PersistentClient(path=str(self.config.persist_dir))
+            name = PERSISTENT_COLLECTION
+            if self._reuse(name, fingerprint, len(chunks)):
+                return
+        self._collection = self._client.create_collection(
+            name,
+            metadata={"hnsw:space": "cosine", "fingerprint": fingerprint},
+            embedding_function=embedding,
+        )
+        for start in range(0, len(chunks), _EMBED_BATCH):
+            batch = chunks[start : start + _EMBED_BATCH]
+            vectors = embedding.embed([chunk.text for chunk in batch])
+            self._collection.add(
+                ids=[chunk.id for chunk in batch],
+                embeddings=vectors,
+                metadatas=[_metadata(chunk, tags_by_doc[chunk.doc_id]) for chunk in batch],
+            )
+
+    def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
+        if self._collection is None or self._table is None or self._embedding is None:
+            raise RetrievalEvalError("dense: search() called before index()")
+        table = self._table
+        total = len(table.chunks)
+        if k <= 0 or total == 0:
+            return SearchResult(hits=())
+        where: dict[str, Any] | None = None
+        if tags:
+            present = table.tags_present(tags)
+            if not present:
+                return SearchResult(hits=())  # the empty-filter guard: never an unfiltered search
+            clauses = [{TAG_KEY_PREFIX + tag: True} for tag in present]
+            where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
+        query_vector = self._embedding.embed([query])
+        wanted = min(total, k * 4)
+        while True:
+            found = self._collection.query(
+                query_embeddings=query_vector,
+                n_results=wanted,
+                where=where,
+                include=["distances"],
+            )
+            ids: list[str] = found["ids"][0]
+            distances: list[float] = found["distances"][0]
+            positions = np.fromiter(
+                (self._position[i] for i in ids), dtype=np.int64, count=len(ids)
+            )
+            distinct = len(set(table.chunk_doc[positions].tolist()))
+            if distinct >= k or len(ids) < wanted or wanted >= total:
+                break
+            wanted = min(total, wanted * 4)
+        scores = np.zeros(total, dtype=np.float64)
+        scores[positions] = 1.0 - np.asarray(distances, dtype=np.float64)  # cosine similarity
+        return SearchResult(hits=table.top_documents(scores, positions, k))
+
+    def describe(self) -> Mapping[str, object]:
+        return {
+            "retriever": self.name,
+            "model": "all-MiniLM-L6-v2",
+            "model_sha256": self._embedding.model_sha256 if self._embedding is not None else None,
+            "space": "cosine",
+            "chunk_tokens": self.config.chunk_tokens,
+            "chunk_overlap": self.config.chunk_overlap,
+            "chromadb": chromadb.__version__,
+        }
+
+    def close(self) -> None:
+        """Free the in-memory collection (ephemeral stores live as long as the process)."""
+        if self._collection is not None and self.config.persist_dir is None:
+            self._client.delete_collection(self._collection.name)
+        self._collection = None
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def _reuse(self, name: str, fingerprint: str, chunk_count: int) -> bool:
+        """Keep a persisted collection built from the same corpus, chunking and model."""
+        existing = {collection.name for collection in self._client.list_collections()}
+        if name not in existing:
+            return False
+        collection = self._client.get_collection(name, embedding_function=self._embedding)
+        metadata = collection.metadata or {}
+        if metadata.get("fingerprint") == fingerprint and collection.count() == chunk_count:
+            self._collection = collection
+            return True
+        self._client.delete_collection(name)
+        return False
+
+    def _fingerprint(self, corpus: Corpus, model_sha256: str) -> str:
+        settings = [
+            corpus.fingerprint(),
+            model_sha256,
+            self.config.chunk_tokens,
+            self.config.chunk_overlap,
+        ]
+        return hashlib.sha256(json.dumps(settings).encode("utf-8")).hexdigest()
+
+
+def _metadata(chunk: Chunk, tags: Sequence[str]) -> dict[str, str | bool]:
+    metadata: dict[str, str | bool] = {"doc": chunk.doc_id}
+    for tag in tags:
+        metadata[TAG_KEY_PREFIX + tag] = True
+    return metadata
+
+
+def _model_token_spans(model_dir: Path) -> TokenSpans:
+    """Character spans of the model's word pieces, untruncated, for the chunker."""
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+
+    def spans(text: str) -> list[tuple[int, int]]:
+        offsets: list[tuple[int, int]] = tokenizer.encode(text, add_special_tokens=False).offsets
+        return offsets
+
+    return spans

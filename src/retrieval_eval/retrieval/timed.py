@@ -1,0 +1,61 @@
+"""The timed query loop shared by ``run`` and ``beir``.
+
+Latency is per query, on a warm retriever: the first query pays for lazy
+initialisation (ONNX session, caches, JIT), which is setup cost, not what a
+user waits for per search — so one warm-up query runs first and is not
+recorded. Indexing (and with it model loading) is timed separately as setup.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from retrieval_eval.load.documents import Corpus
+from retrieval_eval.retrieval.base import Retriever, SearchResult
+
+
+@dataclass(frozen=True)
+class QuerySpec:
+    query_id: str
+    text: str
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TimedResult:
+    query_id: str
+    result: SearchResult
+    latency_s: float
+
+
+def time_index(retriever: Retriever, corpus: Corpus) -> float:
+    """Seconds spent in ``retriever.index(corpus)``: the setup time reported beside latency."""
+    started = time.perf_counter()
+    retriever.index(corpus)
+    return time.perf_counter() - started
+
+
+def run_queries(
+    retriever: Retriever,
+    queries: Sequence[QuerySpec],
+    k: int,
+    *,
+    on_result: Callable[[TimedResult], None] | None = None,
+) -> list[TimedResult]:
+    """Search every query once, in order; ``on_result`` lets a caller show progress."""
+    if not queries:
+        return []
+    warm_up = queries[0]
+    retriever.search(warm_up.text, k, warm_up.tags)
+    results: list[TimedResult] = []
+    for query in queries:
+        started = time.perf_counter()
+        result = retriever.search(query.text, k, query.tags)
+        latency = time.perf_counter() - started
+        timed = TimedResult(query.query_id, result, latency)
+        results.append(timed)
+        if on_result is not None:
+            on_result(timed)
+    return results

@@ -1,0 +1,123 @@
+"""Read TREC qrels (``qid iter docid rel``) and runs (``qid Q0 docid rank score tag``).
+
+The result is columnar: per line a query index, the document id packed into
+words, and the grade or score. Lines of one query normally sit together, so
+query ids are compared with the previous line instead of being hashed one by one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.score.ranked import FloatArray, IntArray
+from retrieval_eval.score.trec_decimal import parse_short_decimals
+from retrieval_eval.score.trec_tokens import Block, read_blocks
+from retrieval_eval.score.trec_values import (
+    WordArray,
+    decode,
+    load_words,
+    parse_floats,
+    parse_ints,
+    widen,
+    words_for,
+)
+
+RUN_LAYOUT = "qid Q0 docid rank score tag"
+QRELS_LAYOUT = "qid iter docid rel"
+
+
+@dataclass(frozen=True)
+class Columns:
+    """One row per data line. ``query`` indexes ``query_ids``; ``value`` is a grade or a score."""
+
+    path: Path
+    query_ids: tuple[str, ...]
+    query: IntArray
+    segment_starts: IntArray  # first row of each run of equal query ids
+    doc_words: WordArray
+    value: FloatArray | IntArray
+    line_numbers: IntArray
+
+    @property
+    def contiguous(self) -> bool:
+        """True when each query's lines form one unbroken stretch of the file."""
+        return self.segment_starts.size == len(self.query_ids)
+
+
+def read_run(path: Path) -> Columns:
+    """Parse a run file; extra fields after the tag are ignored, as trec_eval does."""
+    return _read(path, fields=6, extra_ok=True, layout=RUN_LAYOUT, value_column=4)
+
+
+def read_qrels(path: Path) -> Columns:
+    return _read(path, fields=4, extra_ok=False, layout=QRELS_LAYOUT, value_column=3)
+
+
+def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column: int) -> Columns:
+    if not path.is_file():
+        raise InputError("file not found", file=path)
+    query_parts: list[WordArray] = []
+    doc_parts: list[WordArray] = []
+    value_parts: list[np.ndarray] = []
+    line_parts: list[IntArray] = []
+    for block in read_blocks(path, fields, extra_fields_allowed=extra_ok, layout=layout):
+        if block.lines == 0:
+            continue
+        query_parts.append(words_for(block.buffer, *block.span(0)))
+        doc_parts.append(words_for(block.buffer, *block.span(2)))
+        if value_column == 4:
+            value_parts.append(_scores(block, path))
+        else:
+            grade_words = words_for(block.buffer, *block.span(3))
+            value_parts.append(parse_ints(grade_words, block.line_numbers, path, "relevance"))
+        line_parts.append(block.line_numbers)
+    if not line_parts:
+        raise InputError(f"no data lines; expected lines of the form '{layout}'", file=path)
+    query_words = _stack(query_parts)
+    starts = _segment_starts(query_words)
+    names: dict[str, int] = {}
+    segment_codes = np.empty(starts.size, dtype=np.int64)
+    for index, row in enumerate(starts.tolist()):
+        segment_codes[index] = names.setdefault(decode(query_words[row]), len(names))
+    lengths = np.diff(np.append(starts, query_words.shape[0]))
+    return Columns(
+        path=path,
+        query_ids=tuple(names),
+        query=np.repeat(segment_codes, lengths),
+        segment_starts=starts,
+        doc_words=_stack(doc_parts),
+        value=np.concatenate(value_parts),
+        line_numbers=np.concatenate(line_parts),
+    )
+
+
+def _stack(parts: list[WordArray]) -> WordArray:
+    width = max(part.shape[1] for part in parts)
+    return np.concatenate([widen(part, width) for part in parts])
+
+
+def _segment_starts(words: WordArray) -> IntArray:
+    changed = np.ones(words.shape[0], dtype=bool)
+    changed[1:] = words[1:, 0] != words[:-1, 0]
+    for column in range(1, words.shape[1]):
+        changed[1:] |= words[1:, column] != words[:-1, column]
+    return np.flatnonzero(changed).astype(np.int64)
+
+
+def _scores(block: Block, path: Path) -> FloatArray:
+    starts, ends = block.span(4)
+    lengths = ends - starts
+    first_word = load_words(block.buffer, starts, np.minimum(lengths, 8), 1)[:, 0]
+    values, handled = parse_short_decimals(first_word, lengths)
+    if not bool(handled.all()):
+        rows = np.flatnonzero(~handled)
+        slow = words_for(block.buffer, starts[rows], ends[rows])
+        values[rows] = parse_floats(slow, lengths[rows], block.line_numbers[rows], path, "score")
+    if bool(np.isnan(values).any()):
+        row = int(np.flatnonzero(np.isnan(values))[0])
+        raise InputError("score is NaN; scores must be numbers", file=path, line=int(block.line_numbers[row]))
+    return values

@@ -1,0 +1,125 @@
+"""EmbeddingCache on real SQLite files, with real concurrent and killed writer processes."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.index.embedding_cache import CACHE_FILE, EmbeddingCache
+
+MODEL = "a" * 64
+OTHER_MODEL = "b" * 64
+
+
+def _vector(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(384).astype(np.float32)
+
+
+def test_round_trip_is_exact_and_misses_are_left_out(tmp_path: Path) -> None:
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many(MODEL, {"alpha": _vector(1), "βeta 東京": _vector(2)})
+        found = cache.get_many(MODEL, ["alpha", "βeta 東京", "gamma"])
+    assert sorted(found) == ["alpha", "βeta 東京"]
+    assert np.array_equal(found["alpha"], _vector(1))
+    assert np.array_equal(found["βeta 東京"], _vector(2))
+
+
+def test_vectors_are_keyed_by_model_too(tmp_path: Path) -> None:
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many(MODEL, {"alpha": _vector(1)})
+        assert cache.get_many(OTHER_MODEL, ["alpha"]) == {}
+
+
+def test_cache_persists_across_processes_in_one_file(tmp_path: Path) -> None:
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many(MODEL, {f"text {i}": _vector(i) for i in range(2000)})
+    # Closing folds the WAL back: the one file is all actions/cache has to save.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [CACHE_FILE]
+    with EmbeddingCache(tmp_path) as reopened:
+        found = reopened.get_many(MODEL, [f"text {i}" for i in range(2000)])  # > one SQL batch
+    assert len(found) == 2000
+    assert np.array_equal(found["text 1999"], _vector(1999))
+
+
+def test_wrong_sized_vectors_are_rejected_and_treated_as_misses(tmp_path: Path) -> None:
+    with (
+        EmbeddingCache(tmp_path) as cache,
+        pytest.raises(ValueError, match=r"expected a 384-vector, got shape \(3,\)"),
+    ):
+        cache.put_many(MODEL, {"short": np.zeros(3, dtype=np.float32)})
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:  # a stale row from some other writer
+        db.execute("INSERT INTO embeddings VALUES (?, ?, ?)", (MODEL, b"k" * 32, b"\0" * 12))
+    with EmbeddingCache(tmp_path) as cache:
+        assert len(cache) == 1
+        assert cache.get_many(MODEL, ["short"]) == {}
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / CACHE_FILE).write_bytes(b"this is not sqlite, it is a truncated download" * 100)
+    with pytest.raises(InputError) as caught:
+        EmbeddingCache(tmp_path)
+    assert str(caught.value) == (
+        f"{tmp_path / CACHE_FILE}: the embedding cache is not a usable SQLite database "
+        "(file is not a database); delete it (it is only a cache) and run again"
+    )
+
+
+_WRITER = """
+import sys
+from pathlib import Path
+import numpy as np
+from retrieval_eval.index.embedding_cache import EmbeddingCache
+
+directory, worker, batches = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+with EmbeddingCache(directory) as cache:
+    batch = 0
+    while batches < 0 or batch < batches:
+        cache.put_many("m" * 64, {
+            f"{worker}/{batch}/{i}": np.full(384, worker * 1000 + batch, np.float32)
+            for i in range(100)
+        })
+        batch += 1
+        print(batch, flush=True)
+"""
+
+
+def _start_writer(directory: Path, worker: int, batches: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(directory), str(worker), str(batches)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_concurrent_writer_processes_all_land(tmp_path: Path) -> None:
+    writers = [_start_writer(tmp_path, worker, batches=10) for worker in range(4)]
+    for writer in writers:
+        writer.communicate()
+        assert writer.returncode == 0
+    with EmbeddingCache(tmp_path) as cache:
+        assert len(cache) == 4 * 10 * 100
+        found = cache.get_many("m" * 64, ["3/9/99", "0/0/0"])
+    assert found["3/9/99"][0] == 3009.0
+    assert found["0/0/0"][0] == 0.0
+
+
+def test_a_writer_killed_mid_write_never_leaves_a_torn_batch(tmp_path: Path) -> None:
+    writer = _start_writer(tmp_path, worker=7, batches=-1)  # writes until killed
+    assert writer.stdout is not None
+    for _ in range(5):  # wait for five committed batches, then kill it mid-stream
+        writer.stdout.readline()
+    writer.kill()
+    writer.wait()
+    writer.stdout.close()
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with EmbeddingCache(tmp_path) as cache:
+        rows = len(cache)
+    assert rows >= 500
+    assert rows % 100 == 0  # whole batches only: a transaction lands entirely or not at all

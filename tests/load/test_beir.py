@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.load.beir import load_beir
+
+
+def test_cranfield_loads_every_query_document_and_judgment(cranfield_beir: Path) -> None:
+    data = load_beir(cranfield_beir, "test")
+
+    assert len(data.queries) == 225
+    # Two Cranfield abstracts (471, 995) are empty in the published data: skipped, not lost.
+    assert len(data.corpus.documents) == 1398
+    assert data.corpus.skipped_empty == ("471", "995")
+    assert data.judgment_count() == 1612
+    assert data.qrels["1"]["184"] == 3
+    assert data.queries["1"].startswith("what similarity laws must be obeyed")
+
+
+def _beir(tmp_path: Path, *, corpus: str, queries: str, qrels: str) -> Path:
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "corpus.jsonl").write_text(corpus, encoding="utf-8")
+    (tmp_path / "queries.jsonl").write_text(queries, encoding="utf-8")
+    (tmp_path / "qrels" / "test.tsv").write_text(qrels, encoding="utf-8")
+    return tmp_path
+
+
+CORPUS = '{"_id": "d1", "title": "T", "text": "one"}\n{"_id": "d2", "text": "two", "extra": 1}\n'
+QUERIES = '{"_id": "q1", "text": "first"}\n{"_id": "q2", "text": "unjudged"}\n'
+
+
+def test_queries_are_limited_to_the_split_and_headerless_qrels_are_read(tmp_path: Path) -> None:
+    data = load_beir(_beir(tmp_path, corpus=CORPUS, queries=QUERIES, qrels="q1\td2\t0\n"), "test")
+
+    assert data.queries == {"q1": "first"}
+    assert data.qrels == {"q1": {"d2": 0}}
+
+
+@pytest.mark.parametrize(
+    ("qrels", "message"),
+    [
+        (
+            "query-id\tcorpus-id\tscore\nq9\td1\t1\n",
+            "qrels/test.tsv:2: query id 'q9' is not in queries.jsonl",
+        ),
+        ("q1\tdX\t1\n", "qrels/test.tsv:1: corpus id 'dX' is not in corpus.jsonl"),
+        ("q1\td1\t1\nq1\td1\t2\n", "qrels/test.tsv:2: query 'q1' judges document 'd1' twice"),
+        (
+            "q1\td1\n",
+            "qrels/test.tsv:1: expected 3 tab-separated columns (query-id, corpus-id, score), "
+            "got 2",
+        ),
+        ("q1\td1\t1\nq1\td2\thigh\n", "qrels/test.tsv:2: score 'high' is not an integer"),
+    ],
+)
+def test_bad_qrels_name_the_line(tmp_path: Path, qrels: str, message: str) -> None:
+    folder = _beir(tmp_path, corpus=CORPUS, queries=QUERIES, qrels=qrels)
+    with pytest.raises(InputError) as caught:
+        load_beir(folder, "test")
+    assert str(caught.value) == f"{folder}/{message}"
+
+
+def test_missing_split_lists_the_available_ones(tmp_path: Path) -> None:
+    folder = _beir(tmp_path, corpus=CORPUS, queries=QUERIES, qrels="q1\td1\t1\n")
+    with pytest.raises(InputError) as caught:
+        load_beir(folder, "dev")
+    assert (
+        str(caught.value)
+        == f"{folder}/qrels/dev.tsv: no qrels for split 'dev' (available splits: test)"
+    )
+
+
+def test_duplicate_corpus_id_names_both_lines(tmp_path: Path) -> None:
+    corpus = '{"_id": "d1", "text": "a"}\n{"_id": "d1", "text": "b"}\n'
+    folder = _beir(tmp_path, corpus=corpus, queries=QUERIES, qrels="q1\td1\t1\n")
+    with pytest.raises(InputError) as caught:
+        load_beir(folder, "test")
+    path = folder / "corpus.jsonl"
+    assert str(caught.value) == (
+        f"{path}:2: duplicate document id 'd1' (first defined at {path}:1); document ids must "
+        "be unique"
+    )

@@ -1,0 +1,71 @@
+"""schema/fixture.schema.json is generated from the model; it must never drift from it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+from pydantic import ValidationError
+
+from retrieval_eval.load.fixture_schema import main, render_fixture_schema
+from retrieval_eval.load.fixtures import Fixture
+
+
+def test_committed_schema_matches_the_model(repo_root: Path) -> None:
+    committed = (repo_root / "schema" / "fixture.schema.json").read_text(encoding="utf-8")
+    assert committed == render_fixture_schema(), (
+        "schema/fixture.schema.json is stale: run "
+        "python -m retrieval_eval.load.fixture_schema schema/fixture.schema.json"
+    )
+
+
+def test_regeneration_writes_the_rendered_schema(tmp_path: Path) -> None:
+    assert main([str(tmp_path / "out.json")]) == 0
+    assert (tmp_path / "out.json").read_text(encoding="utf-8") == render_fixture_schema()
+
+
+BASE: dict[str, Any] = {
+    "query_id": "q1",
+    "query": "how long to rest dough",
+    "retrieval_type": "semantic",
+    "expected_top_k_ids": ["recipes/bread"],
+    "ground_truth_source": "synthetic",
+}
+
+
+@pytest.mark.parametrize(
+    ("changes", "valid"),
+    [
+        ({}, True),
+        ({"minimum_mrr": 0.5, "tags": ["bread"], "relevance": {"recipes/bread": 3}}, True),
+        ({"filters": {"tags": ["recipes"]}, "query_type": "tag_filter"}, True),
+        ({"qurey": "x"}, False),
+        ({"filters": {"tags": ["a"], "mode": "and"}}, False),
+        ({"retrieval_type": "dense"}, False),
+        ({"minimum_mrr": 1.01}, False),
+        ({"minimum_mrr": "0.5"}, False),
+        ({"query": " "}, False),
+        ({"relevance": {"recipes/bread": 0}}, False),
+        ({"expected_top_k_ids": [""]}, False),
+    ],
+)
+def test_schema_and_model_agree(changes: dict[str, Any], valid: bool) -> None:
+    record = {**BASE, **changes}
+    schema = json.loads(render_fixture_schema())
+    schema_valid = jsonschema.Draft202012Validator(schema).is_valid(record)
+    try:
+        Fixture.model_validate(record)
+        model_valid = True
+    except ValidationError:
+        model_valid = False
+    assert (schema_valid, model_valid) == (valid, valid)
+
+
+def test_grades_default_to_one() -> None:
+    fixture = Fixture.model_validate(
+        {**BASE, "expected_top_k_ids": ["a", "b", "c"], "relevance": {"b": 3}}
+    )
+    assert fixture.grades() == {"a": 1, "b": 3, "c": 1}

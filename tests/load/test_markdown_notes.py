@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.load.corpus import load_corpus
+
+SHAKSHUKA = """---
+title: Shakshuka
+tags: [breakfast, "#eggs"]
+date: 2024-01-02
+---
+# Eggs in tomato
+
+Spicy #recipes/middle-eastern and #quick. See #42, [x](#anchor) http://a.b/#frag
+
+```
+#include <stdio.h>
+```
+#two words# done `#not-a-tag`
+"""
+
+
+def _notes(tmp_path: Path, files: dict[str, bytes | str]) -> Path:
+    for name, content in files.items():
+        path = tmp_path / "notes" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return tmp_path / "notes"
+
+
+def test_ids_titles_tags_and_metadata_follow_the_convention(tmp_path: Path) -> None:
+    folder = _notes(
+        tmp_path,
+        {
+            "recipes/shakshuka.md": SHAKSHUKA,
+            "travel/lisbon.md": (
+                "\ufeffIntro line\r\n\r\n# Trip to Lisbon\r\n\r\n## Budget\r\n#travel/europe\r\n"
+            ),
+            "plain.md": "## Only a subheading\nbody #tag.\n",
+            ".obsidian/workspace.md": "ignored",
+            "readme.txt": "not a note",
+        },
+    )
+    corpus = load_corpus(folder)
+    by_id = {doc.id: doc for doc in corpus.documents}
+
+    assert sorted(by_id) == ["plain", "recipes/shakshuka", "travel/lisbon"]
+    shakshuka = by_id["recipes/shakshuka"]
+    assert shakshuka.title == "Shakshuka"
+    assert shakshuka.tags == ("breakfast", "eggs", "recipes/middle-eastern", "quick", "two words")
+    assert shakshuka.metadata == {"date": "2024-01-02"}
+    assert shakshuka.text.startswith("# Eggs in tomato\n")
+    lisbon = by_id["travel/lisbon"]
+    assert (lisbon.title, lisbon.tags) == ("Trip to Lisbon", ("travel/europe",))
+    assert lisbon.text == "Intro line\n\n# Trip to Lisbon\n\n## Budget\n#travel/europe"
+    assert (by_id["plain"].title, by_id["plain"].tags) == ("plain", ("tag",))
+
+
+def test_blank_notes_are_skipped_and_counted(tmp_path: Path) -> None:
+    folder = _notes(tmp_path, {"a.md": "---\ntitle: Nothing here\n---\n\n", "b.md": "text"})
+    corpus = load_corpus(folder)
+    assert corpus.ids() == {"b"}
+    assert corpus.skipped_empty == ("a",)
+
+
+def test_tags_as_a_comma_separated_string(tmp_path: Path) -> None:
+    folder = _notes(tmp_path, {"a.md": "---\ntags: one, two three\n---\nbody\n"})
+    assert load_corpus(folder).documents[0].tags == ("one", "two", "three")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"line one\nline \xff two\n", "a.md:2: invalid UTF-8; save the note as UTF-8"),
+        (
+            b"---\ntitle: [unclosed\n---\nbody\n",
+            "a.md:2: front matter is not valid YAML: expected ',' or ']', but got '<stream end>'",
+        ),
+        (b"---\ntitle: x\nbody\n", "a.md:1: front matter opened with --- is never closed"),
+        (b"---\n- a list\n---\nbody\n", "a.md:2: front matter must be a YAML mapping (key: value)"),
+        (b"---\ntags: {a: 1}\n---\nbody\n", "a.md: front matter 'tags' must be a list or a string"),
+    ],
+)
+def test_broken_notes_name_file_and_line(tmp_path: Path, content: bytes, message: str) -> None:
+    folder = _notes(tmp_path, {"a.md": content})
+    with pytest.raises(InputError) as caught:
+        load_corpus(folder)
+    assert str(caught.value) == f"{folder}/{message}"

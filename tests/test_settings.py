@@ -1,0 +1,139 @@
+"""The settings layers: defaults < retrieval-eval.toml / pyproject.toml < overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.settings import DEFAULT_THRESHOLDS, RunSettings, Threshold, load_settings
+
+
+def load(workdir: Path, **overrides: object) -> RunSettings:
+    return load_settings(
+        workdir=workdir, config_file=None, overrides=overrides, home=workdir, cores=2
+    )
+
+
+def test_defaults_follow_the_seed(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    assert settings.datasets == tmp_path / "datasets"
+    assert settings.corpus == tmp_path / "datasets" / "corpus"
+    assert settings.baseline == tmp_path / "baseline.json"
+    assert settings.report_dir == tmp_path / "retrieval-eval-report"
+    assert settings.tolerance == 0.05
+    assert settings.dataset_retrievers == {
+        "semantic.jsonl": "dense",
+        "keyword.jsonl": "bm25",
+        "hybrid.jsonl": "hybrid",
+    }
+    assert settings.thresholds["mrr@10"] == Threshold(min=0.75, datasets=("hybrid.jsonl",))
+    assert settings.thresholds["ndcg@10"].min == 0.70
+    assert settings.thresholds["p@5"].min == 0.65
+    assert settings.thresholds["latency_p95_ms"].max == 500
+    assert settings.thresholds["cost_per_query_usd"].max == 0.002
+    # Latency and cost are not gated relatively by default (runner timings vary > 5%).
+    assert "latency_p95_ms" not in settings.gated
+    assert "cost_per_query_usd" not in settings.gated
+    assert (settings.min_fixtures, settings.min_human) == (20, 10)
+
+
+def test_machine_defaults_fill_the_dense_retriever(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    model_dir = tmp_path / ".cache/chroma/onnx_models/all-MiniLM-L6-v2/onnx"
+    assert settings.model_dir == model_dir
+    assert settings.retrievers.dense.model_dir == model_dir
+    assert settings.retrievers.dense.cache_dir == tmp_path / ".retrieval-eval-cache" / "embeddings"
+    assert settings.retrievers.dense.threads == 2
+
+
+def test_file_then_overrides(tmp_path: Path) -> None:
+    (tmp_path / "retrieval-eval.toml").write_text(
+        'tolerance = 0.1\nbaseline = "eval/base.json"\nk = 20\n'
+        '[thresholds]\n"p@5" = false\n"ndcg@10" = { min = 0.5 }\n'
+        '[dataset_retrievers]\n"keyword.jsonl" = "like"\n'
+        "[retrievers.bm25]\nk1 = 1.2\n",
+        encoding="utf-8",
+    )
+    settings = load(tmp_path, tolerance=0.02)
+    assert settings.tolerance == 0.02  # the flag beats the file
+    assert settings.baseline == tmp_path / "eval" / "base.json"
+    assert settings.k == 20
+    assert "p@5" not in settings.thresholds  # `false` removes a default threshold
+    assert settings.thresholds["ndcg@10"] == Threshold(min=0.5)
+    assert settings.thresholds["latency_p95_ms"] == DEFAULT_THRESHOLDS["latency_p95_ms"]
+    assert settings.dataset_retrievers["keyword.jsonl"] == "like"
+    assert settings.dataset_retrievers["hybrid.jsonl"] == "hybrid"
+    assert settings.retrievers.bm25.k1 == 1.2
+    assert settings.retrievers.bm25.b == 0.4
+
+
+def test_pyproject_table_is_read_when_there_is_no_toml_file(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[tool.retrieval-eval]\ntolerance = 0.03\n', encoding="utf-8"
+    )
+    assert load(tmp_path).tolerance == 0.03
+
+
+def test_unknown_key_names_the_key_and_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text("tolerence = 0.1\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path)
+    assert str(caught.value) == f"{config}: unknown key 'tolerence'"
+
+
+def test_unknown_nested_key_names_its_path(tmp_path: Path) -> None:
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text("[retrievers.bm25]\nk_1 = 1.2\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path)
+    assert str(caught.value) == f"{config}: unknown key 'retrievers.bm25.k_1'"
+
+
+def test_bad_value_names_the_key_and_what_is_wrong(tmp_path: Path) -> None:
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text("tolerance = 1.5\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path)
+    assert str(caught.value) == f"{config}: bad value for 'tolerance': Input should be less than 1"
+
+
+def test_bad_override_names_the_command_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path, k=0)
+    assert (
+        str(caught.value)
+        == "command line: bad value for 'k': Input should be greater than or equal to 1"
+    )
+
+
+def test_threshold_on_an_unmeasured_metric_is_an_error(tmp_path: Path) -> None:
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text('[thresholds]\n"map@7" = { min = 0.5 }\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path)
+    assert str(caught.value).startswith(
+        f"{config}: bad value for 'thresholds': threshold on 'map@7'"
+    )
+
+
+def test_invalid_toml_is_reported_with_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text("tolerance = \n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path)
+    assert str(caught.value).startswith(f"{config}: not valid TOML")
+
+
+def test_explicit_config_file_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(workdir=tmp_path, config_file=Path("nope.toml"), overrides={})
+    assert str(caught.value) == f"{tmp_path / 'nope.toml'}: configuration file not found"
+
+
+def test_settings_are_frozen(tmp_path: Path) -> None:
+    settings = load(tmp_path)
+    with pytest.raises(ValueError):
+        settings.tolerance = 0.5  # type: ignore[misc]
