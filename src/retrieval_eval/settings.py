@@ -348,8 +348,8 @@ def _plain(message: str) -> str:
 def metric_label(metric: str) -> str:
     """Display name: ``ndcg@10`` → ``NDCG@10``."""
     labels: Mapping[str, str] = {
-        LATENCY_P95: "latency p95 (ms)",
-        COST_PER_QUERY: "cost / query ($)",
+        LATENCY_P95: "Latency p95 (ms)",
+        COST_PER_QUERY: "Cost / query ($)",
         GROUNDEDNESS: "Groundedness",
     }
     if metric in labels:

@@ -19,7 +19,9 @@ def test_an_unreadable_event_still_leaves_a_summary_and_an_output(tmp_path: Path
 
     assert run_action(env, WorkflowCommands(log)) == ExitCode.ERROR
 
-    message = f"{tmp_path / 'missing.json'}: cannot read the event payload: No such file or directory"
+    message = (
+        f"{tmp_path / 'missing.json'}: cannot read the event payload: No such file or directory"
+    )
     summary = (tmp_path / "step_summary.md").read_text()
     assert summary == f"### ❌ retrieval-eval failed\n\n```\n{message}\n```\n"
     assert read_outputs(tmp_path / "github_output") == {"verdict": "error"}

@@ -313,7 +313,9 @@ class _Handler(BaseHTTPRequestHandler):
             ("POST", r"/issues/(\d+)/comments", self._create_comment),
             ("PATCH", r"/issues/comments/(\d+)", self._edit_comment),
             ("POST", r"/statuses/([0-9a-f]{40})", self._create_status),
+            ("GET", r"/commits/([0-9a-f]{40})", self._commit),
             ("GET", r"/commits/([0-9a-f]{40})/statuses", self._list_statuses),
+            ("GET", r"/statuses/([0-9a-f]{40})", self._list_statuses),
             ("GET", r"/contents/(.+)", self._get_content),
             ("PUT", r"/contents/(.+)", self._put_content),
         ]
@@ -439,6 +441,10 @@ class _Handler(BaseHTTPRequestHandler):
         }
         self.api.statuses.setdefault(sha, []).append(status)
         return 201, status, {}
+
+    def _commit(self, sha: str, **_: Any) -> _Response:
+        """Every well-formed sha exists: the fake keeps no history, only what was posted to it."""
+        return 200, {"sha": sha, "url": self._api_url(f"/commits/{sha}"), "files": []}, {}
 
     def _list_statuses(self, sha: str, **_: Any) -> _Response:
         return 200, list(reversed(self.api.statuses.get(sha, []))), {}

@@ -27,7 +27,11 @@ class Document:
 
 @dataclass(frozen=True)
 class Corpus:
-    """A loaded corpus. ``skipped_empty`` lists ids of empty documents that were warned about and left out."""
+    """A loaded corpus.
+
+    ``skipped_empty`` lists ids of empty documents that were warned about and left
+    out; they still count as existing when datasets are checked against the corpus.
+    """
 
     documents: tuple[Document, ...]
     location: str

@@ -75,7 +75,7 @@ class DenseRetriever:
             corpus,
             max_tokens=self.config.chunk_tokens,
             overlap=self.config.chunk_overlap,
-            spans=_model_token_spans(self.model_dir),
+            spans=model_token_spans(self.model_dir),
         )
         self._table = ChunkTable(corpus, chunks)
         self._position = {chunk.id: i for i, chunk in enumerate(chunks)}
@@ -192,7 +192,7 @@ def _metadata(chunk: Chunk, tags: Sequence[str]) -> dict[str, str | bool]:
     return metadata
 
 
-def _model_token_spans(model_dir: Path) -> TokenSpans:
+def model_token_spans(model_dir: Path) -> TokenSpans:
     """Character spans of the model's word pieces, untruncated, for the chunker."""
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.no_truncation()

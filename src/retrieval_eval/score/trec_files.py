@@ -18,7 +18,7 @@ from retrieval_eval.score.trec_decimal import parse_short_decimals
 from retrieval_eval.score.trec_tokens import Block, read_blocks
 from retrieval_eval.score.trec_values import (
     WordArray,
-    decode,
+    as_bytes_strings,
     load_words,
     parse_floats,
     parse_ints,
@@ -80,9 +80,8 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
     query_words = _stack(query_parts)
     starts = _segment_starts(query_words)
     names: dict[str, int] = {}
-    segment_codes = np.empty(starts.size, dtype=np.int64)
-    for index, row in enumerate(starts.tolist()):
-        segment_codes[index] = names.setdefault(decode(query_words[row]), len(names))
+    segment_names = [raw.decode("utf-8", "replace") for raw in as_bytes_strings(query_words[starts]).tolist()]
+    segment_codes = np.array([names.setdefault(name, len(names)) for name in segment_names], dtype=np.int64)
     lengths = np.diff(np.append(starts, query_words.shape[0]))
     return Columns(
         path=path,

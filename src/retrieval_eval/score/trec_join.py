@@ -3,11 +3,14 @@
 trec_eval ignores the rank column: it sorts each query's results by score
 descending and breaks ties by document id descending (``strcmp`` order). Most
 run files are already written in that order, so we verify it with one
-vectorised pass over adjacent lines and only sort the queries that violate it.
+vectorised pass over adjacent lines and sort only the queries that break it.
+Ranks are then needed only for the few lines that match a judgment.
 
-Documents are matched to judgments through a 64-bit hash of (query, document),
-and every hash match is then confirmed on the exact packed bytes, so a hash
-collision can cost time but never a wrong number.
+Documents are matched to judgments by a key of (query, 64-bit hash of the id),
+and each key match is confirmed on the exact id bytes, so a hash collision can
+cost time but never a wrong number. Work on per-line arrays goes in chunks of
+CHUNK_ROWS lines so temporaries stay in cache instead of page-faulting 80 MB
+arrays into existence.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import numpy as np
 from retrieval_eval.errors import InputError
 from retrieval_eval.score.ranked import IntArray, RankedHits, ideal_from_grades
 from retrieval_eval.score.trec_files import Columns
-from retrieval_eval.score.trec_values import WordArray, decode, order_keys, widen
+from retrieval_eval.score.trec_values import WordArray, as_bytes_strings, order_keys, widen
 
+CHUNK_ROWS = 1 << 16
 _MIX = (
     np.uint64(0x9E3779B97F4A7C15),
     np.uint64(0xC2B2AE3D27D4EB4F),
@@ -34,48 +38,48 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
     """
     qrels_index = {qid: index for index, qid in enumerate(qrels.query_ids)}
     run_to_qrels = np.array([qrels_index.get(qid, -1) for qid in run.query_ids], dtype=np.int64)
-    run_query_in_qrels = run_to_qrels[run.query] if run.query.size else run.query
     width = max(qrels.doc_words.shape[1], run.doc_words.shape[1])
     qrels_docs, run_docs = widen(qrels.doc_words, width), widen(run.doc_words, width)
     grades = np.asarray(qrels.value, dtype=np.int64)
     _reject_duplicate_judgments(qrels, qrels_docs)
 
-    rank = _trec_ranks(run)
     # Join in the run's query numbering, so the run's keys rise with its lines.
     qrels_to_run = np.full(len(qrels.query_ids), -1, dtype=np.int64)
     known = run_to_qrels >= 0
     qrels_to_run[run_to_qrels[known]] = np.flatnonzero(known)
     judged_in_run = qrels_to_run[qrels.query]
     has_run = judged_in_run >= 0
-    matched_row, judged_subset = _match(
-        judged_in_run[has_run], qrels_docs[has_run], np.where(run_query_in_qrels >= 0, run.query, -1), run_docs
-    )
+    run_query_joined = np.where(known, np.arange(len(run.query_ids), dtype=np.int64), -1)
+    matched_row, judged_subset = _match(judged_in_run[has_run], qrels_docs[has_run], run, run_query_joined, run_docs)
     matched_judgment = np.flatnonzero(has_run)[judged_subset]
     _reject_duplicate_results(run, matched_row, matched_judgment, qrels)
 
-    retrieved_per_qrels_query = np.bincount(
-        run_query_in_qrels[run_query_in_qrels >= 0], minlength=len(qrels.query_ids)
-    )
-    order = sorted(range(len(qrels.query_ids)), key=qrels.query_ids.__getitem__)
-    selected = [q for q in order if complete or retrieved_per_qrels_query[q] > 0]
-    position = np.full(len(qrels.query_ids), -1, dtype=np.int64)
-    position[np.asarray(selected, dtype=np.int64)] = np.arange(len(selected), dtype=np.int64)
+    relevant = grades[matched_judgment] >= 1
+    matched_row, matched_judgment = matched_row[relevant], matched_judgment[relevant]
+    rank = _trec_ranks(run, matched_row)
 
-    hit_grade = grades[matched_judgment]
-    relevant = hit_grade >= 1
-    hit_query = position[qrels.query[matched_judgment[relevant]]]
+    retrieved = np.bincount(run.query, minlength=len(run.query_ids))
+    retrieved_per_qrels_query = np.zeros(len(qrels.query_ids), dtype=np.int64)
+    retrieved_per_qrels_query[run_to_qrels[known]] = retrieved[known]
+    order = sorted(range(len(qrels.query_ids)), key=qrels.query_ids.__getitem__)
+    in_run = np.zeros(len(qrels.query_ids), dtype=bool)
+    in_run[run_to_qrels[known]] = True
+    selected = np.asarray([q for q in order if complete or in_run[q]], dtype=np.int64)
+    position = np.full(len(qrels.query_ids), -1, dtype=np.int64)
+    position[selected] = np.arange(selected.size, dtype=np.int64)
+
+    hit_query = position[qrels.query[matched_judgment]]
     keep = hit_query >= 0
-    hit_query = hit_query[keep]
-    hit_rank = rank[matched_row[relevant]][keep]
-    hit_gain = hit_grade[relevant][keep].astype(np.float64)
+    hit_query, hit_rank = hit_query[keep], rank[keep]
+    hit_gain = grades[matched_judgment][keep].astype(np.float64)
     by_query_rank = np.lexsort((hit_rank, hit_query))
 
     judged_query = position[qrels.query]
     in_scope = judged_query >= 0
-    num_rel, offsets, ideal = ideal_from_grades(judged_query[in_scope], grades[in_scope], len(selected))
+    num_rel, offsets, ideal = ideal_from_grades(judged_query[in_scope], grades[in_scope], selected.size)
     return RankedHits(
-        query_ids=tuple(qrels.query_ids[q] for q in selected),
-        num_ret=retrieved_per_qrels_query[np.asarray(selected, dtype=np.int64)].astype(np.int64),
+        query_ids=tuple(qrels.query_ids[q] for q in selected.tolist()),
+        num_ret=retrieved_per_qrels_query[selected],
         num_rel=num_rel,
         hit_query=hit_query[by_query_rank],
         hit_rank=hit_rank[by_query_rank],
@@ -85,29 +89,53 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
     )
 
 
-def _trec_ranks(run: Columns) -> IntArray:
-    """1-based rank of every run line under trec_eval's ordering."""
-    rows = run.query.size
+def _chunks(rows: int) -> range:
+    return range(0, rows, CHUNK_ROWS)
+
+
+def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
+    """1-based trec_eval rank of each of ``rows`` (run line indices)."""
     scores = np.asarray(run.value, dtype=np.float64)
-    keys = order_keys(run.doc_words)
     if not run.contiguous:
-        order = _sort_trec(run.query, scores, keys)
-        return _ranks_from_order(run.query, order)
+        everything = np.arange(run.query.size, dtype=np.int64)
+        return _sorted_ranks(run, scores, everything)[rows]
     starts = run.segment_starts
-    rank = np.arange(rows, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, rows))) + 1
-    same_query = run.query[1:] == run.query[:-1]
-    in_order = (scores[:-1] > scores[1:]) | ((scores[:-1] == scores[1:]) & _descending(keys[:-1], keys[1:]))
-    broken = same_query & ~in_order
-    if not bool(broken.any()):
+    segment = np.searchsorted(starts, rows, side="right") - 1
+    rank = rows - starts[segment] + 1
+    broken = _queries_out_of_order(run, scores)
+    if broken.size == 0:
         return rank
-    bad_queries = np.unique(run.query[1:][broken])
-    rows_to_sort = np.flatnonzero(np.isin(run.query, bad_queries))
-    order = _sort_trec(run.query[rows_to_sort], scores[rows_to_sort], keys[rows_to_sort])
-    rank[rows_to_sort] = _ranks_from_order(run.query[rows_to_sort], order)
+    lengths = np.diff(np.append(starts, run.query.size))
+    first, count = starts[broken], lengths[broken]  # contiguous: one segment per query
+    offsets = np.repeat(np.cumsum(count) - count, count)
+    to_sort = np.repeat(first, count) + np.arange(int(count.sum()), dtype=np.int64) - offsets
+    sorted_rank = _sorted_ranks(run, scores, to_sort)
+    inside = np.isin(segment, broken)
+    rank[inside] = sorted_rank[np.searchsorted(to_sort, rows[inside])]
     return rank
 
 
-def _descending(left: WordArray, right: WordArray) -> np.ndarray:
+def _queries_out_of_order(run: Columns, scores: np.ndarray) -> IntArray:
+    """Segments (= queries, for a contiguous run) whose lines are not in trec_eval order."""
+    bad: list[IntArray] = []
+    total = run.query.size
+    for start in _chunks(total):
+        stop = min(start + CHUNK_ROWS + 1, total)  # one row of overlap for the pair across chunks
+        query = run.query[start:stop]
+        score = scores[start:stop]
+        keys = order_keys(run.doc_words[start:stop])
+        same_query = query[1:] == query[:-1]
+        in_order = (score[:-1] > score[1:]) | ((score[:-1] == score[1:]) & _greater(keys[:-1], keys[1:]))
+        broken = np.flatnonzero(same_query & ~in_order)
+        if broken.size:
+            bad.append(broken + start + 1)
+    if not bad:
+        return np.zeros(0, dtype=np.int64)
+    rows = np.concatenate(bad)
+    return np.unique(np.searchsorted(run.segment_starts, rows, side="right") - 1)
+
+
+def _greater(left: WordArray, right: WordArray) -> np.ndarray:
     """Row-wise left > right in lexicographic (strcmp) order of big-endian words."""
     greater = np.zeros(left.shape[0], dtype=bool)
     equal = np.ones(left.shape[0], dtype=bool)
@@ -117,13 +145,12 @@ def _descending(left: WordArray, right: WordArray) -> np.ndarray:
     return greater
 
 
-def _sort_trec(query: IntArray, scores: np.ndarray, keys: WordArray) -> IntArray:
+def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
+    """Ranks of ``rows`` (whole queries) after trec_eval's sort: score desc, then id desc."""
+    query = run.query[rows]
+    keys = order_keys(run.doc_words[rows])
     reversed_ids = tuple(~keys[:, column] for column in range(keys.shape[1] - 1, -1, -1))
-    return np.lexsort((*reversed_ids, -scores, query)).astype(np.int64)
-
-
-def _ranks_from_order(query: IntArray, order: IntArray) -> IntArray:
-    """Ranks for rows, given an order that groups queries and ranks within them."""
+    order = np.lexsort((*reversed_ids, -scores[rows], query))
     sorted_query = query[order]
     first = np.ones(order.size, dtype=bool)
     first[1:] = sorted_query[1:] != sorted_query[:-1]
@@ -144,45 +171,53 @@ def _keys(query: IntArray, docs: WordArray, query_bits: int) -> np.ndarray:
     for column in range(docs.shape[1]):
         mixed = (docs[:, column] ^ value) * _MIX[(column % 3) + 1]
         value = mixed ^ (mixed >> np.uint64(31))
-    hash_bits = 64 - query_bits
-    return (query.astype(np.uint64) << np.uint64(hash_bits)) | (value >> np.uint64(query_bits))
+    return (query.astype(np.uint64) << np.uint64(64 - query_bits)) | (value >> np.uint64(query_bits))
 
 
 def _match(
-    judged_query: IntArray, judged_docs: WordArray, run_query: IntArray, run_docs: WordArray
+    judged_query: IntArray, judged_docs: WordArray, run: Columns, run_query_joined: IntArray, run_docs: WordArray
 ) -> tuple[IntArray, IntArray]:
-    """(run row, qrels row) pairs naming the same query and document.
+    """(run line, judgment) pairs naming the same query and document.
 
-    ``run_query`` is -1 for rows whose query has no judgments; both query arrays
-    must use the same numbering, ideally rising with the run's lines.
+    ``run_query_joined`` maps the run's query indices to themselves, or -1 for
+    queries without judgments; ``judged_query`` uses the same numbering.
     """
+    empty = np.zeros(0, dtype=np.int64)
     if judged_query.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    query_bits = max(1, int(max(int(judged_query.max()), int(run_query.max(initial=0))) + 1).bit_length())
+    query_bits = max(1, len(run_query_joined).bit_length())
     judged_keys = _keys(judged_query, judged_docs, query_bits)
     order = np.argsort(judged_keys, kind="stable")
     sorted_keys = judged_keys[order]
     if bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
-        return _match_exact(judged_query, judged_docs, run_query, run_docs)
-    candidates = np.flatnonzero(run_query >= 0)
-    run_keys = _keys(run_query[candidates], run_docs[candidates], query_bits)
-    slot = np.searchsorted(sorted_keys, run_keys)
-    np.minimum(slot, sorted_keys.size - 1, out=slot)
-    found = sorted_keys[slot] == run_keys
-    rows, judgments = candidates[found], order[slot[found]]
-    exact = (judged_query[judgments] == run_query[rows]) & (judged_docs[judgments] == run_docs[rows]).all(axis=1)
-    return rows[exact], judgments[exact]
+        return _match_exact(judged_query, judged_docs, run_query_joined[run.query], run_docs)
+    rows_found: list[IntArray] = []
+    judgments_found: list[IntArray] = []
+    last = sorted_keys.size - 1
+    for start in _chunks(run.query.size):
+        stop = start + CHUNK_ROWS
+        query = run_query_joined[run.query[start:stop]]
+        docs = run_docs[start:stop]
+        wanted = np.flatnonzero(query >= 0)
+        keys = _keys(query[wanted], docs[wanted], query_bits)
+        slot = np.minimum(np.searchsorted(sorted_keys, keys), last)
+        found = sorted_keys[slot] == keys
+        if not bool(found.any()):
+            continue
+        rows, judgments = wanted[found], order[slot[found]]
+        exact = (judged_query[judgments] == query[rows]) & (judged_docs[judgments] == docs[rows]).all(axis=1)
+        rows_found.append(rows[exact] + start)
+        judgments_found.append(judgments[exact])
+    if not rows_found:
+        return empty, empty
+    return np.concatenate(rows_found), np.concatenate(judgments_found)
 
 
 def _match_exact(
     judged_query: IntArray, judged_docs: WordArray, run_query: IntArray, run_docs: WordArray
 ) -> tuple[IntArray, IntArray]:
-    """Slow but collision-free matching through Python dictionaries."""
-    table = {
-        (int(q), docs.tobytes()): index
-        for index, (q, docs) in enumerate(zip(judged_query, judged_docs, strict=True))
-    }
+    """Collision-free matching through a Python dictionary, for the rare key clash."""
+    table = {(int(q), docs.tobytes()): index for index, (q, docs) in enumerate(zip(judged_query, judged_docs, strict=True))}
     rows: list[int] = []
     judgments: list[int] = []
     for row in np.flatnonzero(run_query >= 0).tolist():
@@ -193,22 +228,28 @@ def _match_exact(
     return np.asarray(rows, dtype=np.int64), np.asarray(judgments, dtype=np.int64)
 
 
+def _doc_text(words: WordArray) -> str:
+    raw: bytes = as_bytes_strings(words[None, :] if words.ndim == 1 else words)[0]
+    return raw.decode("utf-8", "replace")
+
+
 def _reject_duplicate_judgments(qrels: Columns, docs: WordArray) -> None:
     """trec_eval refuses a qrels file that judges one document twice for a query."""
     keys = np.lexsort((*(docs[:, c] for c in range(docs.shape[1] - 1, -1, -1)), qrels.query))
     same = (qrels.query[keys][1:] == qrels.query[keys][:-1]) & (docs[keys][1:] == docs[keys][:-1]).all(axis=1)
     if bool(same.any()):
-        second = int(max(keys[1:][same][0], keys[:-1][same][0]))
-        qid, doc = qrels.query_ids[int(qrels.query[second])], decode(docs[second])
+        index = int(np.flatnonzero(same)[0])
+        second = int(max(keys[index], keys[index + 1]))
+        qid = qrels.query_ids[int(qrels.query[second])]
         raise InputError(
-            f"document {doc!r} is judged twice for query {qid!r}; keep one line",
+            f"document {_doc_text(docs[second])!r} is judged twice for query {qid!r}; keep one line",
             file=qrels.path,
             line=int(qrels.line_numbers[second]),
         )
 
 
 def _reject_duplicate_results(run: Columns, rows: IntArray, judgments: IntArray, qrels: Columns) -> None:
-    """A judged document listed twice for a query would be counted twice; trec_eval refuses it too."""
+    """A judged document listed twice for a query would count twice; trec_eval refuses it too."""
     if judgments.size == 0:
         return
     counts = np.bincount(judgments)
@@ -218,7 +259,8 @@ def _reject_duplicate_results(run: Columns, rows: IntArray, judgments: IntArray,
     second = int(np.sort(rows[judgments == judgment])[1])
     qid = qrels.query_ids[int(qrels.query[judgment])]
     raise InputError(
-        f"document {decode(run.doc_words[second])!r} appears twice for query {qid!r}; each document once per query",
+        f"document {_doc_text(run.doc_words[second])!r} appears twice for query {qid!r}; "
+        "list each document once per query",
         file=run.path,
         line=int(run.line_numbers[second]),
     )

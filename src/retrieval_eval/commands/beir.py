@@ -1,0 +1,150 @@
+"""`retrieval-eval beir DIR`: a built-in retriever on a BEIR folder, scored.
+
+For comparing our retrievers with published BEIR numbers and with each other
+on real judgments (docs/benchmarks.md uses it on Cranfield). The TREC run it
+writes can be re-scored with ``retrieval-eval trec`` or trec_eval itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import click
+
+from retrieval_eval.errors import ExitCode
+from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.load.beir import load_beir
+from retrieval_eval.retrieval.config import RetrieversConfig
+from retrieval_eval.retrieval.registry import (
+    build_retriever,
+    close_retriever,
+    with_machine_defaults,
+)
+from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
+from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.latency import latency_summary
+
+BUILT_IN = ("dense", "bm25", "hybrid", "like")
+MEASURES = ("ndcg@10", "mrr@10", "p@5", "recall@100", "map")
+_PATH = click.Path(path_type=Path)
+
+
+@click.command("beir")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--retriever",
+    "retriever_name",
+    type=click.Choice(BUILT_IN),
+    default="bm25",
+    show_default=True,
+    help="Built-in retriever to evaluate.",
+)
+@click.option(
+    "--split", default="test", show_default=True, help="qrels/<split>.tsv to score against."
+)
+@click.option(
+    "--k",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Documents retrieved per query.",
+)
+@click.option("--json", "json_path", type=_PATH, help="Write the numbers as one JSON object here.")
+@click.option("--run", "run_path", type=_PATH, help="Write the ranking as a TREC run file here.")
+@click.option(
+    "--model-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Embedding model folder (dense, hybrid). Default: where `model install` puts it.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Embedding cache folder (dense, hybrid). Default: no cache.",
+)
+def beir(
+    directory: Path,
+    retriever_name: str,
+    split: str,
+    k: int,
+    json_path: Path | None,
+    run_path: Path | None,
+    model_dir: Path | None,
+    cache_dir: Path | None,
+) -> int:
+    """Evaluate a built-in retriever on the BEIR folder DIRECTORY."""
+    data = load_beir(directory, split)
+    config = RetrieversConfig()
+    config = config.model_copy(
+        update={
+            "dense": config.dense.model_copy(
+                update={"model_dir": model_dir, "cache_dir": cache_dir}
+            )
+        }
+    )
+    config = with_machine_defaults(config, home=Path.home(), cores=_available_cores())
+    retriever = build_retriever(retriever_name, config)
+    try:
+        setup_s = time_index(retriever, data.corpus)
+        queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
+        timed = run_queries(retriever, queries, k)
+        described = dict(retriever.describe())
+    finally:
+        close_retriever(retriever)
+
+    rankings = {t.query_id: [hit.doc_id for hit in t.result.hits] for t in timed}
+    per_query = evaluate(data.qrels, rankings, list(MEASURES))
+    latency = latency_summary([t.latency_s for t in timed])
+    summary: dict[str, object] = {
+        "dataset": str(directory),
+        "split": split,
+        "retriever": retriever_name,
+        "k": k,
+        "num_documents": len(data.corpus.documents),
+        "num_queries": len(timed),
+        **{measure: _mean(per_query[measure].values()) for measure in MEASURES},
+        "latency_p50_ms": latency.p50_ms,
+        "latency_p95_ms": latency.p95_ms,
+        "setup_s": setup_s,
+        "config": described,
+    }
+    click.echo(_table(summary))
+    if json_path is not None:
+        atomic_write_text(json_path, json.dumps(summary, indent=2, default=str) + "\n")
+    if run_path is not None:
+        atomic_write_text(run_path, trec_run(timed, run_name=f"retrieval-eval-{retriever_name}"))
+    return ExitCode.OK
+
+
+def trec_run(timed: list[TimedResult], *, run_name: str) -> str:
+    """``qid Q0 docid rank score run`` lines, ranks from 1 in our order."""
+    lines = [
+        f"{t.query_id} Q0 {hit.doc_id} {rank} {hit.score:.6f} {run_name}"
+        for t in timed
+        for rank, hit in enumerate(t.result.hits, start=1)
+    ]
+    return "".join(line + "\n" for line in lines)
+
+
+def _available_cores() -> int:
+    # Affinity, not cpu_count: a container limited to 2 CPUs should use 2 threads.
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _mean(values: Iterable[float]) -> float:
+    numbers = list(values)
+    return float(sum(numbers) / len(numbers)) if numbers else 0.0
+
+
+def _table(summary: dict[str, object]) -> str:
+    rows = [
+        ("retriever", str(summary["retriever"])),
+        ("queries", f"{summary['num_queries']} (documents: {summary['num_documents']})"),
+        *((measure, f"{summary[measure]:.4f}") for measure in MEASURES),
+        ("latency p50", f"{summary['latency_p50_ms']:.2f} ms"),
+        ("latency p95", f"{summary['latency_p95_ms']:.2f} ms"),
+        ("setup", f"{summary['setup_s']:.2f} s"),
+    ]
+    return "\n".join(f"{name:<12} {value}" for name, value in rows)
