@@ -61,7 +61,10 @@ def _median_seconds(embed: Callable[[list[str]], object], texts: list[str], runs
 
 
 def _throughput_rows(
-    ours: MiniLMEmbedding, theirs: ONNXMiniLM_L6_V2, sets: Sequence[tuple[str, list[str]]], runs: int
+    ours: MiniLMEmbedding,
+    theirs: ONNXMiniLM_L6_V2,
+    sets: Sequence[tuple[str, list[str]]],
+    runs: int,
 ) -> list[str]:
     rows = []
     for label, texts in sets:
@@ -118,9 +121,13 @@ def main() -> None:
     print(f"cores: {threads}, runs: {args.runs} (medians), batch size: {ours.batch_size}\n")
     print("| passages | count | ours (texts/s) | chromadb default (texts/s) | speed-up |")
     print("| --- | ---: | ---: | ---: | ---: |")
-    for row in _throughput_rows(ours, theirs, [("~40 words", short), ("256 tokens", long)], args.runs):
+    for row in _throughput_rows(
+        ours, theirs, [("~40 words", short), ("256 tokens", long)], args.runs
+    ):
         print(row)
-    print("\n| corpus | cold embed | cache-hit embed | texts embedded on the 2nd run | cached / cold |")
+    print(
+        "\n| corpus | cold embed | cache-hit embed | texts embedded on the 2nd run | cached / cold |"
+    )
     print("| --- | ---: | ---: | ---: | ---: |")
     print(_cache_row(model_dir, short, args.runs, threads))
 

@@ -114,6 +114,7 @@ t=$SECONDS
 junit="$work/container-junit.xml"
 set +e
 RETRIEVAL_EVAL_IMAGE="$image_tag" RETRIEVAL_EVAL_RUNNER_IMAGE="$python_tag" \
+  RETRIEVAL_EVAL_TIMINGS="$work/test-timings.txt" \
   "$repo/.venv/bin/pytest" -m container -p no:xdist -p no:cacheprovider -q \
   --junitxml="$junit" tests/container
 pytest_status=$?
@@ -121,6 +122,9 @@ set -e
 mark "container tests" "$t"
 
 stop_dockerd
+if [[ -f "$work/test-timings.txt" ]]; then
+  while IFS= read -r line; do timings+=("$line"); done <"$work/test-timings.txt"
+fi
 timings+=("total: $((SECONDS - started)) s")
 printf 'ci-container: %s\n' "${timings[@]}"
 

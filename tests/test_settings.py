@@ -137,3 +137,15 @@ def test_settings_are_frozen(tmp_path: Path) -> None:
     settings = load(tmp_path)
     with pytest.raises(ValueError):
         settings.tolerance = 0.5  # type: ignore[misc]
+
+
+def test_a_dataset_can_have_its_own_threshold(tmp_path: Path) -> None:
+    (tmp_path / "retrieval-eval.toml").write_text(
+        '[dataset_thresholds."hybrid.jsonl"]\n"ndcg@10" = { min = 0.6 }\n"mrr@10" = false\n',
+        encoding="utf-8",
+    )
+    settings = load(tmp_path)
+    assert settings.threshold_for("ndcg@10", "hybrid.jsonl") == Threshold(min=0.6)
+    assert settings.threshold_for("ndcg@10", "semantic.jsonl") == Threshold(min=0.7)
+    assert settings.threshold_for("mrr@10", "hybrid.jsonl") is None
+    assert settings.threshold_for("mrr@10", "semantic.jsonl") is None  # the seed's is hybrid-only

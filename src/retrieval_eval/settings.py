@@ -12,7 +12,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -107,6 +107,10 @@ class RunSettings(BaseModel):
     # None: every quality measure and groundedness.
     gated: tuple[str, ...] | None = Field(default=None, validate_default=True)
     thresholds: dict[str, Threshold] = Field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    # Per dataset file, replacing the general threshold on a metric (`false`: none there).
+    dataset_thresholds: dict[str, dict[str, Threshold | Literal[False]]] = Field(
+        default_factory=dict
+    )
     tolerance: float = Field(default=0.05, ge=0.0, lt=1.0)
     seed: int = 0  # bootstrap and randomization tests: same inputs, same numbers
     min_fixtures: int = Field(default=20, ge=0)
@@ -150,22 +154,45 @@ class RunSettings(BaseModel):
     def _thresholds_fit(
         cls, thresholds: dict[str, Threshold], info: ValidationInfo
     ) -> dict[str, Threshold]:
-        known = _measured(info)
-        for name, threshold in thresholds.items():
-            if name not in known:
-                raise ValueError(f"threshold on {name!r}, which is not measured: {sorted(known)}")
-            lower_is_better = name in LOWER_IS_BETTER
-            if lower_is_better and threshold.max is None:
-                raise ValueError(f"threshold on {name!r} needs max (lower is better)")
-            if not lower_is_better and threshold.min is None:
-                raise ValueError(f"threshold on {name!r} needs min (higher is better)")
+        _check_thresholds(thresholds, _measured(info))
         return thresholds
+
+    @field_validator("dataset_thresholds")
+    @classmethod
+    def _dataset_thresholds_fit(
+        cls, tables: dict[str, dict[str, Threshold | Literal[False]]], info: ValidationInfo
+    ) -> dict[str, dict[str, Threshold | Literal[False]]]:
+        for table in tables.values():
+            _check_thresholds(
+                {name: t for name, t in table.items() if t is not False}, _measured(info)
+            )
+        return tables
+
+    def threshold_for(self, metric: str, dataset: str) -> Threshold | None:
+        """The dataset's own threshold on ``metric`` if it has one, else the general one."""
+        own = self.dataset_thresholds.get(dataset, {})
+        if metric in own:
+            chosen = own[metric]
+            return None if chosen is False else chosen
+        general = self.thresholds.get(metric)
+        return general if general is not None and general.applies_to(dataset) else None
 
     def is_gated(self, metric: str) -> bool:
         return self.gated is not None and metric in self.gated
 
     def retriever_for(self, dataset_name: str) -> str | None:
         return self.dataset_retrievers.get(dataset_name)
+
+
+def _check_thresholds(thresholds: Mapping[str, Threshold], known: set[str]) -> None:
+    for name, threshold in thresholds.items():
+        if name not in known:
+            raise ValueError(f"threshold on {name!r}, which is not measured: {sorted(known)}")
+        lower_is_better = name in LOWER_IS_BETTER
+        if lower_is_better and threshold.max is None:
+            raise ValueError(f"threshold on {name!r} needs max (lower is better)")
+        if not lower_is_better and threshold.min is None:
+            raise ValueError(f"threshold on {name!r} needs min (higher is better)")
 
 
 def _measured(info: ValidationInfo) -> set[str]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_eval.errors import ExitCode
+from retrieval_eval.pipeline import run_evaluation
 from tests.compare.conftest import KEYWORD_FIXTURES, Project, fixture, write_dataset
 
 DATASET = "keyword.jsonl"
@@ -265,3 +266,38 @@ def test_switching_retriever_is_flagged(project: Project, tmp_path: Path) -> Non
     assert outcome.report is not None
     comparison = outcome.report.datasets[0].comparison
     assert comparison is not None and comparison.retriever_changed
+
+
+def test_latency_is_gated_relatively_only_when_asked(project: Project) -> None:
+    project.run()
+    data = project.baseline_data()
+    data["datasets"][DATASET]["aggregates"]["latency_p95_ms"] = 1e-6  # impossibly fast
+    project.write_baseline_data(data)
+    by_default = project.run()
+    assert by_default.verdict == "passed"
+    assert row(by_default, "latency_p95_ms").status == "ok"  # within its 500 ms ceiling
+    opted_in = project.run(gated=["mrr@10", "latency_p95_ms"])
+    assert (opted_in.verdict, opted_in.exit_code) == ("regression", ExitCode.FAILED)
+    assert row(opted_in, "latency_p95_ms").status == "regressed"
+    assert row(opted_in, "recall@10").status == "not-gated"
+
+
+def test_baseline_is_not_written_when_the_caller_says_so(project: Project) -> None:
+    outcome = run_evaluation(
+        project.settings(), progress=False, write_baseline=False, log=lambda _: None
+    )
+    assert (outcome.verdict, outcome.exit_code) == ("baseline-established", ExitCode.OK)
+    assert not outcome.baseline_written and not project.baseline.exists()
+    markdown = (project.report_dir / "report.md").read_text(encoding="utf-8")
+    assert "the baseline was not written by this run" in markdown
+
+
+def test_baseline_update_replaces_every_entry(project: Project) -> None:
+    project.run()
+    set_baseline_drop(project, "mrr@10", 0.2)
+    assert project.run().verdict == "regression"
+    outcome = run_evaluation(
+        project.settings(), progress=False, rewrite_baseline=True, log=lambda _: None
+    )
+    assert outcome.baseline_written
+    assert project.run().verdict == "passed"

@@ -34,6 +34,7 @@ def run_action(
     payload: dict[str, Any],
     api_url: str,
     sha: str,
+    extra_env: dict[str, str] | None = None,
     **inputs: str,
 ) -> ActionRun:
     """``run_dir`` (outside the workspace) holds the event file, GITHUB_OUTPUT and the summary."""
@@ -46,9 +47,10 @@ def run_action(
     env["GITHUB_OUTPUT"] = str(run_dir / "github_output")
     env["GITHUB_STEP_SUMMARY"] = str(run_dir / "step_summary.md")
     # Only what a container has: no developer variables leak in.
-    env.update(
-        {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(run_dir), "LANG": "C.UTF-8"}
-    )
+    env["PATH"] = os.environ.get("PATH", "/usr/bin:/bin")
+    env["HOME"] = str(run_dir)  # the runner gives a container action a fresh HOME
+    env["LANG"] = "C.UTF-8"
+    env.update(extra_env or {})
     completed = subprocess.run(
         [sys.executable, "-m", "retrieval_eval", "action"],
         cwd=workspace,

@@ -50,13 +50,24 @@ REGRESSING_NOTES = {
 }
 
 
-def fixture_lines(fixtures: list[tuple[str, str, str]] = FIXTURES) -> str:
+# Paraphrases with few shared words: what the dense retriever is for.
+SEMANTIC_FIXTURES = [
+    ("s-001", "a breakfast dish of eggs cooked in tomatoes", "recipes/shakshuka"),
+    ("s-002", "creamy Italian rice dinner", "recipes/risotto"),
+    ("s-003", "holiday in Japan with old shrines", "travel/kyoto"),
+    ("s-004", "concentrating on hard problems for hours", "books/deep-work"),
+]
+
+
+def fixture_lines(
+    fixtures: list[tuple[str, str, str]] = FIXTURES, retrieval_type: str = "keyword"
+) -> str:
     return "".join(
         json.dumps(
             {
                 "query_id": query_id,
                 "query": query,
-                "retrieval_type": "keyword",
+                "retrieval_type": retrieval_type,
                 "expected_top_k_ids": [doc],
                 "ground_truth_source": "human-annotated",
             }

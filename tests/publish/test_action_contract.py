@@ -103,3 +103,9 @@ def test_the_documented_workflows_are_valid_yaml_using_the_action() -> None:
         "pull-requests": "write",
         "statuses": "write",
     }
+
+
+def test_docs_action_md_tables_match_too() -> None:
+    text = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    assert table_rows(text, "input") == table_rows(readme_block(), "input")
+    assert table_rows(text, "output") == table_rows(readme_block(), "output")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from retrieval_eval.index.model_install import default_model_dir
 from tests.publish.action_run import ActionRun, run_action
 from tests.publish.git_repo import commit_all, git, write
 from tests.publish.payloads import (
@@ -22,9 +23,17 @@ from tests.publish.payloads import (
     workflow_dispatch_event,
     workflow_run_event,
 )
-from tests.publish.project import REGRESSING_NOTES, new_project
+from tests.publish.project import (
+    REGRESSING_NOTES,
+    SEMANTIC_FIXTURES,
+    fixture_lines,
+    new_project,
+)
 from tests.publish.runner_env import TOKEN
 from tests.support.fake_github import FakeGitHub, Fault
+
+# Each scenario starts the Action as a process once or more (about 3 s each).
+pytestmark = pytest.mark.slow
 
 RUN_URL = "https://github.example/octo/notes/actions/runs/4242"
 MARKER = "<!-- retrieval-eval:retrieval-eval -->"
@@ -35,6 +44,7 @@ class Repo:
     path: Path
     runs: Path
     github: FakeGitHub
+    api_url: str  # kept, so a scenario can stop the server and still point at it
     count: int = 0
 
     def commit(self, files: dict[str, str], message: str) -> str:
@@ -42,7 +52,12 @@ class Repo:
         return commit_all(self.path, message)
 
     def action(
-        self, event_name: str, payload: dict[str, object], sha: str, **inputs: str
+        self,
+        event_name: str,
+        payload: dict[str, object],
+        sha: str,
+        extra_env: dict[str, str] | None = None,
+        **inputs: str,
     ) -> ActionRun:
         self.count += 1
         inputs.setdefault("github_retry_seconds", "5")
@@ -51,8 +66,9 @@ class Repo:
             self.runs / f"run{self.count}",
             event_name=event_name,
             payload=payload,
-            api_url=self.github.base_url,
+            api_url=self.api_url,
             sha=sha,
+            extra_env=extra_env,
             **inputs,
         )
         assert TOKEN not in result.log, "the token leaked into the log"
@@ -93,7 +109,7 @@ class Repo:
 def repo(tmp_path: Path, github: FakeGitHub) -> Iterator[Repo]:
     path = tmp_path / "workspace"
     new_project(path)
-    yield Repo(path=path, runs=tmp_path / "runs", github=github)
+    yield Repo(path=path, runs=tmp_path / "runs", github=github, api_url=github.base_url)
 
 
 def statuses(repo: Repo, sha: str) -> list[tuple[str, str, str | None]]:
@@ -171,7 +187,9 @@ def test_a_regression_fails_the_status_and_the_step(repo: Repo) -> None:
     assert result.outputs["verdict"] == "regression"
     [status] = repo.github.statuses_for(head)
     assert status["state"] == "failure"
-    assert status["description"].startswith("regression")
+    assert status["description"].startswith(
+        "Regression: keyword.jsonl MRR@10 1.000 → 0.667 (−33.3%)"
+    )
     assert len(status["description"]) <= 140
     [comment] = repo.github.comments_on(9)
     assert "regress" in comment["body"].lower()
@@ -241,6 +259,35 @@ def test_a_pull_request_touching_a_watched_path_is_evaluated(repo: Repo) -> None
     assert result.outputs["verdict"] == "baseline-established", result.log
 
 
+def test_dense_retrieval_with_the_real_model_and_the_cache_dir_input(repo: Repo) -> None:
+    """The one scenario on the real ONNX model, found the container's way.
+
+    `make test` installs the model under this user's HOME; the runner gives the Action another
+    HOME, and the image names the model folder in RETRIEVAL_EVAL_MODEL_DIR instead.
+    """
+    base = git(repo.path, "rev-parse", "HEAD")
+    branch(repo, base, "semantic")
+    semantic = fixture_lines(SEMANTIC_FIXTURES, retrieval_type="semantic")
+    head = repo.commit({"datasets/semantic.jsonl": semantic}, "add semantic fixtures")
+    files = git(repo.path, "diff", "--name-only", f"{base}...{head}").splitlines()
+    repo.github.add_pull(16, head_sha=head, base_sha=base, files=files)
+    git(repo.path, "checkout", "-q", head)
+
+    result = repo.action(
+        "pull_request",
+        pull_request_event(number=16, head_sha=head, base_sha=base),
+        sha="e" * 40,
+        extra_env={"RETRIEVAL_EVAL_MODEL_DIR": str(default_model_dir(Path.home()))},
+        cache_dir="build/embedding-cache",
+    )
+
+    assert result.returncode == 0, result.log
+    assert set(json.loads(result.outputs["metrics"])) == {"keyword.jsonl", "semantic.jsonl"}
+    [comment] = repo.github.comments_on(16)
+    assert "### semantic.jsonl · dense · 4 queries" in comment["body"]
+    assert any((repo.path / "build" / "embedding-cache").iterdir())
+
+
 # --- push and manual runs --------------------------------------------------------------------
 
 
@@ -270,6 +317,7 @@ def test_a_fork_pull_request_leaves_its_results_for_publish_mode(repo: Repo) -> 
     main = establish_baseline_on_main(repo)
     branch(repo, main, "fork")
     head = repo.commit(REGRESSING_NOTES, "a fork's change")
+    before = len(repo.github.requests)
 
     evaluated = repo.pull_request(13, main, head, fork=True)
 
@@ -277,7 +325,7 @@ def test_a_fork_pull_request_leaves_its_results_for_publish_mode(repo: Repo) -> 
     assert (
         "::warning title=fork pull request::This pull request comes from a fork" in evaluated.stdout
     )
-    writes = [r for r in repo.github.requests if r.method in {"POST", "PATCH"}]
+    writes = [r for r in repo.github.requests[before:] if r.method in {"POST", "PATCH"}]
     assert writes == []  # a fork's token could not have written anything
     report_dir = repo.path / "retrieval-eval-report"
     metadata = json.loads((report_dir / "fork-publish.json").read_text())
@@ -398,7 +446,7 @@ def test_api_down_still_leaves_the_results_in_the_summary_and_exits_2(repo: Repo
 
     assert result.returncode == 2, result.log
     assert result.outputs["verdict"] == "baseline-established"
-    assert "mrr@10" in result.summary
+    assert result.summary.startswith("📌 **Baseline established: keyword.jsonl MRR@10 1.000**")
     assert "::error::The results are in the job summary, but publishing failed:" in result.stdout
     assert "could not reach the GitHub API (connection failed)" in result.stdout
 

@@ -222,3 +222,19 @@ def test_file_at_reads_the_base_version_and_none_when_absent(github: FakeGitHub)
     assert api.file_at("baseline.json", "b" * 40) == b'{"schema_version": 1}'
     assert api.file_at("baseline.json", "c" * 40) is None
     assert github.requests[0].query == {"ref": ["b" * 40]}
+
+
+def test_a_server_echoing_the_token_does_not_get_it_into_our_message(github: FakeGitHub) -> None:
+    github.inject(Fault(path="/statuses/", status=400, body={"message": f"bad token {TOKEN}"}))
+    with pytest.raises(GitHubApiError) as caught:
+        set_status(client(github))
+    assert str(caught.value) == (
+        "setting status 'retrieval-eval' on aaaaaaa: GitHub answered 400: bad token ***"
+    )
+
+
+def test_a_baseline_over_1_mb_is_read_through_the_blob_api(github: FakeGitHub) -> None:
+    big = b'{"queries": "' + b"x" * 1_200_000 + b'"}'
+    github.put_content("b" * 40, "baseline.json", big)
+    assert client(github).file_at("baseline.json", "b" * 40) == big
+    assert [r.path.split("/")[4] for r in github.requests] == ["contents", "git"]

@@ -88,3 +88,10 @@ def test_token_never_appears_in_repr_or_str(tmp_path: Path) -> None:
     assert TOKEN not in repr(settings)
     assert TOKEN not in str(settings)
     assert "github_token=SecretStr('**********')" in repr(settings)
+
+
+def test_the_images_model_folder_is_taken_from_the_environment(tmp_path: Path) -> None:
+    env = runner_env(tmp_path)
+    assert load_action_settings(env).runner.model_dir is None
+    env["RETRIEVAL_EVAL_MODEL_DIR"] = "/opt/retrieval-eval/model"
+    assert load_action_settings(env).runner.model_dir == Path("/opt/retrieval-eval/model")

@@ -149,3 +149,17 @@ def test_notices_are_shown_before_the_tables() -> None:
         lines[3]
         == "> This pull request changes baseline.json; the base branch's baseline was used."
     )
+
+
+def test_too_many_datasets_are_cut_at_a_line_with_details_closed() -> None:
+    datasets = [
+        dataset([query(f"q{i}", "text")], rows=[mrr_row(0.8, 0.8)], name=f"set-{i}.jsonl")
+        for i in range(400)
+    ]
+    capped = render_markdown(report(datasets), max_chars=20_000)
+    assert len(capped) <= 20_000
+    assert capped.count("<details>") == capped.count("</details>")
+    assert capped.count("```") % 2 == 0
+    assert capped.endswith(
+        "_The rest of this report was left out to fit a comment; the full report is report.md._\n"
+    )

@@ -18,6 +18,7 @@ Usage::
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 import threading
@@ -30,6 +31,7 @@ GITHUB_ACTIONS_BOT: dict[str, Any] = {"login": "github-actions[bot]", "id": 4189
 MAX_STATUS_DESCRIPTION = 140
 MAX_COMMENT_BODY = 65_536
 FILES_LISTING_CAP = 3_000  # GitHub stops listing a pull request's files here
+CONTENTS_API_INLINE_LIMIT = 1_000_000  # bytes; larger files come back without their content
 
 
 @dataclass(frozen=True)
@@ -318,6 +320,7 @@ class _Handler(BaseHTTPRequestHandler):
             ("GET", r"/statuses/([0-9a-f]{40})", self._list_statuses),
             ("GET", r"/contents/(.+)", self._get_content),
             ("PUT", r"/contents/(.+)", self._put_content),
+            ("GET", r"/git/blobs/([0-9a-f]{40})", self._blob),
         ]
         for route_method, pattern, action in routes:
             match = re.fullmatch(pattern, rest)
@@ -456,6 +459,17 @@ class _Handler(BaseHTTPRequestHandler):
             return _not_found()
         return 200, _content_json(self._api_url(f"/contents/{path}"), path, data), {}
 
+    def _blob(self, sha: str, **_: Any) -> _Response:
+        for data in self.api.contents.values():
+            if git_blob_sha(data) == sha:
+                encoded = base64.b64encode(data).decode()
+                return (
+                    200,
+                    {"sha": sha, "size": len(data), "encoding": "base64", "content": encoded},
+                    {},
+                )
+        return _not_found()
+
     def _put_content(self, path: str, *, body: Any, **_: Any) -> _Response:
         if not body or "message" not in body or "content" not in body:
             return _validation_failed("Content", "content", "message and content are required")
@@ -468,16 +482,22 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _content_json(url: str, path: str, data: bytes) -> dict[str, Any]:
+    """Like GitHub: over 1 MB the contents API leaves the content out (read the blob instead)."""
+    large = len(data) > CONTENTS_API_INLINE_LIMIT
     return {
         "type": "file",
-        "encoding": "base64",
+        "encoding": "none" if large else "base64",
         "size": len(data),
         "name": path.rsplit("/", 1)[-1],
         "path": path,
-        "content": base64.b64encode(data).decode(),
-        "sha": f"{abs(hash(data)):040x}"[:40],
+        "content": "" if large else base64.b64encode(data).decode(),
+        "sha": git_blob_sha(data),
         "url": url,
     }
+
+
+def git_blob_sha(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def _comment_problem(body: Any) -> _Response | None:

@@ -138,13 +138,17 @@ def _mean(values: Iterable[float]) -> float:
     return float(sum(numbers) / len(numbers)) if numbers else 0.0
 
 
+def _millis(value: object) -> str:
+    return f"{value:.2f} ms" if isinstance(value, float) else "n/a (no queries)"
+
+
 def _table(summary: dict[str, object]) -> str:
     rows = [
         ("retriever", str(summary["retriever"])),
         ("queries", f"{summary['num_queries']} (documents: {summary['num_documents']})"),
         *((measure, f"{summary[measure]:.4f}") for measure in MEASURES),
-        ("latency p50", f"{summary['latency_p50_ms']:.2f} ms"),
-        ("latency p95", f"{summary['latency_p95_ms']:.2f} ms"),
+        ("latency p50", _millis(summary["latency_p50_ms"])),
+        ("latency p95", _millis(summary["latency_p95_ms"])),
         ("setup", f"{summary['setup_s']:.2f} s"),
     ]
     return "\n".join(f"{name:<12} {value}" for name, value in rows)

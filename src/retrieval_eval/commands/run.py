@@ -84,8 +84,13 @@ def show_progress(choice: bool | None) -> bool:
 
 def report_outcome(outcome: RunOutcome, *, print_report: bool) -> None:
     """Problems and errors on stderr; the report itself on stdout."""
+    here = Path.cwd()
     for problem in outcome.problems:
-        click.echo(str(problem), err=True)
+        # Paths relative to where the user stands, as editors and CI logs link them.
+        shown = (
+            problem.file.relative_to(here) if problem.file.is_relative_to(here) else problem.file
+        )
+        click.echo(f"{shown}:{problem.line}: {problem.message}", err=True)
     if outcome.error is not None:
         click.echo(f"error: {outcome.error}", err=True)
     if print_report and outcome.report_markdown is not None:

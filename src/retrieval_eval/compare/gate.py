@@ -77,9 +77,7 @@ def relative_drop(metric: str, baseline: float, current: float) -> float:
 def _row(
     metric: str, measured: DatasetReport, baseline: BaselineDataset | None, settings: RunSettings
 ) -> MetricRow:
-    threshold = settings.thresholds.get(metric)
-    if threshold is not None and not threshold.applies_to(measured.name):
-        threshold = None
+    threshold = settings.threshold_for(metric, measured.name)
     current = current_value(measured, metric)
     before = None if baseline is None else _baseline_value(metric, measured, baseline)
     after = current
@@ -174,6 +172,7 @@ def compare_queries(
         retriever_changed=(
             baseline.retriever != measured.retriever
             or baseline.retriever_config != measured.retriever_config
+            or (baseline.k is not None and baseline.k != settings.k)
         ),
         paired=tuple(
             test

@@ -24,7 +24,7 @@ from retrieval_eval.results import (
 from retrieval_eval.retrieval.timed import TimedResult
 from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.groundedness import groundedness
-from retrieval_eval.score.latency import latency_summary
+from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.stats import bootstrap_ci
 from retrieval_eval.settings import GROUNDEDNESS
 
@@ -90,14 +90,15 @@ def measure_dataset(
         num_queries=len(queries),
         num_scored=len(scored),
         aggregates=aggregates(queries, [*measures, GROUNDEDNESS], seed=seed),
+        # A dataset with no queries cannot pass validation; 0.0 only keeps the model total.
         latency=Latency(
-            p50_ms=latency.p50_ms,
-            p95_ms=latency.p95_ms,
-            p99_ms=latency.p99_ms,
-            mean_ms=latency.mean_ms,
+            p50_ms=latency.p50_ms or 0.0,
+            p95_ms=latency.p95_ms or 0.0,
+            p99_ms=latency.p99_ms or 0.0,
+            mean_ms=latency.mean_ms or 0.0,
             count=latency.count,
         ),
-        cost_per_query_usd=(sum(q.cost_usd for q in queries) / len(queries)) if queries else 0.0,
+        cost_per_query_usd=cost_summary([q.cost_usd for q in queries]),
         breakdowns=breakdowns(queries, fixtures),
         queries=tuple(queries),
         rows=(),

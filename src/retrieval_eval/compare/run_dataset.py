@@ -25,6 +25,9 @@ from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index
 from retrieval_eval.settings import RunSettings
 
 
+EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
+
+
 class RetrieverPool:
     def __init__(self, settings: RunSettings, corpus: Corpus, *, interactive: bool, log: Log):
         self.settings = settings
@@ -141,7 +144,7 @@ def evaluate_dataset(
         measures=settings.measures,
         seed=settings.seed,
     )
-    if after is None:
+    if after is None or name not in EMBEDDING_RETRIEVERS:
         return measured
     return measured.model_copy(
         update={"embedded_texts": after[0] - before[0], "cached_embeddings": after[1] - before[1]}

@@ -44,6 +44,7 @@ def run_overrides(settings: ActionSettings, baseline: Path) -> dict[str, object]
         ("datasets", settings.datasets),
         ("corpus", settings.corpus),
         ("cache_dir", settings.cache_dir),
+        ("model_dir", settings.runner.model_dir),
     ):
         if value is not None:
             overrides[key] = value

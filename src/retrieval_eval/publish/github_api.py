@@ -9,6 +9,8 @@ timeout. 401, 404 and 422 are never retried: asking again cannot fix them.
 
 from __future__ import annotations
 
+import base64
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +30,20 @@ from retrieval_eval.errors import RetrievalEvalError
 T = TypeVar("T")
 GITHUB_ACTIONS_BOT = "github-actions[bot]"
 RETRIED_STATUSES = [429, *range(500, 600)]  # plus 403, which GithubRetry adds and inspects
+
+
+class _HideIdentityProbe(logging.Filter):
+    """PyGithub logs every 403 at INFO; the expected one from ``/user`` would read as a failure."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "/user failed with 403" not in record.getMessage()
+
+
+def quiet_identity_probe() -> None:
+    """Called once by the Action's entry (it owns the process's logging)."""
+    retry_logger = logging.getLogger("github.GithubRetry")
+    if not any(isinstance(f, _HideIdentityProbe) for f in retry_logger.filters):
+        retry_logger.addFilter(_HideIdentityProbe())
 
 
 class GitHubApiError(RetrievalEvalError):
@@ -194,7 +210,11 @@ class GitHubApi:
                 raise
             if isinstance(content, list):
                 return None  # a folder
-            return bytes(content.decoded_content)
+            if content.encoding == "base64":
+                return bytes(content.decoded_content)
+            # Over 1 MB the contents API omits the content; the blob API serves up to 100 MB.
+            blob = self._repo().get_git_blob(content.sha)
+            return base64.b64decode(blob.content)
 
         return self._do(f"reading {path} at {ref[:7]}", fetch)
 

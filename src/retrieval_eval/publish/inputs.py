@@ -43,6 +43,8 @@ class RunnerContext:
     workspace: Path
     output_file: Path | None
     step_summary_file: Path | None
+    # Set by the container image: the runner replaces HOME, so the model cannot live under it.
+    model_dir: Path | None = None
 
     @property
     def run_url(self) -> str:
@@ -212,6 +214,7 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         step_summary_file=Path(v)
         if (v := c.runner("GITHUB_STEP_SUMMARY", required=False))
         else None,
+        model_dir=Path(v) if (v := c.runner("RETRIEVAL_EVAL_MODEL_DIR", required=False)) else None,
     )
     settings = ActionSettings(
         datasets=c.convert("datasets", optional_path, None),

@@ -18,13 +18,11 @@ from retrieval_eval.publish.event import (
     decide_activity,
     read_event,
 )
-from retrieval_eval.publish.github_api import GitHubApi
+from retrieval_eval.publish.github_api import GitHubApi, quiet_identity_probe
 from retrieval_eval.publish.inputs import ActionSettings, load_action_settings
 from retrieval_eval.publish.publish_mode import run_publish
 from retrieval_eval.publish.pull_request import run_pull_request
 from retrieval_eval.publish.runner_files import WorkflowCommands, append_step_summary, write_outputs
-
-BUG_REPORTS = "https://github.com/retrieval-eval/retrieval-eval/issues"
 
 
 def run_action(env: Mapping[str, str], commands: WorkflowCommands | None = None) -> ExitCode:
@@ -43,7 +41,11 @@ def run_action(env: Mapping[str, str], commands: WorkflowCommands | None = None)
         return ExitCode.ERROR
     except Exception as error:  # a bug: still leave a summary, and say where to report it
         detail = f"unexpected {type(error).__name__}: {_redact(str(error), settings)}"
-        _report_failure(env, commands, f"{detail}\nPlease report this at {BUG_REPORTS}")
+        _report_failure(
+            env,
+            commands,
+            f"{detail}\nThis is a bug in retrieval-eval: please report it with this log.",
+        )
         return ExitCode.ERROR
 
 
@@ -55,6 +57,7 @@ def _dispatch(settings: ActionSettings, commands: WorkflowCommands) -> ExitCode:
         payload=read_event(runner.event_path),
         sha=runner.sha,
     )
+    quiet_identity_probe()
     api = GitHubApi(
         token=settings.github_token,
         api_url=runner.api_url,

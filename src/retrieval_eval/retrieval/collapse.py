@@ -52,6 +52,16 @@ class ChunkTable:
         """Rank the documents of ``candidates`` (chunk positions) by best chunk score."""
         if k <= 0 or candidates.size == 0:
             return ()
+        shortlist = _shortlist(scores, candidates, k)
+        if shortlist is not None:
+            hits = self._rank(scores, shortlist, k)
+            if len(hits) == k:
+                return hits
+        return self._rank(scores, candidates, k)
+
+    def _rank(
+        self, scores: FloatArray, candidates: npt.NDArray[np.int64], k: int
+    ) -> tuple[Hit, ...]:
         cand_scores = scores[candidates]
         cand_docs = self.chunk_doc[candidates]
         # Within a document: best score first, then the earlier chunk.
@@ -61,11 +71,30 @@ class ChunkTable:
         first[1:] = docs_sorted[1:] != docs_sorted[:-1]
         best = order[first]
         ranking = best[np.lexsort((cand_docs[best], -cand_scores[best]))][:k]
+        chunk_positions = candidates[ranking].tolist()
         return tuple(
-            Hit(
-                doc_id=self.doc_ids[int(cand_docs[i])],
-                score=float(cand_scores[i]),
-                text=self.chunks[int(candidates[i])].text,
+            Hit(doc_id=self.doc_ids[doc], score=score, text=self.chunks[position].text)
+            for doc, score, position in zip(
+                cand_docs[ranking].tolist(),
+                cand_scores[ranking].tolist(),
+                chunk_positions,
+                strict=True,
             )
-            for i in ranking
         )
+
+
+def _shortlist(
+    scores: FloatArray, candidates: npt.NDArray[np.int64], k: int
+) -> npt.NDArray[np.int64] | None:
+    """Every candidate scoring at least the (4k)-th best score, or None if that is all of them.
+
+    Exact whenever the shortlist holds k documents: a document left out has all
+    its chunks below the threshold, so below every shortlisted document's best.
+    """
+    size = 4 * k
+    if candidates.size <= size:
+        return None
+    cand_scores = scores[candidates]
+    threshold = np.partition(cand_scores, cand_scores.size - size)[cand_scores.size - size]
+    shortlist: npt.NDArray[np.int64] = candidates[cand_scores >= threshold]
+    return shortlist

@@ -178,7 +178,11 @@ class CommandRetriever:
 
     def _exited(self, op: str) -> RetrievalEvalError:
         process = self._process
-        code = process.wait(timeout=_EXIT_GRACE_S) if process is not None else None
+        code: int | None = None
+        if process is not None:
+            # It closed its stdout; give it a moment to exit, else close() kills it.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = process.wait(timeout=_EXIT_GRACE_S)
         self.close()  # also waits for the last stderr lines to be read
         tail = "; stderr: " + " | ".join(self._stderr) if self._stderr else ""
         return RetrievalEvalError(

@@ -29,7 +29,9 @@ def evaluate(
     Raises ConfigError for a measure name we do not know.
     """
     parsed = [parse_measure(name) for name in measures]
-    query_ids = [qid for qid, judged in qrels.items() if any(grade >= 1 for grade in judged.values())]
+    query_ids = [
+        qid for qid, judged in qrels.items() if any(grade >= 1 for grade in judged.values())
+    ]
     hits = from_mappings(qrels, rankings, query_ids)
     results: dict[str, dict[str, float]] = {}
     for measure in parsed:

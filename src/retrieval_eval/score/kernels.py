@@ -92,7 +92,7 @@ def _average_precision(hits: RankedHits, k: int | None) -> FloatArray:
     if k is not None:
         precision = np.where(hits.hit_rank <= k, precision, 0.0)
     summed = np.bincount(hits.hit_query, weights=precision, minlength=hits.num_queries)
-    return _per_relevant(hits, summed)
+    return _per_relevant(hits, summed.astype(np.float64))
 
 
 def _ndcg(hits: RankedHits, k: int) -> FloatArray:
@@ -101,7 +101,9 @@ def _ndcg(hits: RankedHits, k: int) -> FloatArray:
     dcg = np.bincount(hits.hit_query[within], weights=gains, minlength=hits.num_queries)
     counts = np.diff(hits.ideal_offsets)
     ideal_query = np.repeat(np.arange(hits.num_queries, dtype=np.int64), counts)
-    ideal_rank = np.arange(hits.ideal_gains.size, dtype=np.int64) - hits.ideal_offsets[ideal_query] + 1
+    ideal_rank = (
+        np.arange(hits.ideal_gains.size, dtype=np.int64) - hits.ideal_offsets[ideal_query] + 1
+    )
     keep = ideal_rank <= k
     ideal_weights = hits.ideal_gains[keep] / np.log2(ideal_rank[keep] + 1.0)
     idcg = np.bincount(ideal_query[keep], weights=ideal_weights, minlength=hits.num_queries)

@@ -71,7 +71,9 @@ def parse_measure(name: str) -> Measure:
     if kind in _CUT_OPTIONAL or (kind in _UNCUT and k is None):
         return Measure(kind, k)  # type: ignore[arg-type]
     if kind in _CUT_REQUIRED:
-        raise ConfigError(f"measure {name!r} needs a cut-off, e.g. {kind}@10; accepted: {ACCEPTED_FORMS}")
+        raise ConfigError(
+            f"measure {name!r} needs a cut-off, e.g. {kind}@10; accepted: {ACCEPTED_FORMS}"
+        )
     raise ConfigError(f"unknown measure {name!r}; accepted: {ACCEPTED_FORMS}")
 
 
@@ -89,7 +91,12 @@ TREC_FAMILIES: tuple[str, ...] = (
     "ndcg_cut",
     "map_cut",
 )
-_TREC_CUT_FAMILIES: dict[str, Kind] = {"P": "p", "recall": "recall", "ndcg_cut": "ndcg", "map_cut": "map"}
+_TREC_CUT_FAMILIES: dict[str, Kind] = {
+    "P": "p",
+    "recall": "recall",
+    "ndcg_cut": "ndcg",
+    "map_cut": "map",
+}
 _TREC_PLAIN_FAMILIES: dict[str, Kind] = {
     "num_q": "num_q",
     "num_ret": "num_ret",
@@ -122,7 +129,9 @@ def parse_trec_measures(names: list[str] | tuple[str, ...]) -> list[Measure]:
         elif family in _TREC_CUT_FAMILIES:
             cutoffs.setdefault(family, set()).update(_trec_cutoffs(raw, params))
         else:
-            raise ConfigError(f"unsupported trec_eval measure {raw!r}; supported: {TREC_ACCEPTED_FORMS}")
+            raise ConfigError(
+                f"unsupported trec_eval measure {raw!r}; supported: {TREC_ACCEPTED_FORMS}"
+            )
     measures: list[Measure] = []
     for family in TREC_FAMILIES:
         if family in plain:

@@ -41,7 +41,9 @@ class RankedHits:
         return len(self.query_ids)
 
 
-def ideal_from_grades(query_index: IntArray, grades: IntArray, num_queries: int) -> tuple[IntArray, IntArray, FloatArray]:
+def ideal_from_grades(
+    query_index: IntArray, grades: IntArray, num_queries: int
+) -> tuple[IntArray, IntArray, FloatArray]:
     """(num_rel, ideal_offsets, ideal_gains) from the relevant (grade >= 1) judgments."""
     keep = grades >= 1
     query_index, grades = query_index[keep], grades[keep]
@@ -91,7 +93,9 @@ def from_mappings(
         hit_rank.extend(p + 1 for p in positions)
         hit_gain.extend(relevant[doc] for doc in docs)
     num_rel, offsets, ideal = ideal_from_grades(
-        np.asarray(judged_query, dtype=np.int64), np.asarray(judged_grade, dtype=np.int64), num_queries
+        np.asarray(judged_query, dtype=np.int64),
+        np.asarray(judged_grade, dtype=np.int64),
+        num_queries,
     )
     return RankedHits(
         query_ids=tuple(query_ids),

@@ -65,7 +65,9 @@ def parse_short_decimals(words: WordArray, lengths: IntArray) -> tuple[FloatArra
     fraction = np.where(has_dot, length - dot - 1, 0)
 
     mask = _LOW_BYTES[np.clip(count, 0, 8)]
-    is_digit = ((digits & _NIBBLE) == (_ZEROS & mask)) & ((((digits + _SIXES) & _NIBBLE) & mask) == (_ZEROS & mask))
+    is_digit = ((digits & _NIBBLE) == (_ZEROS & mask)) & (
+        (((digits + _SIXES) & _NIBBLE) & mask) == (_ZEROS & mask)
+    )
     handled &= is_digit
 
     # Right-align the digits in eight bytes, padding with leading '0's.

@@ -80,8 +80,12 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
     query_words = _stack(query_parts)
     starts = _segment_starts(query_words)
     names: dict[str, int] = {}
-    segment_names = [raw.decode("utf-8", "replace") for raw in as_bytes_strings(query_words[starts]).tolist()]
-    segment_codes = np.array([names.setdefault(name, len(names)) for name in segment_names], dtype=np.int64)
+    segment_names = [
+        raw.decode("utf-8", "replace") for raw in as_bytes_strings(query_words[starts]).tolist()
+    ]
+    segment_codes = np.array(
+        [names.setdefault(name, len(names)) for name in segment_names], dtype=np.int64
+    )
     lengths = np.diff(np.append(starts, query_words.shape[0]))
     return Columns(
         path=path,
@@ -118,5 +122,7 @@ def _scores(block: Block, path: Path) -> FloatArray:
         values[rows] = parse_floats(slow, lengths[rows], block.line_numbers[rows], path, "score")
     if bool(np.isnan(values).any()):
         row = int(np.flatnonzero(np.isnan(values))[0])
-        raise InputError("score is NaN; scores must be numbers", file=path, line=int(block.line_numbers[row]))
+        raise InputError(
+            "score is NaN; scores must be numbers", file=path, line=int(block.line_numbers[row])
+        )
     return values

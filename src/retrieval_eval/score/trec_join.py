@@ -15,6 +15,8 @@ arrays into existence.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import numpy as np
 
 from retrieval_eval.errors import InputError
@@ -41,7 +43,6 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
     width = max(qrels.doc_words.shape[1], run.doc_words.shape[1])
     qrels_docs, run_docs = widen(qrels.doc_words, width), widen(run.doc_words, width)
     grades = np.asarray(qrels.value, dtype=np.int64)
-    _reject_duplicate_judgments(qrels, qrels_docs)
 
     # Join in the run's query numbering, so the run's keys rise with its lines.
     qrels_to_run = np.full(len(qrels.query_ids), -1, dtype=np.int64)
@@ -50,8 +51,14 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
     judged_in_run = qrels_to_run[qrels.query]
     has_run = judged_in_run >= 0
     run_query_joined = np.where(known, np.arange(len(run.query_ids), dtype=np.int64), -1)
-    matched_row, judged_subset = _match(judged_in_run[has_run], qrels_docs[has_run], run, run_query_joined, run_docs)
-    matched_judgment = np.flatnonzero(has_run)[judged_subset]
+    judged_rows = np.flatnonzero(has_run)
+    try:
+        matched_row, judged_subset = _match(
+            judged_in_run[has_run], qrels_docs[has_run], run, run_query_joined, run_docs
+        )
+    except _DuplicateJudgmentError as duplicate:
+        _reject_duplicate_judgment(qrels, qrels_docs, int(judged_rows[duplicate.second]))
+    matched_judgment = judged_rows[judged_subset]
     _reject_duplicate_results(run, matched_row, matched_judgment, qrels)
 
     relevant = grades[matched_judgment] >= 1
@@ -76,7 +83,9 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
 
     judged_query = position[qrels.query]
     in_scope = judged_query >= 0
-    num_rel, offsets, ideal = ideal_from_grades(judged_query[in_scope], grades[in_scope], selected.size)
+    num_rel, offsets, ideal = ideal_from_grades(
+        judged_query[in_scope], grades[in_scope], selected.size
+    )
     return RankedHits(
         query_ids=tuple(qrels.query_ids[q] for q in selected.tolist()),
         num_ret=retrieved_per_qrels_query[selected],
@@ -125,7 +134,9 @@ def _queries_out_of_order(run: Columns, scores: np.ndarray) -> IntArray:
         score = scores[start:stop]
         keys = order_keys(run.doc_words[start:stop])
         same_query = query[1:] == query[:-1]
-        in_order = (score[:-1] > score[1:]) | ((score[:-1] == score[1:]) & _greater(keys[:-1], keys[1:]))
+        in_order = (score[:-1] > score[1:]) | (
+            (score[:-1] == score[1:]) & _greater(keys[:-1], keys[1:])
+        )
         broken = np.flatnonzero(same_query & ~in_order)
         if broken.size:
             bad.append(broken + start + 1)
@@ -155,7 +166,9 @@ def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
     first = np.ones(order.size, dtype=bool)
     first[1:] = sorted_query[1:] != sorted_query[:-1]
     starts = np.flatnonzero(first)
-    within = np.arange(order.size, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, order.size)))
+    within = np.arange(order.size, dtype=np.int64) - np.repeat(
+        starts, np.diff(np.append(starts, order.size))
+    )
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = within + 1
     return rank
@@ -171,11 +184,17 @@ def _keys(query: IntArray, docs: WordArray, query_bits: int) -> np.ndarray:
     for column in range(docs.shape[1]):
         mixed = (docs[:, column] ^ value) * _MIX[(column % 3) + 1]
         value = mixed ^ (mixed >> np.uint64(31))
-    return (query.astype(np.uint64) << np.uint64(64 - query_bits)) | (value >> np.uint64(query_bits))
+    return (query.astype(np.uint64) << np.uint64(64 - query_bits)) | (
+        value >> np.uint64(query_bits)
+    )
 
 
 def _match(
-    judged_query: IntArray, judged_docs: WordArray, run: Columns, run_query_joined: IntArray, run_docs: WordArray
+    judged_query: IntArray,
+    judged_docs: WordArray,
+    run: Columns,
+    run_query_joined: IntArray,
+    run_docs: WordArray,
 ) -> tuple[IntArray, IntArray]:
     """(run line, judgment) pairs naming the same query and document.
 
@@ -191,21 +210,20 @@ def _match(
     sorted_keys = judged_keys[order]
     if bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
         return _match_exact(judged_query, judged_docs, run_query_joined[run.query], run_docs)
+    table = _ProbeTable(sorted_keys, order)
     rows_found: list[IntArray] = []
     judgments_found: list[IntArray] = []
-    last = sorted_keys.size - 1
     for start in _chunks(run.query.size):
         stop = start + CHUNK_ROWS
         query = run_query_joined[run.query[start:stop]]
         docs = run_docs[start:stop]
         wanted = np.flatnonzero(query >= 0)
-        keys = _keys(query[wanted], docs[wanted], query_bits)
-        slot = np.minimum(np.searchsorted(sorted_keys, keys), last)
-        found = sorted_keys[slot] == keys
-        if not bool(found.any()):
+        found_at, judgments = table.find(_keys(query[wanted], docs[wanted], query_bits))
+        if judgments.size == 0:
             continue
-        rows, judgments = wanted[found], order[slot[found]]
-        exact = (judged_query[judgments] == query[rows]) & (judged_docs[judgments] == docs[rows]).all(axis=1)
+        rows = wanted[found_at]
+        same_query = judged_query[judgments] == query[rows]
+        exact = same_query & (judged_docs[judgments] == docs[rows]).all(axis=1)
         rows_found.append(rows[exact] + start)
         judgments_found.append(judgments[exact])
     if not rows_found:
@@ -213,18 +231,70 @@ def _match(
     return np.concatenate(rows_found), np.concatenate(judgments_found)
 
 
+class _ProbeTable:
+    """Open addressing with linear probing, built from sorted keys in one vectorised pass.
+
+    Key k wants slot ``k >> shift``; inserting keys in ascending order puts key i at
+    ``max(wanted_i, slot_{i-1} + 1)``, a running maximum numpy computes directly.
+    Slots then hold keys in ascending order, so a probe stops at the first slot
+    whose key is not smaller than the one sought. The query index sits in the
+    keys' high bits, so one chunk of run lines probes one small stretch of table.
+    """
+
+    _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # above every key: keys' top bits never are all ones
+
+    def __init__(self, sorted_keys: np.ndarray, values: IntArray) -> None:
+        table_bits = max(4, (2 * sorted_keys.size).bit_length())
+        self._shift = np.uint64(64 - table_bits)
+        wanted = (sorted_keys >> self._shift).astype(np.int64)
+        index = np.arange(sorted_keys.size, dtype=np.int64)
+        slots = np.maximum.accumulate(wanted - index) + index
+        size = max(int(slots[-1]) + 2, (1 << table_bits) + 1)
+        self._keys = np.full(size, self._EMPTY, dtype=np.uint64)
+        self._values = np.full(size, -1, dtype=np.int64)
+        self._keys[slots] = sorted_keys
+        self._values[slots] = values
+
+    def find(self, keys: np.ndarray) -> tuple[IntArray, IntArray]:
+        """(positions in ``keys`` that are present, their values)."""
+        slot = (keys >> self._shift).astype(np.int64)
+        active = np.arange(keys.size, dtype=np.int64)
+        found_positions: list[IntArray] = []
+        found_values: list[IntArray] = []
+        while active.size:
+            stored = self._keys[slot]
+            wanted = keys[active]
+            hit = stored == wanted
+            if bool(hit.any()):
+                found_positions.append(active[hit])
+                found_values.append(self._values[slot[hit]])
+            further = stored < wanted
+            active, slot = active[further], slot[further] + 1
+        if not found_positions:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty
+        return np.concatenate(found_positions), np.concatenate(found_values)
+
+
 def _match_exact(
     judged_query: IntArray, judged_docs: WordArray, run_query: IntArray, run_docs: WordArray
 ) -> tuple[IntArray, IntArray]:
-    """Collision-free matching through a Python dictionary, for the rare key clash."""
-    table = {(int(q), docs.tobytes()): index for index, (q, docs) in enumerate(zip(judged_query, judged_docs, strict=True))}
+    """Collision-free matching through a Python dictionary, for the rare key clash.
+
+    Also the place where a document judged twice for one query is caught: its two
+    judgments are the only way to get equal keys without a hash collision.
+    """
+    table: dict[tuple[int, bytes], int] = {}
+    for index, (query, docs) in enumerate(zip(judged_query.tolist(), judged_docs, strict=True)):
+        if table.setdefault((query, docs.tobytes()), index) != index:
+            raise _DuplicateJudgmentError(index)
     rows: list[int] = []
     judgments: list[int] = []
     for row in np.flatnonzero(run_query >= 0).tolist():
-        index = table.get((int(run_query[row]), run_docs[row].tobytes()))
-        if index is not None:
+        judgment = table.get((int(run_query[row]), run_docs[row].tobytes()))
+        if judgment is not None:
             rows.append(row)
-            judgments.append(index)
+            judgments.append(judgment)
     return np.asarray(rows, dtype=np.int64), np.asarray(judgments, dtype=np.int64)
 
 
@@ -233,22 +303,25 @@ def _doc_text(words: WordArray) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def _reject_duplicate_judgments(qrels: Columns, docs: WordArray) -> None:
-    """trec_eval refuses a qrels file that judges one document twice for a query."""
-    keys = np.lexsort((*(docs[:, c] for c in range(docs.shape[1] - 1, -1, -1)), qrels.query))
-    same = (qrels.query[keys][1:] == qrels.query[keys][:-1]) & (docs[keys][1:] == docs[keys][:-1]).all(axis=1)
-    if bool(same.any()):
-        index = int(np.flatnonzero(same)[0])
-        second = int(max(keys[index], keys[index + 1]))
-        qid = qrels.query_ids[int(qrels.query[second])]
-        raise InputError(
-            f"document {_doc_text(docs[second])!r} is judged twice for query {qid!r}; keep one line",
-            file=qrels.path,
-            line=int(qrels.line_numbers[second]),
-        )
+class _DuplicateJudgmentError(Exception):
+    def __init__(self, second: int) -> None:
+        super().__init__(second)
+        self.second = second
 
 
-def _reject_duplicate_results(run: Columns, rows: IntArray, judgments: IntArray, qrels: Columns) -> None:
+def _reject_duplicate_judgment(qrels: Columns, docs: WordArray, second: int) -> NoReturn:
+    """trec_eval refuses a qrels file that judges one document twice for an evaluated query."""
+    qid = qrels.query_ids[int(qrels.query[second])]
+    raise InputError(
+        f"document {_doc_text(docs[second])!r} is judged twice for query {qid!r}; keep one line",
+        file=qrels.path,
+        line=int(qrels.line_numbers[second]),
+    )
+
+
+def _reject_duplicate_results(
+    run: Columns, rows: IntArray, judgments: IntArray, qrels: Columns
+) -> None:
     """A judged document listed twice for a query would count twice; trec_eval refuses it too."""
     if judgments.size == 0:
         return

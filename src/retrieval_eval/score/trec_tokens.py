@@ -57,7 +57,9 @@ class Block:
         return starts, self.ends[:, 0]
 
 
-def read_blocks(path: Path, fields: int, *, extra_fields_allowed: bool, layout: str) -> Iterator[Block]:
+def read_blocks(
+    path: Path, fields: int, *, extra_fields_allowed: bool, layout: str
+) -> Iterator[Block]:
     """Yield the file's data lines block by block, each line with exactly ``fields`` tokens.
 
     The blocks share one buffer: a block is valid only until the next one is
@@ -68,22 +70,26 @@ def read_blocks(path: Path, fields: int, *, extra_fields_allowed: bool, layout: 
     first_line = 1
     with open(path, "rb") as handle:
         while True:
-            if filled == BLOCK_BYTES:  # one line longer than a whole block: grow
-                buffer = np.concatenate([buffer, np.zeros(BLOCK_BYTES, dtype=np.uint8)])
+            if filled >= buffer.size - PAD:  # one line longer than the buffer: grow it
+                buffer = np.concatenate([buffer, np.zeros(buffer.size, dtype=np.uint8)])
             capacity = buffer.size - PAD
             read = handle.readinto(memoryview(buffer)[filled:capacity])  # type: ignore[arg-type]
             end = filled + (read or 0)
             if not read:
                 if end and bool((buffer[:end] > 32).any()):
                     buffer[end] = _NEWLINE  # a last line without its newline
-                    block, _ = _tokenize(buffer, end + 1, first_line, path, fields, extra_fields_allowed, layout)
+                    block, _ = _tokenize(
+                        buffer, end + 1, first_line, path, fields, extra_fields_allowed, layout
+                    )
                     yield block
                 return
             cut = _after_last_newline(buffer, end)
             if cut == 0:
                 filled = end
                 continue
-            block, newlines = _tokenize(buffer, cut, first_line, path, fields, extra_fields_allowed, layout)
+            block, newlines = _tokenize(
+                buffer, cut, first_line, path, fields, extra_fields_allowed, layout
+            )
             yield block
             first_line += newlines
             carry = buffer[cut:end].copy()
@@ -112,7 +118,9 @@ def _tokenize(
     if grid is not None:
         numbers = np.arange(first_line, first_line + grid.shape[0], dtype=np.int64)
         return Block(buffer, grid, numbers), grid.shape[0]
-    starts, ends, numbers, newlines = _tokenize_general(body, first_line, path, fields, extra_ok, layout)
+    starts, ends, numbers, newlines = _tokenize_general(
+        body, first_line, path, fields, extra_ok, layout
+    )
     return Block(buffer, ends, numbers, starts), newlines
 
 
@@ -132,7 +140,9 @@ def _tokenize_simple(body: Bytes, fields: int) -> IntArray | None:
     grid = separators.reshape(-1, fields)
     lines = grid.shape[0]
     # Every newline sits in the last column, so no line has more or fewer fields.
-    if int(np.count_nonzero(body == _NEWLINE)) != lines or not bool((body[grid[:, -1]] == _NEWLINE).all()):
+    if int(np.count_nonzero(body == _NEWLINE)) != lines or not bool(
+        (body[grid[:, -1]] == _NEWLINE).all()
+    ):
         return None
     line_starts = np.empty(lines, dtype=np.int64)
     line_starts[0] = 0

@@ -20,7 +20,9 @@ WordArray = npt.NDArray[np.uint64]
 _KEEP_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 
 
-def load_words(buffer: np.ndarray, starts: IntArray, lengths: IntArray, num_words: int) -> WordArray:
+def load_words(
+    buffer: np.ndarray, starts: IntArray, lengths: IntArray, num_words: int
+) -> WordArray:
     """(n, num_words) little-endian words holding each token's bytes, zero-padded.
 
     ``buffer`` must extend at least 8 * num_words + 8 bytes past every token start
@@ -62,13 +64,21 @@ def order_keys(words: WordArray) -> WordArray:
 
 
 def decode(words_row: WordArray) -> str:
-    return bytes(np.ascontiguousarray(words_row).view(np.uint8)).rstrip(b"\0").decode("utf-8", "replace")
+    return (
+        bytes(np.ascontiguousarray(words_row).view(np.uint8))
+        .rstrip(b"\0")
+        .decode("utf-8", "replace")
+    )
 
 
-def parse_floats(words: WordArray, lengths: IntArray, line_numbers: IntArray, path: Path, what: str) -> FloatArray:
+def parse_floats(
+    words: WordArray, lengths: IntArray, line_numbers: IntArray, path: Path, what: str
+) -> FloatArray:
     """Decimal tokens to float64, exactly as C's strtod rounds them."""
     strings = as_bytes_strings(words)
-    if int(lengths.max(initial=0)) > 8 * words.shape[1]:  # pragma: no cover - words_for sizes to fit
+    if (
+        int(lengths.max(initial=0)) > 8 * words.shape[1]
+    ):  # pragma: no cover - words_for sizes to fit
         raise AssertionError("token wider than its words")
     try:
         return strings.astype(np.float64)
@@ -80,7 +90,9 @@ def parse_floats(words: WordArray, lengths: IntArray, line_numbers: IntArray, pa
             out[row] = float(token)
         except ValueError:
             text = token.decode("utf-8", "replace")
-            raise InputError(f"{what} {text!r} is not a number", file=path, line=int(line_numbers[row])) from None
+            raise InputError(
+                f"{what} {text!r} is not a number", file=path, line=int(line_numbers[row])
+            ) from None
     return out
 
 
@@ -95,5 +107,7 @@ def parse_ints(words: WordArray, line_numbers: IntArray, path: Path, what: str) 
             int(token)
         except ValueError:
             text = token.decode("utf-8", "replace")
-            raise InputError(f"{what} {text!r} is not an integer", file=path, line=int(line_numbers[row])) from None
+            raise InputError(
+                f"{what} {text!r} is not an integer", file=path, line=int(line_numbers[row])
+            ) from None
     raise AssertionError("unreachable")  # pragma: no cover

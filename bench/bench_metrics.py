@@ -1,0 +1,269 @@
+"""Metrics engine speed: ours against pytrec_eval and ranx, measured in the same run.
+
+    .venv/bin/python bench/bench_metrics.py                    # 1k, 10k, 100k (+ peers)
+    .venv/bin/python bench/bench_metrics.py --sizes 1000000 --peers-up-to 0   # 1M, ours only
+
+Synthetic data (bench_metrics_data.py) is written once to .bench-data/ (git-ignored):
+N queries x 100 results, graded qrels with 1-9 relevant per query. Every
+measurement runs in a fresh child process, so peak memory (ru_maxrss) belongs to
+that measurement alone and numba's cache is cold when we want it cold; the table
+reports the median over --repeats children. Measures: NDCG@10, MRR@10
+(pytrec_eval: recip_rank, it has no cut-off MRR), P@5, Recall@100, MAP.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE.parent / ".bench-data"
+OURS = ["ndcg@10", "mrr@10", "p@5", "recall@100", "map"]
+PYTREC = {"ndcg_cut.10", "recip_rank", "P.5", "recall.100", "map"}
+RANX = ["ndcg@10", "mrr@10", "precision@5", "recall@100", "map"]
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _files(queries: int) -> tuple[Path, Path]:
+    sys.path.insert(0, str(HERE))
+    from bench_metrics_data import generate
+
+    return generate(DATA, queries)
+
+
+def child_ours_files(queries: int) -> dict[str, float]:
+    """End to end from TREC files: parse both, rank, compute the five measures."""
+    qrels_path, run_path = _files(queries)
+    from retrieval_eval.score.kernels import compute
+    from retrieval_eval.score.measures import parse_measure
+    from retrieval_eval.score.trec_files import read_qrels, read_run
+    from retrieval_eval.score.trec_join import rank_against_qrels
+
+    baseline = _peak_mb()
+    start = time.perf_counter()
+    hits = rank_against_qrels(read_qrels(qrels_path), read_run(run_path), complete=False)
+    means = {name: float(compute(hits, parse_measure(name)).mean()) for name in OURS}
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "peak_mb": _peak_mb(), "baseline_mb": baseline, **means}
+
+
+def _pytrec_dicts(queries: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    import pytrec_eval
+
+    qrels_path, run_path = _files(queries)
+    with qrels_path.open() as handle:
+        qrels = pytrec_eval.parse_qrel(handle)
+    with run_path.open() as handle:
+        run = pytrec_eval.parse_run(handle)
+    return qrels, run
+
+
+def child_ours_memory(queries: int) -> dict[str, float]:
+    """evaluate() on Python mappings: the call the Action makes (rankings already ranked)."""
+    qrels, run = _pytrec_dicts(queries)
+    rankings = {
+        qid: sorted(docs, key=lambda d, docs=docs: (-docs[d], _desc(d)))
+        for qid, docs in run.items()
+    }
+    del run
+    from retrieval_eval.score.evaluate import evaluate
+
+    baseline = _peak_mb()
+    start = time.perf_counter()
+    results = evaluate(qrels, rankings, OURS)
+    seconds = time.perf_counter() - start
+    means = {name: statistics.fmean(values.values()) for name, values in results.items()}
+    return {"seconds": seconds, "peak_mb": _peak_mb(), "baseline_mb": baseline, **means}
+
+
+def _desc(doc: str) -> tuple[int, ...]:
+    return tuple(-b for b in doc.encode())
+
+
+def child_pytrec(queries: int) -> dict[str, float]:
+    import pytrec_eval
+
+    qrels_path, run_path = _files(queries)
+    baseline = _peak_mb()
+    start = time.perf_counter()
+    with qrels_path.open() as handle:
+        qrels = pytrec_eval.parse_qrel(handle)
+    with run_path.open() as handle:
+        run = pytrec_eval.parse_run(handle)
+    parsed = time.perf_counter()
+    results = pytrec_eval.RelevanceEvaluator(qrels, PYTREC).evaluate(run)
+    done = time.perf_counter()
+    ndcg = statistics.fmean(r["ndcg_cut_10"] for r in results.values())
+    return {
+        "seconds": done - start,
+        "parse_seconds": parsed - start,
+        "evaluate_seconds": done - parsed,
+        "peak_mb": _peak_mb(),
+        "baseline_mb": baseline,
+        "ndcg@10": ndcg,
+    }
+
+
+def child_ranx(queries: int) -> dict[str, float]:
+    """Build Qrels/Run from dicts, JIT-compile (cold cache), then warm single-threaded evaluate."""
+    from ranx import Qrels, Run, evaluate
+
+    qrels_dict, run_dict = _pytrec_dicts(queries)
+    baseline = _peak_mb()
+    start = time.perf_counter()
+    qrels, run = Qrels(qrels_dict), Run(run_dict)
+    built = time.perf_counter()
+    tiny_q, tiny_r = Qrels({"q": {"d": 1}}), Run({"q": {"d": 1.0, "e": 0.5}})
+    compile_start = time.perf_counter()
+    evaluate(tiny_q, tiny_r, RANX, threads=1)
+    compiled = time.perf_counter()
+    evaluate(tiny_q, tiny_r, RANX, threads=1)
+    tiny_warm = time.perf_counter() - compiled
+    warm = []
+    for _ in range(3):
+        begin = time.perf_counter()
+        means = evaluate(qrels, run, RANX, threads=1, save_results_in_run=False)
+        warm.append(time.perf_counter() - begin)
+    return {
+        "build_seconds": built - start,
+        "compile_seconds": (compiled - compile_start) - tiny_warm,
+        "seconds": statistics.median(warm),
+        "peak_mb": _peak_mb(),
+        "baseline_mb": baseline,
+        "ndcg@10": float(means["ndcg@10"]),
+    }
+
+
+CHILDREN = {
+    "ours-files": child_ours_files,
+    "ours-memory": child_ours_memory,
+    "pytrec": child_pytrec,
+    "ranx": child_ranx,
+}
+
+
+def measure(kind: str, queries: int, repeats: int) -> dict[str, float]:
+    """Median of each reported number over ``repeats`` fresh child processes."""
+    runs = []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as numba_cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, NUMBA_NUM_THREADS="1")
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", kind, str(queries)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        runs.append(json.loads(out.strip().splitlines()[-1]))
+    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--repeats", type=int, default=5, help="children per measurement (ours)")
+    parser.add_argument(
+        "--peer-repeats", type=int, default=3, help="children per measurement (peers)"
+    )
+    parser.add_argument(
+        "--peers-up-to", type=int, default=100_000, help="largest size the peers run at"
+    )
+    parser.add_argument("--child", nargs=2, metavar=("KIND", "QUERIES"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(CHILDREN[args.child[0]](int(args.child[1]))))
+        return
+    for size in args.sizes:
+        _files(size)  # generate outside any timing
+    rows = []
+    for size in args.sizes:
+        row: dict[str, object] = {"queries": size, "run_mb": _files(size)[1].stat().st_size / 1e6}
+        row["ours"] = measure("ours-files", size, args.repeats)
+        if size <= args.peers_up_to:
+            row["ours_memory"] = measure("ours-memory", size, args.repeats)
+            row["pytrec"] = measure("pytrec", size, args.peer_repeats)
+            row["ranx"] = measure("ranx", size, args.peer_repeats)
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr)
+    print(render(rows, args))
+
+
+def render(rows: list[dict[str, object]], args: argparse.Namespace) -> str:
+    def f(value: float) -> str:
+        return f"{value:.2f}"
+
+    lines = [
+        f"Medians of {args.repeats} runs (ours) and {args.peer_repeats} runs (peers), each in a fresh process.",
+        "",
+        "End to end from TREC files (parse qrels + run, rank, five measures):",
+        "",
+        "| queries | run file | ours | pytrec_eval (parse + eval) | pytrec_eval / ours |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        ours = row["ours"]
+        assert isinstance(ours, dict)
+        peer = row.get("pytrec")
+        if isinstance(peer, dict):
+            ratio = peer["seconds"] / ours["seconds"]
+            peer_text = f"{f(peer['seconds'])} s ({f(peer['parse_seconds'])} + {f(peer['evaluate_seconds'])})"
+            lines.append(
+                f"| {row['queries']:,} | {row['run_mb']:.0f} MB | {f(ours['seconds'])} s | {peer_text} | "
+                f"{ratio:.1f}x |"
+            )
+        else:
+            lines.append(
+                f"| {row['queries']:,} | {row['run_mb']:.0f} MB | {f(ours['seconds'])} s | not run | |"
+            )
+    lines += [
+        "",
+        "From in-memory data (ours: `evaluate()` on ranked lists; ranx: warm, threads=1, Qrels/Run built):",
+        "",
+        "| queries | ours | ranx warm | ranx / ours | ranx build Qrels+Run | ranx JIT compile (cold) |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        memory, ranx = row.get("ours_memory"), row.get("ranx")
+        if isinstance(memory, dict) and isinstance(ranx, dict):
+            lines.append(
+                f"| {row['queries']:,} | {f(memory['seconds'])} s | {f(ranx['seconds'])} s | "
+                f"{ranx['seconds'] / memory['seconds']:.1f}x | {f(ranx['build_seconds'])} s | "
+                f"{f(ranx['compile_seconds'])} s |"
+            )
+    lines += [
+        "",
+        "Scaling of ours, end to end from files (peak RSS of the process; 'above start' subtracts the",
+        "RSS after imports):",
+        "",
+        "| queries | lines | seconds | s per million lines | peak RSS | above start | MB per million lines |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        ours = row["ours"]
+        assert isinstance(ours, dict)
+        lines_count = int(row["queries"]) * 100  # type: ignore[call-overload]
+        above = ours["peak_mb"] - ours["baseline_mb"]
+        lines.append(
+            f"| {row['queries']:,} | {lines_count:,} | {f(ours['seconds'])} | "
+            f"{ours['seconds'] / lines_count * 1e6:.2f} | {ours['peak_mb']:.0f} MB | {above:.0f} MB | "
+            f"{above / lines_count * 1e6:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

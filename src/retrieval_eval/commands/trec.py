@@ -1,0 +1,53 @@
+"""``retrieval-eval trec``: trec_eval's numbers and output format, without building trec_eval."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from retrieval_eval.errors import ExitCode
+
+
+@click.command("trec")
+@click.argument("qrels", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("run", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    help="trec_eval measure: num_q, num_ret, num_rel, num_rel_ret, map, Rprec, recip_rank, "
+    "P[.K,...], recall[.K,...], ndcg_cut[.K,...], map_cut[.K,...]. Repeatable.",
+)
+@click.option("-q", "per_query", is_flag=True, help="Also print each query's values.")
+@click.option(
+    "-c",
+    "complete",
+    is_flag=True,
+    help="Average over every qrels query; those missing from the run score 0 (trec_eval -c).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON with unrounded values instead.")
+def trec(
+    qrels: Path,
+    run: Path,
+    measures: tuple[str, ...],
+    per_query: bool,
+    complete: bool,
+    as_json: bool,
+) -> int:
+    """Score RUN (qid Q0 docid rank score tag) against QRELS (qid iter docid rel) like trec_eval.
+
+    Ranks come from the scores (descending, ties by document id descending), not
+    from the rank column, exactly as trec_eval does.
+    """
+    from retrieval_eval.score.trec_report import as_json as to_json
+    from retrieval_eval.score.trec_report import format_trec, trec_evaluate
+
+    result = trec_evaluate(qrels, run, measures, complete=complete)
+    if as_json:
+        click.echo(json.dumps(to_json(result, per_query=per_query), indent=2))
+    else:
+        click.echo(format_trec(result, per_query=per_query), nl=False)
+    return int(ExitCode.OK)

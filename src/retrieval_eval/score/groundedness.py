@@ -1,0 +1,24 @@
+"""Keyword groundedness: did the retrieved text contain what an answer needs?
+
+Defined by the seed methodology as |expected keywords found in the retrieved
+text| / |expected keywords|, matched case-insensitively as substrings. Keywords
+are compared case-folded and de-duplicated; blank ones are ignored.
+
+With no expected keywords the value is 1.0, the seed's convention. The seed
+warns that this makes a "no match" case look perfect even when a broken filter
+returned unrelated text, so expect-empty fixtures must be judged by their own
+assertion (results must be empty), never by this number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def groundedness(expected_keywords: Sequence[str], texts: Sequence[str]) -> float:
+    wanted = {keyword.strip().casefold() for keyword in expected_keywords if keyword.strip()}
+    if not wanted:
+        return 1.0
+    haystack = "\n".join(text.casefold() for text in texts)
+    found = sum(1 for keyword in wanted if keyword in haystack)
+    return found / len(wanted)

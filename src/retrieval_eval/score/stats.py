@@ -1,0 +1,125 @@
+"""Confidence intervals and paired tests a reviewer can trust and re-run.
+
+Every function takes an explicit seed, so the same inputs give the same numbers
+on every machine and in every CI run (a report that changes when re-run is not
+evidence). Degenerate inputs are answered, not raised: no values gives NaN
+bounds (there is no mean to bound), one value gives the point itself as both
+bounds (one query carries no information about spread; do not read it as
+certainty).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from retrieval_eval.score.ranked import FloatArray
+
+_EXACT_SIGN_FLIPS_UP_TO = 16  # 2**16 sign patterns: exact p-value, still instant
+_BATCH_CELLS = 1 << 21  # resampled values held in memory at once
+
+
+def bootstrap_ci(
+    values: Sequence[float] | FloatArray,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval for the mean of ``values``."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.size == 0:
+        return (math.nan, math.nan)
+    if data.size == 1:
+        return (float(data[0]), float(data[0]))
+    means = _bootstrap_means(data, resamples, seed)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    return (float(low), float(high))
+
+
+def _bootstrap_means(data: FloatArray, resamples: int, seed: int) -> FloatArray:
+    rng = np.random.default_rng(seed)
+    batch = max(1, _BATCH_CELLS // data.size)
+    means = np.empty(resamples, dtype=np.float64)
+    for start in range(0, resamples, batch):
+        rows = min(batch, resamples - start)
+        picks = rng.integers(0, data.size, size=(rows, data.size))
+        means[start : start + rows] = data[picks].mean(axis=1)
+    return means
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Current minus baseline on the queries both sides scored.
+
+    ``p_value`` is two-sided, from a paired randomization (sign-flip) test: exact
+    over all 2**n sign patterns when n <= 16, else ``resamples`` random patterns
+    with the usual +1 correction, so it is never exactly 0.
+    """
+
+    n_common: int
+    mean_diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    only_current: tuple[str, ...]
+    only_baseline: tuple[str, ...]
+
+
+def paired_comparison(
+    current: Mapping[str, float],
+    baseline: Mapping[str, float],
+    *,
+    seed: int = 0,
+    resamples: int = 10_000,
+) -> PairedComparison:
+    """Compare per-query values; queries on one side only are listed, not dropped silently.
+
+    No common query: mean and interval are NaN and p is 1.0 (no evidence of a change).
+    """
+    common = sorted(set(current) & set(baseline))
+    only_current = tuple(sorted(set(current) - set(baseline)))
+    only_baseline = tuple(sorted(set(baseline) - set(current)))
+    diffs = np.array([current[q] - baseline[q] for q in common], dtype=np.float64)
+    if diffs.size == 0:
+        return PairedComparison(0, math.nan, math.nan, math.nan, 1.0, only_current, only_baseline)
+    low, high = bootstrap_ci(diffs, seed=seed, resamples=resamples)
+    return PairedComparison(
+        n_common=int(diffs.size),
+        mean_diff=float(diffs.mean()),
+        ci_low=low,
+        ci_high=high,
+        p_value=sign_flip_p_value(diffs, seed=seed, resamples=resamples),
+        only_current=only_current,
+        only_baseline=only_baseline,
+    )
+
+
+def sign_flip_p_value(diffs: FloatArray, *, seed: int = 0, resamples: int = 10_000) -> float:
+    """Two-sided p-value of "mean difference is 0" under random sign flips of the pairs."""
+    n = diffs.size
+    if n == 0:
+        return 1.0
+    observed = abs(float(diffs.mean()))
+    tolerance = 1e-12 * max(1.0, float(np.abs(diffs).max()))
+    if n <= _EXACT_SIGN_FLIPS_UP_TO:
+        patterns = (
+            np.arange(1 << n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)[None, :]
+        )
+        signs = 1.0 - 2.0 * (patterns & 1)
+        flipped = np.abs((signs * diffs).mean(axis=1))
+        return float(np.count_nonzero(flipped >= observed - tolerance) / flipped.size)
+    rng = np.random.default_rng(seed)
+    batch = max(1, _BATCH_CELLS // n)
+    extreme = 0
+    for start in range(0, resamples, batch):
+        rows = min(batch, resamples - start)
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, n))
+        extreme += int(
+            np.count_nonzero(np.abs((signs * diffs).mean(axis=1)) >= observed - tolerance)
+        )
+    return (extreme + 1) / (resamples + 1)

@@ -1,0 +1,104 @@
+"""Run the Action's image the way GitHub's runner runs a container action.
+
+The runner mounts the workspace at /github/workspace (also the working directory), a
+fresh home at /github/home, the file-command files under /github/file_commands and the
+event under /github/workflow, and passes every input as ``INPUT_*`` and the job's context
+as ``GITHUB_*`` variables. Values go through the docker client's environment (``-e NAME``),
+as the runner does, so the token never appears on a command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.publish.runner_env import read_outputs, runner_env
+
+WORKSPACE = "/github/workspace"
+OUTPUT_FILE = "/github/file_commands/set_output_3f1c"
+SUMMARY_FILE = "/github/file_commands/step_summary_3f1c"
+
+
+@dataclass(frozen=True)
+class ContainerRun:
+    returncode: int
+    log: str
+    outputs: dict[str, str]
+    summary: str
+    seconds: float  # `docker run` to exit: container start to verdict
+
+
+def run_container(
+    image: str,
+    workspace: Path,
+    run_dir: Path,
+    *,
+    event_name: str,
+    payload: dict[str, Any],
+    api_url: str,
+    sha: str,
+    network: str = "host",
+    **inputs: str,
+) -> ContainerRun:
+    home, file_commands, workflow = (run_dir / name for name in ("home", "fc", "workflow"))
+    for folder in (home, file_commands, workflow):
+        folder.mkdir(parents=True, exist_ok=True)
+    (workflow / "event.json").write_text(json.dumps(payload), encoding="utf-8")
+    env = runner_env(
+        Path(WORKSPACE),
+        event_name=event_name,
+        event_path=Path("/github/workflow/event.json"),
+        api_url=api_url,
+        sha=sha,
+        **inputs,
+    )
+    env.update(
+        {
+            "HOME": "/github/home",
+            "CI": "true",
+            "GITHUB_OUTPUT": OUTPUT_FILE,
+            "GITHUB_STEP_SUMMARY": SUMMARY_FILE,
+            "RUNNER_TEMP": "/github/runner_temp",
+        }
+    )
+    command = [
+        "docker", "run", "--rm", f"--network={network}", "--workdir", WORKSPACE,
+        "-v", f"{workspace}:{WORKSPACE}",
+        "-v", f"{home}:/github/home",
+        "-v", f"{workflow}:/github/workflow",
+        "-v", f"{file_commands}:/github/file_commands",
+    ]  # fmt: skip
+    for name in sorted(env):
+        command += ["-e", name]
+    command.append(image)
+    started = time.monotonic()
+    completed = subprocess.run(
+        command,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    seconds = time.monotonic() - started
+    summary = file_commands / Path(SUMMARY_FILE).name
+    return ContainerRun(
+        returncode=completed.returncode,
+        log=completed.stdout + completed.stderr,
+        outputs=read_outputs(file_commands / Path(OUTPUT_FILE).name),
+        summary=summary.read_text(encoding="utf-8") if summary.exists() else "",
+        seconds=seconds,
+    )
+
+
+def record_timing(name: str, seconds: float) -> None:
+    """Appends to the file ci-container.sh prints with its timings (if it asked for one)."""
+    path = os.environ.get("RETRIEVAL_EVAL_TIMINGS")
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"{name}: {seconds:.1f} s\n")

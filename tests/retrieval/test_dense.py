@@ -1,0 +1,160 @@
+"""The dense retriever on the real model and a real in-process chromadb."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from retrieval_eval.load.documents import Corpus, Document
+from retrieval_eval.retrieval.config import DenseConfig
+from retrieval_eval.retrieval.dense import DenseRetriever
+
+
+@pytest.fixture(scope="module")
+def dense(notes: Corpus, model_dir: Path) -> Iterator[DenseRetriever]:
+    retriever = DenseRetriever(DenseConfig(model_dir=model_dir, threads=2))
+    retriever.index(notes)
+    yield retriever
+    retriever.close()
+
+
+def _ids(
+    retriever: DenseRetriever, query: str, k: int = 10, tags: tuple[str, ...] = ()
+) -> list[str]:
+    return [hit.doc_id for hit in retriever.search(query, k, tags).hits]
+
+
+def test_a_paraphrase_finds_the_right_section(dense: DenseRetriever) -> None:
+    best = dense.search("how much did the holiday in Portugal cost", 3).hits[0]
+    assert best.doc_id == "travel/lisbon"
+    assert (
+        best.text
+        == "Trip to Lisbon > Budget\nThe flights cost 300 euros and the hotel 90 euros a night."
+    )
+    assert 0.5 < best.score <= 1.0  # cosine similarity
+
+
+def test_results_are_unique_documents_best_first(dense: DenseRetriever) -> None:
+    hits = dense.search("food", 10).hits
+    assert len(hits) == 6  # every note once, though lisbon and shakshuka have several chunks
+    assert len({h.doc_id for h in hits}) == 6
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_tag_filter_is_or_and_stays_inside_the_tagged_notes(dense: DenseRetriever) -> None:
+    assert _ids(dense, "food", tags=("travel", "recipes")) == [
+        "travel/lisbon",
+        "recipes/shakshuka",
+        "recipes/pesto",
+        "travel/kyoto",
+    ]
+    assert _ids(dense, "spicy breakfast eggs", tags=("japan",)) == ["travel/kyoto"]
+
+
+def test_a_filter_no_document_carries_returns_nothing(dense: DenseRetriever) -> None:
+    assert len(_ids(dense, "food")) == 6
+    assert _ids(dense, "food", tags=("no-such-tag",)) == []
+
+
+def test_identical_documents_tie_and_the_smaller_id_comes_first(model_dir: Path) -> None:
+    text = "Wind tunnel measurements of a swept wing."
+    corpus = Corpus(
+        (
+            Document("copy-b", "", text),
+            Document("copy-a", "", text),
+            Document("other", "", "Soup."),
+        ),
+        "ties",
+    )
+    retriever = DenseRetriever(DenseConfig(model_dir=model_dir, threads=2))
+    retriever.index(corpus)
+    hits = retriever.search("swept wing wind tunnel", 2).hits
+    retriever.close()
+    assert [h.doc_id for h in hits] == ["copy-a", "copy-b"]
+    assert hits[0].score == hits[1].score
+
+
+def test_k_unique_documents_even_when_one_document_has_many_chunks(model_dir: Path) -> None:
+    long_text = "\n".join(f"## Part {i}\nTurbine blade cooling, experiment {i}." for i in range(30))
+    corpus = Corpus(
+        (
+            Document("long", "Turbine notes", long_text),
+            Document("short-1", "", "Cooling of turbine blades."),
+            Document("short-2", "", "Blade vibration in turbines."),
+            Document("unrelated", "", "A recipe for lemon cake."),
+        ),
+        "many",
+    )
+    retriever = DenseRetriever(DenseConfig(model_dir=model_dir, threads=2))
+    retriever.index(corpus)
+    ids = _ids(retriever, "turbine blade cooling", k=4)
+    retriever.close()
+    assert sorted(ids) == ["long", "short-1", "short-2", "unrelated"]
+    assert ids[-1] == "unrelated"
+
+
+def test_the_embedding_cache_makes_reindexing_embed_nothing(
+    notes: Corpus, model_dir: Path, tmp_path: Path
+) -> None:
+    config = DenseConfig(model_dir=model_dir, threads=2, cache_dir=tmp_path / "cache")
+    first = DenseRetriever(config)
+    first.index(notes)
+    assert (
+        first.embedding is not None and first.embedding.texts_embedded == 9
+    )  # chunks: 2 + 1 + 3 + 1 + 1 + 1
+    expected = _ids(first, "food")
+    first.close()
+
+    second = DenseRetriever(config)
+    second.index(notes)
+    assert second.embedding is not None
+    assert (second.embedding.texts_embedded, second.embedding.cache_hits) == (0, 9)
+    assert _ids(second, "food") == expected
+    second.close()
+
+
+def test_a_persisted_collection_is_reused_for_the_same_corpus_and_rebuilt_for_a_new_one(
+    notes: Corpus, model_dir: Path, tmp_path: Path
+) -> None:
+    config = DenseConfig(model_dir=model_dir, threads=2, persist_dir=tmp_path / "chroma")
+    first = DenseRetriever(config)
+    first.index(notes)
+    expected = _ids(first, "food")
+    first.close()
+
+    reopened = DenseRetriever(config)
+    reopened.index(notes)
+    assert reopened.embedding is not None and reopened.embedding.texts_embedded == 0
+    assert _ids(reopened, "food") == expected
+
+    changed = Corpus((*notes.documents, Document("recipes/soup", "Soup", "Lentil soup.")), "n")
+    reopened.index(changed)
+    assert reopened.embedding.texts_embedded == 10  # all 10 chunks, into a fresh collection
+    assert "recipes/soup" in _ids(reopened, "lentil soup", k=1)
+    reopened.close()
+
+
+def test_describe_names_the_model_and_chunking(dense: DenseRetriever) -> None:
+    described = dense.describe()
+    assert described["model"] == "all-MiniLM-L6-v2"
+    assert (
+        described["model_sha256"]
+        == "e61cbfc78a9af315157eee3c2c2b4470b8b3592a56f5e8bb13a00890020bc555"
+    )
+    assert (described["chunk_tokens"], described["chunk_overlap"]) == (254, 32)
+
+
+def test_a_long_document_is_embedded_in_windows_and_the_matching_one_is_returned(
+    model_dir: Path,
+) -> None:
+    filler = " ".join(["The committee reviewed the quarterly maintenance schedule."] * 60)
+    text = f"{filler} The left engine caught fire during the test flight. {filler}"
+    retriever = DenseRetriever(DenseConfig(model_dir=model_dir, threads=2))
+    retriever.index(Corpus((Document("report", "", text),), "long"))
+    assert retriever.embedding is not None and retriever.embedding.texts_embedded >= 6
+    (hit,) = retriever.search("engine fire in flight", 1).hits
+    retriever.close()
+    assert "The left engine caught fire during the test flight." in hit.text
+    assert len(hit.text) < len(text) / 3

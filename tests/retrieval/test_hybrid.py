@@ -1,0 +1,103 @@
+"""RRF over the real dense and bm25 retrievers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from retrieval_eval.load.documents import Corpus
+from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.config import HybridConfig, RetrieversConfig
+from retrieval_eval.retrieval.hybrid import HybridRetriever
+from retrieval_eval.retrieval.registry import build_retriever
+
+
+@pytest.fixture(scope="module")
+def sides(notes: Corpus, retrievers_config: RetrieversConfig) -> Iterator[dict[str, Retriever]]:
+    built = {
+        "dense": build_retriever("dense", retrievers_config),
+        "bm25": build_retriever("bm25", retrievers_config),
+    }
+    for retriever in built.values():
+        retriever.index(notes)
+    yield built
+    built["dense"].close()  # type: ignore[attr-defined]
+
+
+def _hybrid(sides: dict[str, Retriever], **settings: object) -> HybridRetriever:
+    # The sides are already indexed; the hybrid only fuses their answers.
+    return HybridRetriever(HybridConfig.model_validate(settings), sides)
+
+
+QUERY = "pesto for the Lisbon trip budget"
+
+
+def test_fused_score_is_the_sum_of_reciprocal_ranks(sides: dict[str, Retriever]) -> None:
+    expected: dict[str, float] = {}
+    for retriever in sides.values():
+        for rank, hit in enumerate(retriever.search(QUERY, 100).hits, start=1):
+            expected[hit.doc_id] = expected.get(hit.doc_id, 0.0) + 1.0 / (60 + rank)
+    hits = _hybrid(sides).search(QUERY, 10).hits
+    assert {h.doc_id: h.score for h in hits} == pytest.approx(expected)
+    assert [h.doc_id for h in hits] == sorted(expected, key=lambda d: (-expected[d], d))
+
+
+def test_weights_and_rrf_k_are_applied(sides: dict[str, Retriever]) -> None:
+    dense_ranks = [h.doc_id for h in sides["dense"].search(QUERY, 100).hits]
+    bm25_ranks = [h.doc_id for h in sides["bm25"].search(QUERY, 100).hits]
+    hits = _hybrid(sides, rrf_k=10, weights={"dense": 2.0, "bm25": 0.5}).search(QUERY, 10).hits
+    for hit in hits:
+        score = 0.0
+        if hit.doc_id in dense_ranks:
+            score += 2.0 / (10 + dense_ranks.index(hit.doc_id) + 1)
+        if hit.doc_id in bm25_ranks:
+            score += 0.5 / (10 + bm25_ranks.index(hit.doc_id) + 1)
+        assert hit.score == pytest.approx(score)
+
+
+def test_a_zero_weight_side_is_not_consulted(sides: dict[str, Retriever]) -> None:
+    bm25_only = _hybrid(sides, weights={"dense": 0.0})
+    assert [h.doc_id for h in bm25_only.search(QUERY, 10).hits] == [
+        h.doc_id for h in sides["bm25"].search(QUERY, 10).hits
+    ]
+    assert list(bm25_only.sides) == ["bm25"]
+
+
+def test_depth_limits_what_each_side_contributes(sides: dict[str, Retriever]) -> None:
+    hits = _hybrid(sides, depth=1).search(QUERY, 10).hits
+    tops = {sides[name].search(QUERY, 1).hits[0].doc_id for name in ("dense", "bm25")}
+    assert {h.doc_id for h in hits} == tops
+
+
+def test_equal_fused_scores_go_to_the_smaller_document_id(sides: dict[str, Retriever]) -> None:
+    # With depth 1 each side contributes only its top document, each scoring 1/61;
+    # for "nuts" bm25 finds the pesto note, dense prefers the shakshuka note.
+    tops = [sides[name].search("nuts", 1).hits[0].doc_id for name in ("dense", "bm25")]
+    assert tops == ["recipes/shakshuka", "recipes/pesto"]
+    hits = _hybrid(sides, depth=1).search("nuts", 10).hits
+    assert [h.doc_id for h in hits] == sorted(tops)
+    assert hits[0].score == hits[1].score == pytest.approx(1 / 61)
+
+
+def test_tag_filter_and_the_empty_filter_guard(sides: dict[str, Retriever]) -> None:
+    hybrid = _hybrid(sides)
+    assert {h.doc_id for h in hybrid.search(QUERY, 10, ["travel"]).hits} == {
+        "travel/lisbon",
+        "travel/kyoto",
+    }
+    assert hybrid.search(QUERY, 10, ["no-such-tag"]).hits == ()
+
+
+def test_hit_text_comes_from_the_side_that_ranked_the_document_best(
+    sides: dict[str, Retriever],
+) -> None:
+    hits = {h.doc_id: h.text for h in _hybrid(sides).search("flights euros", 10).hits}
+    assert hits["travel/lisbon"].startswith("Trip to Lisbon > Budget\n")
+
+
+def test_describe_records_fusion_settings_and_both_sides(sides: dict[str, Retriever]) -> None:
+    described = _hybrid(sides, weights={"dense": 2.0}).describe()
+    assert (described["rrf_k"], described["depth"]) == (60, 100)
+    assert described["weights"] == {"dense": 2.0, "bm25": 1.0}
+    assert set(described["sides"]) == {"dense", "bm25"}  # type: ignore[arg-type]

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrieval.config import (
+    Bm25Config,
+    CustomConfig,
+    DenseConfig,
+    HybridConfig,
+    RetrieversConfig,
+)
+from retrieval_eval.retrieval.registry import (
+    RETRIEVER_NAMES,
+    build_retriever,
+    with_machine_defaults,
+)
+
+
+def test_every_name_builds_a_retriever_of_that_name(retrievers_config: RetrieversConfig) -> None:
+    config = retrievers_config.model_copy(
+        update={"custom": CustomConfig(python="tests.retrieval.own_retriever:make")}
+    )
+    names = {name: build_retriever(name, config).name for name in RETRIEVER_NAMES}
+    assert names == {
+        "dense": "dense",
+        "bm25": "bm25",
+        "like": "like",
+        "hybrid": "hybrid",
+        "custom": "title-search",
+    }
+
+
+def test_an_unknown_name_lists_the_accepted_ones() -> None:
+    with pytest.raises(ConfigError) as caught:
+        build_retriever("elastic", RetrieversConfig())
+    assert str(caught.value) == (
+        "unknown retriever 'elastic'; choose one of: dense, bm25, like, hybrid, custom"
+    )
+
+
+def test_custom_without_its_table_says_what_to_add() -> None:
+    with pytest.raises(ConfigError, match=r"needs a \[retrievers.custom\] table"):
+        build_retriever("custom", RetrieversConfig())
+
+
+def test_dense_without_a_model_folder_is_a_configuration_error() -> None:
+    with pytest.raises(ConfigError, match=r"retrievers\.dense\.model_dir is not set"):
+        build_retriever("dense", RetrieversConfig())
+
+
+def test_machine_defaults_fill_only_what_is_unset(tmp_path: Path) -> None:
+    filled = with_machine_defaults(RetrieversConfig(), home=tmp_path, cores=3)
+    assert filled.dense.model_dir == (
+        tmp_path / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
+    )
+    assert filled.dense.threads == 3
+    chosen = RetrieversConfig(dense=DenseConfig(model_dir=Path("m"), threads=1))
+    assert with_machine_defaults(chosen, home=tmp_path, cores=3) == chosen
+
+
+def test_settings_tables_reject_unknown_keys_and_bad_values() -> None:
+    with pytest.raises(ValidationError, match="extra_forbidden"):
+        RetrieversConfig.model_validate({"bm25": {"k_1": 1.2}})
+    with pytest.raises(ValidationError, match="less than half of chunk_tokens"):
+        Bm25Config(chunk_tokens=100, chunk_overlap=50)
+    with pytest.raises(ValidationError, match=r"unknown retriever\(s\) like in weights"):
+        HybridConfig(weights={"like": 1.0})
+    with pytest.raises(ValidationError, match="at least one weight must be > 0"):
+        HybridConfig(weights={"dense": 0.0, "bm25": 0.0})
+    with pytest.raises(ValidationError, match="set exactly one of"):
+        CustomConfig(python="a:b", command=["x"])
+    with pytest.raises(ValidationError, match=r"must look like 'package\.module:factory'"):
+        CustomConfig(python="just_a_module")
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    config = RetrieversConfig()
+    assert (config.bm25.k1, config.bm25.b, config.bm25.stopwords, config.bm25.stemming) == (
+        0.9,
+        0.4,
+        True,
+        False,
+    )
+    assert (config.hybrid.rrf_k, config.hybrid.depth) == (60, 100)
+    assert config.hybrid.weights == {"dense": 1.0, "bm25": 1.0}
+    assert (config.dense.chunk_tokens, config.dense.chunk_overlap) == (254, 32)

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.score.measures import Measure, parse_measure, parse_trec_measures
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("mrr@10", "mrr@10"),
+        ("MRR@10", "mrr@10"),
+        ("mrr", "mrr"),
+        ("ndcg@10", "ndcg@10"),
+        ("p@5", "p@5"),
+        ("recall@100", "recall@100"),
+        ("map", "map"),
+        ("map@10", "map@10"),
+        ("hit_rate@3", "hit_rate@3"),
+        ("r_precision", "r_precision"),
+    ],
+)
+def test_parse_measure_canonical_names(text: str, name: str) -> None:
+    assert parse_measure(text).name == name
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "ndcg",
+            "measure 'ndcg' needs a cut-off, e.g. ndcg@10; accepted: mrr@K, ndcg@K, p@K, recall@K, "
+            "map, map@K, hit_rate@K, r_precision (K >= 1)",
+        ),
+        ("p@0", "measure 'p@0' has cut-off 0; cut-offs start at 1"),
+        (
+            "r_precision@5",
+            "unknown measure 'r_precision@5'; accepted: mrr@K, ndcg@K, p@K, recall@K, "
+            "map, map@K, hit_rate@K, r_precision (K >= 1)",
+        ),
+        (
+            "precision@5",
+            "unknown measure 'precision@5'; accepted: mrr@K, ndcg@K, p@K, recall@K, "
+            "map, map@K, hit_rate@K, r_precision (K >= 1)",
+        ),
+    ],
+)
+def test_parse_measure_errors_name_the_input_and_the_accepted_forms(
+    text: str, message: str
+) -> None:
+    with pytest.raises(ConfigError) as error:
+        parse_measure(text)
+    assert str(error.value) == message
+
+
+def test_trec_measures_follow_trec_eval_order_and_defaults() -> None:
+    measures = parse_trec_measures(["ndcg_cut.10,5", "recip_rank", "num_q", "P"])
+    assert [m.trec_name for m in measures] == [
+        "num_q",
+        "recip_rank",
+        "P_5",
+        "P_10",
+        "P_15",
+        "P_20",
+        "P_30",
+        "P_100",
+        "P_200",
+        "P_500",
+        "P_1000",
+        "ndcg_cut_5",
+        "ndcg_cut_10",
+    ]
+    assert measures[1] == Measure("mrr", None)
+
+
+def test_trec_measure_errors() -> None:
+    with pytest.raises(ConfigError, match="unsupported trec_eval measure 'bpref'"):
+        parse_trec_measures(["bpref"])
+    with pytest.raises(ConfigError, match=re.escape("measure 'P.5,5': duplicate cut-offs")):
+        parse_trec_measures(["P.5,5"])
+    with pytest.raises(ConfigError, match="cut-off '0' is not a positive integer"):
+        parse_trec_measures(["P.0"])

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from retrieval_eval.score.stats import bootstrap_ci, paired_comparison
+
+
+def test_bootstrap_of_two_values_by_hand() -> None:
+    # Resampled means of [0, 1] are 0, 0.5, 1 with probability 1/4, 1/2, 1/4.
+    assert bootstrap_ci([0.0, 1.0]) == (0.0, 1.0)
+
+
+def test_bootstrap_is_reproducible_and_seeded() -> None:
+    values = [0.1 * (i % 7) for i in range(40)]
+    first = bootstrap_ci(values, seed=3)
+    assert bootstrap_ci(values, seed=3) == first
+    assert bootstrap_ci(values, seed=4) != first
+    low, high = first
+    assert low < sum(values) / len(values) < high
+
+
+def test_bootstrap_degenerate_inputs() -> None:
+    low, high = bootstrap_ci([])
+    assert math.isnan(low) and math.isnan(high)
+    assert bootstrap_ci([0.7]) == (0.7, 0.7)
+    assert bootstrap_ci([0.5] * 12) == (0.5, 0.5)
+
+
+def test_paired_comparison_exact_sign_flip_p_value() -> None:
+    current = {f"q{i}": 0.6 for i in range(5)} | {"new": 1.0}
+    baseline = {f"q{i}": 0.5 for i in range(5)} | {"gone": 0.0}
+    result = paired_comparison(current, baseline)
+    assert result.n_common == 5
+    assert result.mean_diff == pytest.approx(0.1)
+    assert (result.ci_low, result.ci_high) == pytest.approx((0.1, 0.1))
+    assert result.p_value == 2 / 32  # only all-plus and all-minus are as extreme
+    assert result.only_current == ("new",)
+    assert result.only_baseline == ("gone",)
+
+
+def test_paired_comparison_sampled_p_value_is_never_zero() -> None:
+    current = {f"q{i}": 1.0 for i in range(30)}
+    baseline = {f"q{i}": 0.0 for i in range(30)}
+    result = paired_comparison(current, baseline, resamples=999)
+    assert result.p_value == 1 / 1000
+
+
+def test_paired_comparison_no_difference_and_tiny_inputs() -> None:
+    same = {"a": 0.3, "b": 0.9}
+    assert paired_comparison(same, same).p_value == 1.0
+    one = paired_comparison({"a": 1.0}, {"a": 0.0})
+    assert (one.n_common, one.mean_diff, one.ci_low, one.ci_high, one.p_value) == (
+        1,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+    )
+    none = paired_comparison({"a": 1.0}, {"b": 0.0})
+    assert none.n_common == 0 and none.p_value == 1.0 and math.isnan(none.mean_diff)
+    assert none.only_current == ("a",) and none.only_baseline == ("b",)
