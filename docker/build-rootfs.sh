@@ -45,7 +45,11 @@ awk -v dir="$local_ca" '
     else if (!(cert in known)) { n++; printf "%s", cert > sprintf("%s/host-%03d.crt", dir, n) }
   }
 ' "$rootfs/etc/ssl/certs/ca-certificates.crt" "$host_bundle"
-chroot "$rootfs" update-ca-certificates >/dev/null
+chroot "$rootfs" update-ca-certificates >"$rootfs.ca.log" 2>&1 || {
+  cat "$rootfs.ca.log" >&2
+  exit 2
+}
+rm -f "$rootfs.ca.log"
 
 # What a slim image leaves out: docs, man pages, locales, apt's caches and lists.
 rm -rf "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* \

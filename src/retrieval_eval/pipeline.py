@@ -103,7 +103,8 @@ def _run(
             exit_code=ExitCode.FAILED,
             report=None,
             status_description=_short(
-                f"invalid datasets: {len(validation.problems)} problem(s); first: {first}"
+                f"invalid datasets: {len(validation.problems)} problem(s); first: "
+                f"{first.file.name}:{first.line}: {first.message}"
             ),
             problems=tuple(validation.problems),
         )
@@ -130,7 +131,7 @@ def _run(
             only=None if rewrite else established,
         )
         write_baseline(settings.baseline, new)
-        log(f"wrote {settings.baseline} ({', '.join(established)})")
+        log(f"wrote {settings.baseline.name} ({', '.join(established)})")
 
     report = RunReport(
         verdict=decision.verdict,

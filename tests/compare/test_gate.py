@@ -294,7 +294,7 @@ def test_baseline_is_not_written_when_the_caller_says_so(project: Project) -> No
 
 def test_baseline_update_replaces_every_entry(project: Project) -> None:
     project.run()
-    set_baseline_drop(project, "mrr@10", 0.2)
+    set_baseline_drop(project, "mrr@10", 0.08)
     assert project.run().verdict == "regression"
     outcome = run_evaluation(
         project.settings(), progress=False, rewrite_baseline=True, log=lambda _: None

@@ -441,7 +441,7 @@ def test_api_down_still_leaves_the_results_in_the_summary_and_exits_2(repo: Repo
         "pull_request",
         pull_request_event(number=15, head_sha=head, base_sha=base),
         sha="e" * 40,
-        github_retry_seconds="1",
+        github_retry_seconds="0.5",  # one immediate retry per call, no real waiting
     )
 
     assert result.returncode == 2, result.log

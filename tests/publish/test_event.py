@@ -33,12 +33,22 @@ def test_pull_request_status_goes_on_the_head_not_the_merge_commit() -> None:
     assert not activity.is_fork
 
 
-def test_a_pull_request_from_another_repository_is_a_fork() -> None:
+def test_a_fork_pull_request_run_has_a_read_only_token() -> None:
+    payload = pull_request_event(number=8, head_sha=HEAD, base_sha=BASE, head_repo="mallory/notes")
+    activity = decide_activity(
+        mode="evaluate", event_name="pull_request", payload=payload, sha=MERGE
+    )
+    assert isinstance(activity, PullRequestActivity)
+    assert activity.is_fork and activity.token_is_read_only
+
+
+def test_pull_request_target_runs_with_the_base_token_and_publishes_directly() -> None:
     payload = pull_request_event(number=8, head_sha=HEAD, base_sha=BASE, head_repo="mallory/notes")
     activity = decide_activity(
         mode="evaluate", event_name="pull_request_target", payload=payload, sha=MERGE
     )
-    assert isinstance(activity, PullRequestActivity) and activity.is_fork
+    assert isinstance(activity, PullRequestActivity)
+    assert activity.is_fork and not activity.token_is_read_only
 
 
 def test_a_deleted_fork_is_still_a_fork() -> None:

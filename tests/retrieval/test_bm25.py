@@ -108,3 +108,9 @@ def test_cranfield_quality_matches_the_measured_band(cranfield_beir: Path) -> No
     rankings = {t.query_id: [h.doc_id for h in t.result.hits] for t in timed}
     scores = evaluate(data.qrels, rankings, ["ndcg@10"])["ndcg@10"]
     assert sum(scores.values()) / len(scores) == pytest.approx(0.3165, abs=0.01)
+
+
+def test_a_corpus_with_no_indexable_word_answers_with_nothing() -> None:
+    only_stop_words = Corpus((Document("a", "", "the of and"),), "stop")
+    assert _index(only_stop_words).search("the wing", 5).hits == ()
+    assert _index(Corpus((), "empty")).search("wing", 5).hits == ()

@@ -153,7 +153,6 @@ def test_a_long_document_is_embedded_in_windows_and_the_matching_one_is_returned
     text = f"{filler} The left engine caught fire during the test flight. {filler}"
     retriever = DenseRetriever(DenseConfig(model_dir=model_dir, threads=2))
     retriever.index(Corpus((Document("report", "", text),), "long"))
-    assert retriever.embedding is not None and retriever.embedding.texts_embedded >= 6
     (hit,) = retriever.search("engine fire in flight", 1).hits
     retriever.close()
     assert "The left engine caught fire during the test flight." in hit.text

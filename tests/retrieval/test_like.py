@@ -82,3 +82,7 @@ def test_tag_filter_or_semantics_and_the_empty_filter_guard(notes: Corpus) -> No
 @pytest.mark.parametrize("query", ["", "the of and", "?!"])
 def test_a_query_with_no_usable_word_returns_nothing(notes: Corpus, query: str) -> None:
     assert _ids(_index(notes), query) == []
+
+
+def test_an_empty_corpus_answers_with_nothing() -> None:
+    assert _ids(_index(Corpus((), "empty")), "wing") == []

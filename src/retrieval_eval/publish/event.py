@@ -30,11 +30,20 @@ class PullRequestActivity:
     head_repository: str
     base_repository: str
     changed_files_count: int | None
+    event_name: str = "pull_request"
 
     @property
     def is_fork(self) -> bool:
-        """A fork's run gets a read-only token: it can neither comment nor set a status."""
         return self.head_repository.lower() != self.base_repository.lower()
+
+    @property
+    def token_is_read_only(self) -> bool:
+        """A fork's ``pull_request`` run can neither comment nor set a status.
+
+        ``pull_request_target`` runs in the base repository's context with its token, so it
+        can publish directly, even for a fork.
+        """
+        return self.is_fork and self.event_name == "pull_request"
 
 
 @dataclass(frozen=True)
@@ -77,7 +86,7 @@ def decide_activity(*, mode: str, event_name: str, payload: dict[str, Any], sha:
         head = run.get("head_sha") if isinstance(run, dict) else None
         return PublishActivity(triggering_head_sha=head if isinstance(head, str) else None)
     if event_name in PULL_REQUEST_EVENTS:
-        return _pull_request(payload)
+        return _pull_request(payload, event_name)
     if event_name in COMMIT_EVENTS:
         return CommitActivity(sha=sha, event_name=event_name)
     if event_name == "workflow_run":
@@ -88,7 +97,7 @@ def decide_activity(*, mode: str, event_name: str, payload: dict[str, Any], sha:
     raise ConfigError(f"event {event_name!r} is not supported; supported events: {supported}")
 
 
-def _pull_request(payload: dict[str, Any]) -> PullRequestActivity:
+def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivity:
     pull = payload.get("pull_request")
     fields = _pull_fields(pull) if isinstance(pull, dict) else None
     if fields is None:
@@ -104,6 +113,7 @@ def _pull_request(payload: dict[str, Any]) -> PullRequestActivity:
         head_repository=head_repo,
         base_repository=base_repo,
         changed_files_count=count if isinstance(count, int) else None,
+        event_name=event_name,
     )
 
 

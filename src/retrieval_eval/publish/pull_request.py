@@ -128,7 +128,7 @@ def _publish(
     result: Evaluated,
 ) -> ExitCode:
     has_comment = result.verdict != "skipped" and settings.comment != "off"
-    if pull.is_fork:
+    if pull.token_is_read_only:
         return _hand_over_fork(settings, pull, commands, result, has_comment)
     comment_url = ""
     try:

@@ -37,20 +37,20 @@ class Bm25Retriever:
         chunks = chunk_corpus(
             corpus, max_tokens=self.config.chunk_tokens, overlap=self.config.chunk_overlap
         )
-        model = bm25s.BM25(k1=self.config.k1, b=self.config.b, method="lucene")
-        if chunks:
-            model.index(
-                [self.tokenizer.tokenize(chunk.text) for chunk in chunks], show_progress=False
-            )
-        self._model = model
+        tokens = [self.tokenizer.tokenize(chunk.text) for chunk in chunks]
+        self._model = None
+        # bm25s cannot index a corpus without a single token (all stop words, or empty).
+        if any(tokens):
+            self._model = bm25s.BM25(k1=self.config.k1, b=self.config.b, method="lucene")
+            self._model.index(tokens, show_progress=False)
         self._table = ChunkTable(corpus, chunks)
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
-        if self._model is None or self._table is None:
+        if self._table is None:
             raise RetrievalEvalError("bm25: search() called before index()")
         table = self._table
-        if not table.chunks:
-            return SearchResult(hits=())
+        if self._model is None:
+            return SearchResult(hits=())  # nothing in the corpus can match any query
         mask = table.chunk_mask(tags)
         if mask is not None and not mask.any():
             return SearchResult(hits=())  # the empty-filter guard: never an unfiltered search

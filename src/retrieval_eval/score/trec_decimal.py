@@ -39,45 +39,48 @@ def _lowest_zero_byte(x: WordArray) -> IntArray:
     """
     flags = (x - _ONES) & ~x & _HIGH
     lowest = flags & (~flags + _U(1))
-    index = (np.bitwise_count(lowest - _U(1)) >> np.uint8(3)).astype(np.int64)
-    return np.where(flags == 0, 8, index)
+    # For no flag, lowest - 1 wraps to all ones: 64 bits -> index 8, as wanted.
+    return (np.bitwise_count(lowest - _U(1)) >> np.uint8(3)).astype(np.int64)
 
 
 def parse_short_decimals(words: WordArray, lengths: IntArray) -> tuple[FloatArray, np.ndarray]:
-    """(values, handled): values[i] is valid where handled[i] is True."""
-    word = words.copy()
-    length = lengths.astype(np.int64, copy=True)
-    first = (word & _U(0xFF)).astype(np.int64)
-    signed = (first == _MINUS) | (first == _PLUS)
-    negative = first == _MINUS
-    word[signed] >>= _U(8)
-    length[signed] -= 1
-    handled = (length >= 1) & (length <= 8)
-    length = np.clip(length, 0, 8)
+    """(values, handled): values[i] is valid where handled[i] is True.
 
-    dot = _lowest_zero_byte(word ^ _DOTS)
+    ``words`` hold the first 8 bytes of each token, zero beyond its length.
+    """
+    length = np.minimum(lengths, 9)  # 9 = too long; such rows end up not handled
+    first = words & _U(0xFF)
+    negative = first == _U(_MINUS)
+    signed = negative | (first == _U(_PLUS))
+    if bool(signed.any()):
+        words = np.where(signed, words >> _U(8), words)
+        length = length - signed
+    handled = (length >= 1) & (length <= 8)
+    np.minimum(length, 8, out=length)
+
+    dot = _lowest_zero_byte(words ^ _DOTS)
     has_dot = dot < length
-    dot = np.where(has_dot, dot, length)
+    np.minimum(dot, length, out=dot)
     below = _LOW_BYTES[dot]
-    digits = (word & below) | ((word >> _U(8)) & ~below)  # the dot byte squeezed out
+    digits = (words & below) | ((words >> _U(8)) & ~below)  # the dot byte squeezed out
     count = length - has_dot
     handled &= count >= 1
-    fraction = np.where(has_dot, length - dot - 1, 0)
+    fraction = length - dot - has_dot  # digits after the dot (0 without one)
 
-    mask = _LOW_BYTES[np.clip(count, 0, 8)]
-    is_digit = ((digits & _NIBBLE) == (_ZEROS & mask)) & (
-        (((digits + _SIXES) & _NIBBLE) & mask) == (_ZEROS & mask)
-    )
-    handled &= is_digit
+    mask = _LOW_BYTES[count]
+    zeros = _ZEROS & mask
+    handled &= (digits & _NIBBLE) == zeros
+    handled &= ((digits + _SIXES) & _NIBBLE & mask) == zeros
 
     # Right-align the digits in eight bytes, padding with leading '0's.
-    pad_bytes = (8 - np.clip(count, 0, 8)).astype(np.uint64)
-    aligned = (digits << (pad_bytes << _U(3))) | (_ZEROS & _LOW_BYTES[pad_bytes.astype(np.int64)])
-    value = aligned - _ZEROS
+    pad = 8 - count
+    value = (digits << (pad.astype(np.uint64) << _U(3))) | (_ZEROS & _LOW_BYTES[pad])
+    value -= _ZEROS
     value = (value * _U(10) + (value >> _U(8))) & _U(0x00FF00FF00FF00FF)
     value = (value * _U(100) + (value >> _U(16))) & _U(0x0000FFFF0000FFFF)
     value = (value * _U(10000) + (value >> _U(32))) & _U(0x00000000FFFFFFFF)
 
-    result = value.astype(np.float64) / _POWERS_OF_TEN[np.clip(fraction, 0, 8)]
+    result = value.astype(np.float64)
+    result /= _POWERS_OF_TEN[fraction]
     np.negative(result, out=result, where=negative)
     return result, handled

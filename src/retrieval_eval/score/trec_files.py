@@ -7,6 +7,7 @@ query ids are compared with the previous line instead of being hashed one by one
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,23 @@ QRELS_LAYOUT = "qid iter docid rel"
 
 
 @dataclass(frozen=True)
+class LineMap:
+    """Row -> 1-based file line, kept per block: rows of a regular block are consecutive lines."""
+
+    first_rows: tuple[int, ...]
+    first_lines: tuple[int, ...]
+    explicit: tuple[
+        IntArray | None, ...
+    ]  # per-row line numbers where blank/comment lines intervene
+
+    def line(self, row: int) -> int:
+        block = bisect_right(self.first_rows, row) - 1
+        numbers = self.explicit[block]
+        offset = row - self.first_rows[block]
+        return self.first_lines[block] + offset if numbers is None else int(numbers[offset])
+
+
+@dataclass(frozen=True)
 class Columns:
     """One row per data line. ``query`` indexes ``query_ids``; ``value`` is a grade or a score."""
 
@@ -40,7 +58,7 @@ class Columns:
     segment_starts: IntArray  # first row of each run of equal query ids
     doc_words: WordArray
     value: FloatArray | IntArray
-    line_numbers: IntArray
+    lines: LineMap
 
     @property
     def contiguous(self) -> bool:
@@ -60,41 +78,50 @@ def read_qrels(path: Path) -> Columns:
 def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column: int) -> Columns:
     if not path.is_file():
         raise InputError("file not found", file=path)
-    query_parts: list[WordArray] = []
     doc_parts: list[WordArray] = []
     value_parts: list[np.ndarray] = []
-    line_parts: list[IntArray] = []
+    segment_starts: list[IntArray] = []
+    segment_names: list[str] = []
+    first_rows: list[int] = []
+    first_lines: list[int] = []
+    explicit: list[IntArray | None] = []
+    rows = 0
+    previous_qid: WordArray | None = None
     for block in read_blocks(path, fields, extra_fields_allowed=extra_ok, layout=layout):
         if block.lines == 0:
             continue
-        query_parts.append(words_for(block.buffer, *block.span(0)))
+        query_words = words_for(block.buffer, *block.span(0))
+        starts = _segment_starts(query_words, previous_qid)
+        previous_qid = query_words[-1]
+        segment_starts.append(starts + rows)
+        segment_names.extend(
+            raw.decode("utf-8", "replace") for raw in as_bytes_strings(query_words[starts]).tolist()
+        )
         doc_parts.append(words_for(block.buffer, *block.span(2)))
         if value_column == 4:
             value_parts.append(_scores(block, path))
         else:
             grade_words = words_for(block.buffer, *block.span(3))
             value_parts.append(parse_ints(grade_words, block.line_numbers, path, "relevance"))
-        line_parts.append(block.line_numbers)
-    if not line_parts:
+        first_rows.append(rows)
+        first_lines.append(int(block.line_numbers[0]))
+        explicit.append(None if block.starts is None else block.line_numbers)
+        rows += block.lines
+    if rows == 0:
         raise InputError(f"no data lines; expected lines of the form '{layout}'", file=path)
-    query_words = _stack(query_parts)
-    starts = _segment_starts(query_words)
     names: dict[str, int] = {}
-    segment_names = [
-        raw.decode("utf-8", "replace") for raw in as_bytes_strings(query_words[starts]).tolist()
-    ]
     segment_codes = np.array(
         [names.setdefault(name, len(names)) for name in segment_names], dtype=np.int64
     )
-    lengths = np.diff(np.append(starts, query_words.shape[0]))
+    starts = np.concatenate(segment_starts)
     return Columns(
         path=path,
         query_ids=tuple(names),
-        query=np.repeat(segment_codes, lengths),
+        query=np.repeat(segment_codes, np.diff(np.append(starts, rows))),
         segment_starts=starts,
         doc_words=_stack(doc_parts),
         value=np.concatenate(value_parts),
-        line_numbers=np.concatenate(line_parts),
+        lines=LineMap(tuple(first_rows), tuple(first_lines), tuple(explicit)),
     )
 
 
@@ -103,11 +130,16 @@ def _stack(parts: list[WordArray]) -> WordArray:
     return np.concatenate([widen(part, width) for part in parts])
 
 
-def _segment_starts(words: WordArray) -> IntArray:
+def _segment_starts(words: WordArray, previous: WordArray | None) -> IntArray:
+    """Rows whose query id differs from the row before (the previous block's last row first)."""
     changed = np.ones(words.shape[0], dtype=bool)
     changed[1:] = words[1:, 0] != words[:-1, 0]
     for column in range(1, words.shape[1]):
         changed[1:] |= words[1:, column] != words[:-1, column]
+    if previous is not None:
+        width = max(previous.size, words.shape[1])
+        first = widen(words[:1], width)[0]
+        changed[0] = not bool((widen(previous[None, :], width)[0] == first).all())
     return np.flatnonzero(changed).astype(np.int64)
 
 

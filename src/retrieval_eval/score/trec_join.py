@@ -315,7 +315,7 @@ def _reject_duplicate_judgment(qrels: Columns, docs: WordArray, second: int) -> 
     raise InputError(
         f"document {_doc_text(docs[second])!r} is judged twice for query {qid!r}; keep one line",
         file=qrels.path,
-        line=int(qrels.line_numbers[second]),
+        line=qrels.lines.line(second),
     )
 
 
@@ -335,5 +335,5 @@ def _reject_duplicate_results(
         f"document {_doc_text(run.doc_words[second])!r} appears twice for query {qid!r}; "
         "list each document once per query",
         file=run.path,
-        line=int(run.line_numbers[second]),
+        line=run.lines.line(second),
     )

@@ -33,7 +33,7 @@ def load_words(
     unaligned = np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
     out = np.empty((starts.size, num_words), dtype=np.uint64)
     for word in range(num_words):
-        remaining = np.clip(lengths - 8 * word, 0, 8)
+        remaining = np.minimum(lengths, 8) if word == 0 else np.clip(lengths - 8 * word, 0, 8)
         out[:, word] = unaligned[starts + 8 * word] & _KEEP_BYTES[remaining]
     return out
 
