@@ -58,6 +58,7 @@ def test_run_exits_1_on_a_regression(project: Project) -> None:
     assert result.stderr.splitlines()[-1].startswith("Regression: keyword.jsonl NDCG@10 1.000 → ")
 
 
+@pytest.mark.slow  # three processes
 def test_corrupt_baseline_exits_2_and_update_rewrites_it(project: Project) -> None:
     project.baseline.write_text("not json", encoding="utf-8")
     result = cli(project, "run")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,11 +42,12 @@ def own_datasets_workspace(path: Path) -> str:
 def open_pull(
     github: FakeGitHub, workspace: Path, number: int, base: str, head: str, action: str = "opened"
 ) -> dict[str, object]:
-    files = git(workspace, "diff", "--name-only", f"{base}...{head}").splitlines()
+    changed = git(workspace, "diff", "--name-only", f"{base}...{head}").splitlines()
+    files: list[str | dict[str, Any]] = [*changed]
     github.add_pull(number, head_sha=head, base_sha=base, files=files)
     git(workspace, "checkout", "-q", head)
     return pull_request_event(
-        number=number, head_sha=head, base_sha=base, action=action, changed_files=len(files)
+        number=number, head_sha=head, base_sha=base, action=action, changed_files=len(changed)
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.render.markdown import GITHUB_COMMENT_LIMIT, render_markdown
 from retrieval_eval.results import BreakdownRow, QueryMove
@@ -163,3 +165,16 @@ def test_too_many_datasets_are_cut_at_a_line_with_details_closed() -> None:
     assert capped.endswith(
         "_The rest of this report was left out to fit a comment; the full report is report.md._\n"
     )
+
+
+GOLDEN = Path(__file__).with_name("golden_regression.md")
+
+
+def test_whole_rendered_text() -> None:
+    """The complete comment for a one-query regression, byte for byte."""
+    headline = "Regression: hybrid.jsonl MRR@10 1.000 → 0.500 (−50.0%) (tolerance 5%)"
+    regressed = report(
+        [dataset([query("q1", "lemon tart", rank=2)], rows=[mrr_row(1.0, 0.5, "regressed")])],
+        headline=headline,
+    ).model_copy(update={"verdict": "regression"})
+    assert render_markdown(regressed, max_chars=None) == GOLDEN.read_text(encoding="utf-8")

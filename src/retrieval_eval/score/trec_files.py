@@ -54,16 +54,37 @@ class Columns:
 
     path: Path
     query_ids: tuple[str, ...]
-    query: IntArray
-    segment_starts: IntArray  # first row of each run of equal query ids
+    segment_starts: IntArray  # first row of each run of lines with one query id
+    segment_codes: IntArray  # that run's index into query_ids
     doc_words: WordArray
     value: FloatArray | IntArray
     lines: LineMap
 
     @property
+    def rows(self) -> int:
+        return int(self.doc_words.shape[0])
+
+    @property
     def contiguous(self) -> bool:
         """True when each query's lines form one unbroken stretch of the file."""
         return self.segment_starts.size == len(self.query_ids)
+
+    def query_rows(self, start: int = 0, stop: int | None = None) -> IntArray:
+        """Query index of each row in ``start:stop``, expanded from the segments."""
+        stop = self.rows if stop is None else min(stop, self.rows)
+        first, last = np.searchsorted(self.segment_starts, [start, stop], side="right")
+        bounds = np.append(self.segment_starts[first - 1 : last], stop)
+        bounds[0] = start
+        return np.repeat(self.segment_codes[first - 1 : last], np.diff(bounds))
+
+    def query_of(self, rows: IntArray) -> IntArray:
+        segment = np.searchsorted(self.segment_starts, rows, side="right") - 1
+        return self.segment_codes[segment]
+
+    def rows_per_query(self) -> IntArray:
+        lengths = np.diff(np.append(self.segment_starts, self.rows))
+        counts = np.bincount(self.segment_codes, weights=lengths, minlength=len(self.query_ids))
+        return counts.astype(np.int64)
 
 
 def read_run(path: Path) -> Columns:
@@ -113,12 +134,11 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
     segment_codes = np.array(
         [names.setdefault(name, len(names)) for name in segment_names], dtype=np.int64
     )
-    starts = np.concatenate(segment_starts)
     return Columns(
         path=path,
         query_ids=tuple(names),
-        query=np.repeat(segment_codes, np.diff(np.append(starts, rows))),
-        segment_starts=starts,
+        segment_starts=np.concatenate(segment_starts),
+        segment_codes=segment_codes,
         doc_words=_stack(doc_parts),
         value=np.concatenate(value_parts),
         lines=LineMap(tuple(first_rows), tuple(first_lines), tuple(explicit)),

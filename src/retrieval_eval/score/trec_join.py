@@ -48,7 +48,8 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
     qrels_to_run = np.full(len(qrels.query_ids), -1, dtype=np.int64)
     known = run_to_qrels >= 0
     qrels_to_run[run_to_qrels[known]] = np.flatnonzero(known)
-    judged_in_run = qrels_to_run[qrels.query]
+    qrels_query = qrels.query_rows()
+    judged_in_run = qrels_to_run[qrels_query]
     has_run = judged_in_run >= 0
     run_query_joined = np.where(known, np.arange(len(run.query_ids), dtype=np.int64), -1)
     judged_rows = np.flatnonzero(has_run)
@@ -65,7 +66,7 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
     matched_row, matched_judgment = matched_row[relevant], matched_judgment[relevant]
     rank = _trec_ranks(run, matched_row)
 
-    retrieved = np.bincount(run.query, minlength=len(run.query_ids))
+    retrieved = run.rows_per_query()
     retrieved_per_qrels_query = np.zeros(len(qrels.query_ids), dtype=np.int64)
     retrieved_per_qrels_query[run_to_qrels[known]] = retrieved[known]
     order = sorted(range(len(qrels.query_ids)), key=qrels.query_ids.__getitem__)
@@ -75,13 +76,13 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
     position = np.full(len(qrels.query_ids), -1, dtype=np.int64)
     position[selected] = np.arange(selected.size, dtype=np.int64)
 
-    hit_query = position[qrels.query[matched_judgment]]
+    hit_query = position[qrels_query[matched_judgment]]
     keep = hit_query >= 0
     hit_query, hit_rank = hit_query[keep], rank[keep]
     hit_gain = grades[matched_judgment][keep].astype(np.float64)
     by_query_rank = np.lexsort((hit_rank, hit_query))
 
-    judged_query = position[qrels.query]
+    judged_query = position[qrels_query]
     in_scope = judged_query >= 0
     num_rel, offsets, ideal = ideal_from_grades(
         judged_query[in_scope], grades[in_scope], selected.size
@@ -106,7 +107,7 @@ def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
     """1-based trec_eval rank of each of ``rows`` (run line indices)."""
     scores = np.asarray(run.value, dtype=np.float64)
     if not run.contiguous:
-        everything = np.arange(run.query.size, dtype=np.int64)
+        everything = np.arange(run.rows, dtype=np.int64)
         return _sorted_ranks(run, scores, everything)[rows]
     starts = run.segment_starts
     segment = np.searchsorted(starts, rows, side="right") - 1
@@ -114,7 +115,7 @@ def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
     broken = _queries_out_of_order(run, scores)
     if broken.size == 0:
         return rank
-    lengths = np.diff(np.append(starts, run.query.size))
+    lengths = np.diff(np.append(starts, run.rows))
     first, count = starts[broken], lengths[broken]  # contiguous: one segment per query
     offsets = np.repeat(np.cumsum(count) - count, count)
     to_sort = np.repeat(first, count) + np.arange(int(count.sum()), dtype=np.int64) - offsets
@@ -127,10 +128,10 @@ def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
 def _queries_out_of_order(run: Columns, scores: np.ndarray) -> IntArray:
     """Segments (= queries, for a contiguous run) whose lines are not in trec_eval order."""
     bad: list[IntArray] = []
-    total = run.query.size
+    total = run.rows
     for start in _chunks(total):
         stop = min(start + CHUNK_ROWS + 1, total)  # one row of overlap for the pair across chunks
-        query = run.query[start:stop]
+        query = run.query_rows(start, stop)
         score = scores[start:stop]
         keys = order_keys(run.doc_words[start:stop])
         same_query = query[1:] == query[:-1]
@@ -158,7 +159,7 @@ def _greater(left: WordArray, right: WordArray) -> np.ndarray:
 
 def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
     """Ranks of ``rows`` (whole queries) after trec_eval's sort: score desc, then id desc."""
-    query = run.query[rows]
+    query = run.query_of(rows)
     keys = order_keys(run.doc_words[rows])
     reversed_ids = tuple(~keys[:, column] for column in range(keys.shape[1] - 1, -1, -1))
     order = np.lexsort((*reversed_ids, -scores[rows], query))
@@ -209,13 +210,13 @@ def _match(
     order = np.argsort(judged_keys, kind="stable")
     sorted_keys = judged_keys[order]
     if bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
-        return _match_exact(judged_query, judged_docs, run_query_joined[run.query], run_docs)
+        return _match_exact(judged_query, judged_docs, run_query_joined[run.query_rows()], run_docs)
     table = _ProbeTable(sorted_keys, order)
     rows_found: list[IntArray] = []
     judgments_found: list[IntArray] = []
-    for start in _chunks(run.query.size):
+    for start in _chunks(run.rows):
         stop = start + CHUNK_ROWS
-        query = run_query_joined[run.query[start:stop]]
+        query = run_query_joined[run.query_rows(start, stop)]
         docs = run_docs[start:stop]
         wanted = np.flatnonzero(query >= 0)
         found_at, judgments = table.find(_keys(query[wanted], docs[wanted], query_bits))
@@ -311,7 +312,7 @@ class _DuplicateJudgmentError(Exception):
 
 def _reject_duplicate_judgment(qrels: Columns, docs: WordArray, second: int) -> NoReturn:
     """trec_eval refuses a qrels file that judges one document twice for an evaluated query."""
-    qid = qrels.query_ids[int(qrels.query[second])]
+    qid = qrels.query_ids[int(qrels.query_of(np.array([second]))[0])]
     raise InputError(
         f"document {_doc_text(docs[second])!r} is judged twice for query {qid!r}; keep one line",
         file=qrels.path,
@@ -330,7 +331,7 @@ def _reject_duplicate_results(
         return
     judgment = int(np.flatnonzero(counts > 1)[0])
     second = int(np.sort(rows[judgments == judgment])[1])
-    qid = qrels.query_ids[int(qrels.query[judgment])]
+    qid = qrels.query_ids[int(qrels.query_of(np.array([judgment]))[0])]
     raise InputError(
         f"document {_doc_text(run.doc_words[second])!r} appears twice for query {qid!r}; "
         "list each document once per query",
