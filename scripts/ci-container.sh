@@ -43,7 +43,11 @@ stop_dockerd() {
 cleanup() {
   local status=$?
   stop_dockerd
-  # dockerd unmounts its overlays on shutdown; what is left is plain files.
+  # dockerd unmounts its overlays on shutdown but leaves the bind mount of the host's
+  # network namespace (exec-root/netns/default); unmount whatever is left, deepest first.
+  awk -v w="$work/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r | while read -r mount; do
+    umount "$mount" || umount -l "$mount" || true
+  done
   rm -rf "$work" || echo "ci-container: could not remove $work" >&2
   exit "$status"
 }

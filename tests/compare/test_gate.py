@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from retrieval_eval.errors import ExitCode
 from retrieval_eval.pipeline import run_evaluation
 from tests.compare.conftest import KEYWORD_FIXTURES, Project, fixture, write_dataset
@@ -301,3 +303,62 @@ def test_baseline_update_replaces_every_entry(project: Project) -> None:
     )
     assert outcome.baseline_written
     assert project.run().verdict == "passed"
+
+
+def test_written_files_validate_against_the_published_schemas(
+    project: Project, repo_root: Path
+) -> None:
+    """What users script against is what schema/ promises (jsonschema is a chromadb dependency)."""
+    import jsonschema
+
+    project.run()
+    project.run()
+    pairs = [
+        ("report.schema.json", project.report_dir / "report.json"),
+        ("baseline.schema.json", project.baseline),
+    ]
+    for schema_name, path in pairs:
+        schema = json.loads((repo_root / "schema" / schema_name).read_text(encoding="utf-8"))
+        jsonschema.validate(json.loads(path.read_text(encoding="utf-8")), schema)
+
+
+def test_hostile_query_text_from_a_dataset_is_inert_in_the_report(project: Project) -> None:
+    from tests.render.github_html import read, table_with_header, to_html
+
+    hostile = "lemon | `tart` <script>alert(1)</script> @here **now**"
+    project.run()
+    fixtures = [*KEYWORD_FIXTURES, fixture("kw|13", hostile, ["recipes/lemon-tart"])]
+    write_dataset(project.datasets / DATASET, fixtures)
+    project.run()
+    markdown = (project.report_dir / "report.md").read_text(encoding="utf-8")
+    assert "<script>" not in to_html(markdown)
+    rows = table_with_header(read(markdown), "Change")
+    assert rows[1] == ["new", "kw|13", hostile.replace("@here", "@\u200bhere")]
+
+
+def test_a_retriever_failure_is_an_error_and_writes_nothing(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plugin = tmp_path / "plugins"
+    plugin.mkdir()
+    (plugin / "crashing_retriever.py").write_text(
+        "class Crashing:\n"
+        "    name = 'crashing'\n"
+        "    def index(self, corpus): pass\n"
+        "    def search(self, query, k, tags=()):\n"
+        "        raise RuntimeError('search server unreachable')\n"
+        "    def describe(self): return {}\n"
+        "def make(): return Crashing()\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(plugin))
+    outcome = project.run(
+        dataset_retrievers={DATASET: "custom"},
+        retrievers={"custom": {"python": "crashing_retriever:make"}},
+    )
+    assert (outcome.verdict, outcome.exit_code) == ("error", ExitCode.ERROR)
+    assert str(outcome.error) == (
+        "custom retriever crashing_retriever:make: search() raised RuntimeError: "
+        "search server unreachable"
+    )
+    assert not project.baseline.exists() and not project.report_dir.exists()

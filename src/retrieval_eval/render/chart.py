@@ -5,21 +5,28 @@ from __future__ import annotations
 import re
 
 from retrieval_eval.results import RunReport
-from retrieval_eval.settings import LOWER_IS_BETTER, metric_label
+from retrieval_eval.settings import metric_label
 
 # Mermaid labels are double-quoted strings; keep them to characters that cannot end one.
 _UNSAFE = re.compile(r"[^A-Za-z0-9@ ._/-]")
 
 
-def mermaid_chart(report: RunReport, *, max_bars: int = 16) -> str | None:
-    """Bars for the baseline, a line for the current run; quality metrics only (0..1)."""
+def mermaid_chart(
+    report: RunReport, *, metrics_per_dataset: int = 2, max_bars: int = 16
+) -> str | None:
+    """Bars for the baseline, a line for the current run.
+
+    Kept small on purpose (the tables carry every number): the first two measures
+    (MRR@10 and NDCG@10 by default) of each dataset, all on the same 0..1 scale.
+    """
+    charted = set(report.measures[:metrics_per_dataset])
     labels: list[str] = []
     before: list[float] = []
     after: list[float] = []
     for dataset in report.datasets:
         stem = dataset.name.removesuffix(".jsonl")
         for row in dataset.rows:
-            if row.metric in LOWER_IS_BETTER:
+            if row.metric not in charted:
                 continue
             labels.append(_UNSAFE.sub("", f"{stem} {metric_label(row.metric)}")[:40])
             before.append(row.current if row.baseline is None else row.baseline)

@@ -23,21 +23,21 @@ def stderr_log(line: str) -> None:
 @contextmanager
 def step(
     description: str, total: int, *, interactive: bool, log: Log, unit: str = "query"
-) -> Iterator[Callable[[], None]]:
-    """Yield a function to call once per finished item; logs the step's duration at the end."""
+) -> Iterator[Callable[[int], None]]:
+    """Yield a function to call with each batch of finished items; logs the step's duration."""
     started = time.perf_counter()
     if interactive:
         bar = tqdm(total=total, desc=description, unit=unit, leave=False, file=sys.stderr)
 
-        def advance() -> None:
-            bar.update(1)
+        def advance(count: int) -> None:
+            bar.update(count)
 
         try:
             yield advance
         finally:
             bar.close()
     else:
-        yield lambda: None
+        yield lambda count: None
     elapsed = time.perf_counter() - started
-    noun = unit if total == 1 else {"query": "queries"}.get(unit, unit + "s")
+    noun = unit if total == 1 else {"query": "queries", "index": "indexes"}.get(unit, unit + "s")
     log(f"{description}: {total} {noun} in {elapsed:.2f} s")
