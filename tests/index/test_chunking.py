@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -86,16 +85,13 @@ def test_the_context_line_counts_against_the_cap() -> None:
     assert chunks[0].text.split()[:4] == ["Title", "here", "w0", "w1"]
 
 
-def test_a_5_mb_document_becomes_many_capped_chunks_quickly() -> None:
+def test_a_5_mb_document_becomes_many_capped_chunks() -> None:
     text = "# Log\n" + "the deploy failed again and we rolled back. " * 120_000
     assert len(text.encode()) > 5_000_000
-    started = time.perf_counter()
     chunks = chunk_document(Document("log", "Log", text), max_tokens=254, overlap=32)
-    elapsed = time.perf_counter() - started
     # 960,000 words; windows of 253 (the cap less the "Log" line) advancing by 253 - 32:
     assert len(chunks) == 1 + -(-(960_000 - 253) // 221)
     assert max(len(word_spans(c.text)) for c in chunks) <= 254
-    assert elapsed < 5
 
 
 def test_model_token_spans_keep_every_chunk_within_the_model_window() -> None:

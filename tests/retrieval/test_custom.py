@@ -70,6 +70,7 @@ def test_closing_stops_the_process(notes: Corpus, tmp_path: Path) -> None:
             "stderr: boom: index file is corrupt",
         ),
     ],
+    ids=["bad-json", "no-hits", "error", "crash"],
 )
 def test_protocol_failures_become_clear_errors(notes: Corpus, flag: str, message: str) -> None:
     retriever = build_retriever("custom", _command(flag))
