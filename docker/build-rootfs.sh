@@ -17,6 +17,7 @@ suite=bookworm
 host_bundle=/etc/ssl/certs/ca-certificates.crt
 
 # The first configured Debian archive (not -security/-updates) serving the suite.
+# shellcheck disable=SC2016 # $(…) here is apt's own field syntax, not the shell's
 mirror=$(apt-get indextargets --format '$(REPO_URI) $(ORIGIN) $(LABEL) $(RELEASE)' \
   | awk -v s="$suite" '$2 == "Debian" && $3 == "Debian" && $4 == s { print $1; exit }')
 if [[ -z "$mirror" ]]; then

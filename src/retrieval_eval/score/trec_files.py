@@ -168,10 +168,11 @@ def _scores(block: Block, path: Path) -> FloatArray:
     lengths = ends - starts
     first_word = load_words(block.buffer, starts, np.minimum(lengths, 8), 1)[:, 0]
     values, handled = parse_short_decimals(first_word, lengths)
-    if not bool(handled.all()):
-        rows = np.flatnonzero(~handled)
-        slow = words_for(block.buffer, starts[rows], ends[rows])
-        values[rows] = parse_floats(slow, lengths[rows], block.line_numbers[rows], path, "score")
+    if bool(handled.all()):
+        return values  # the fast decoder never yields NaN
+    rows = np.flatnonzero(~handled)
+    slow = words_for(block.buffer, starts[rows], ends[rows])
+    values[rows] = parse_floats(slow, lengths[rows], block.line_numbers[rows], path, "score")
     if bool(np.isnan(values).any()):
         row = int(np.flatnonzero(np.isnan(values))[0])
         raise InputError(

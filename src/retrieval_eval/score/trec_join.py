@@ -218,11 +218,15 @@ def _match(
         stop = start + CHUNK_ROWS
         query = run_query_joined[run.query_rows(start, stop)]
         docs = run_docs[start:stop]
-        wanted = np.flatnonzero(query >= 0)
-        found_at, judgments = table.find(_keys(query[wanted], docs[wanted], query_bits))
+        if bool((query >= 0).all()):  # the usual case: every query of the run is judged
+            found_at, judgments = table.find(_keys(query, docs, query_bits))
+            rows = found_at
+        else:
+            wanted = np.flatnonzero(query >= 0)
+            found_at, judgments = table.find(_keys(query[wanted], docs[wanted], query_bits))
+            rows = wanted[found_at]
         if judgments.size == 0:
             continue
-        rows = wanted[found_at]
         same_query = judged_query[judgments] == query[rows]
         exact = same_query & (judged_docs[judgments] == docs[rows]).all(axis=1)
         rows_found.append(rows[exact] + start)
@@ -233,44 +237,41 @@ def _match(
 
 
 class _ProbeTable:
-    """Open addressing with linear probing, built from sorted keys in one vectorised pass.
+    """Sorted keys plus a bucket directory on their high bits: a lookup is two small gathers.
 
-    Key k wants slot ``k >> shift``; inserting keys in ascending order puts key i at
-    ``max(wanted_i, slot_{i-1} + 1)``, a running maximum numpy computes directly.
-    Slots then hold keys in ascending order, so a probe stops at the first slot
-    whose key is not smaller than the one sought. The query index sits in the
-    keys' high bits, so one chunk of run lines probes one small stretch of table.
+    Bucket b holds the keys whose top ``bits`` bits equal b, at
+    ``keys[directory[b]:directory[b + 1]]`` (the keys are sorted, so buckets are
+    contiguous). With under one key per two buckets most lookups read a single
+    candidate; fuller buckets are walked in a few vectorised rounds. The query
+    index sits in the keys' high bits, so one chunk of run lines touches one small
+    stretch of the directory.
     """
 
-    _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # above every key: keys' top bits never are all ones
-
     def __init__(self, sorted_keys: np.ndarray, values: IntArray) -> None:
-        table_bits = max(4, (2 * sorted_keys.size).bit_length())
-        self._shift = np.uint64(64 - table_bits)
-        wanted = (sorted_keys >> self._shift).astype(np.int64)
-        index = np.arange(sorted_keys.size, dtype=np.int64)
-        slots = np.maximum.accumulate(wanted - index) + index
-        size = max(int(slots[-1]) + 2, (1 << table_bits) + 1)
-        self._keys = np.full(size, self._EMPTY, dtype=np.uint64)
-        self._values = np.full(size, -1, dtype=np.int64)
-        self._keys[slots] = sorted_keys
-        self._values[slots] = values
+        bits = max(4, (2 * sorted_keys.size).bit_length())
+        self._shift = np.uint64(64 - bits)
+        bucket = (sorted_keys >> self._shift).astype(np.int64)
+        self._directory = np.zeros((1 << bits) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(bucket, minlength=1 << bits), out=self._directory[1:])
+        self._keys = sorted_keys
+        self._values = values
 
     def find(self, keys: np.ndarray) -> tuple[IntArray, IntArray]:
         """(positions in ``keys`` that are present, their values)."""
-        slot = (keys >> self._shift).astype(np.int64)
-        active = np.arange(keys.size, dtype=np.int64)
+        bucket = (keys >> self._shift).astype(np.int64)
+        candidate = self._directory[bucket]
+        remaining = self._directory[bucket + 1] - candidate
+        active = np.flatnonzero(remaining > 0)
+        candidate, remaining = candidate[active], remaining[active]
         found_positions: list[IntArray] = []
         found_values: list[IntArray] = []
         while active.size:
-            stored = self._keys[slot]
-            wanted = keys[active]
-            hit = stored == wanted
+            hit = self._keys[candidate] == keys[active]
             if bool(hit.any()):
                 found_positions.append(active[hit])
-                found_values.append(self._values[slot[hit]])
-            further = stored < wanted
-            active, slot = active[further], slot[further] + 1
+                found_values.append(self._values[candidate[hit]])
+            more = ~hit & (remaining > 1)
+            active, candidate, remaining = active[more], candidate[more] + 1, remaining[more] - 1
         if not found_positions:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty

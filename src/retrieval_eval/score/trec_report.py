@@ -49,9 +49,6 @@ class TrecResult:
     per_query: dict[str, FloatArray]  # trec name -> values
     summary: dict[str, float]  # trec name -> value
 
-    def is_count(self, measure: Measure) -> bool:
-        return measure.kind in TREC_COUNT_KINDS
-
 
 def trec_evaluate(
     qrels_path: Path, run_path: Path, measure_names: tuple[str, ...] = (), *, complete: bool = False

@@ -63,14 +63,6 @@ def order_keys(words: WordArray) -> WordArray:
     return words.byteswap()
 
 
-def decode(words_row: WordArray) -> str:
-    return (
-        bytes(np.ascontiguousarray(words_row).view(np.uint8))
-        .rstrip(b"\0")
-        .decode("utf-8", "replace")
-    )
-
-
 def parse_floats(
     words: WordArray, lengths: IntArray, line_numbers: IntArray, path: Path, what: str
 ) -> FloatArray:
