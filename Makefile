@@ -13,8 +13,8 @@ run: $(VENV)/.runtime $(MODEL_STAMP)
 test: $(VENV)/.test $(MODEL_STAMP) lint typecheck unit
 
 lint: $(VENV)/.test
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 
 typecheck: $(VENV)/.test
 	$(BIN)/mypy

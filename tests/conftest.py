@@ -17,7 +17,7 @@ def repo_root() -> Path:
 
 @pytest.fixture(scope="session")
 def cranfield_beir() -> Path:
-    """The real Cranfield collection in BEIR layout (../shared, present on every machine and in CI)."""
+    """The real Cranfield collection in BEIR layout (../shared, on every machine and in CI)."""
     path = SHARED / "datasets" / "cranfield" / "beir"
     assert path.is_dir(), (
         f"{path} is missing: the shared datasets come with every checkout's ../shared"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+
 import click
 
 from retrieval_eval import __version__
@@ -41,7 +42,9 @@ class _LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Listing must not import every command (and with them chromadb).
         with formatter.section("Commands"):
-            formatter.write_dl([(name, help_text) for name, (_, help_text) in sorted(_COMMANDS.items())])
+            formatter.write_dl(
+                [(name, help_text) for name, (_, help_text) in sorted(_COMMANDS.items())]
+            )
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
