@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from retrieval_eval.compare.baseline import (
     load_baseline,
     updated_baseline,
@@ -20,14 +22,16 @@ from retrieval_eval.compare.baseline import (
 )
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import current_value, judge_dataset
+from retrieval_eval.compare.judging import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.run_dataset import RetrieverPool, evaluate_dataset
 from retrieval_eval.compare.verdict import decide
-from retrieval_eval.errors import ExitCode, RetrievalEvalError
+from retrieval_eval.errors import ConfigError, ExitCode, RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.render.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetReport, RunReport, Verdict
-from retrieval_eval.settings import RunSettings
+from retrieval_eval.score.judge import ClaudeJudge, build_client
+from retrieval_eval.settings import JudgeSettings, RunSettings
 from retrieval_eval.validate import Problem, validate_datasets
 
 _EXIT: dict[Verdict, ExitCode] = {
@@ -62,14 +66,17 @@ def run_evaluation(
     write_baseline: bool = True,
     rewrite_baseline: bool = False,
     log: Log = stderr_log,
+    anthropic_api_key: SecretStr | None = None,
 ) -> RunOutcome:
     """Evaluate every dataset, gate it, write the report (and the baseline when due).
 
     ``rewrite_baseline`` is ``retrieval-eval baseline update``: the old baseline
     is ignored (even a corrupt one) and every dataset's entry is replaced.
+    ``anthropic_api_key`` comes from the edge (the environment), never from a file.
     """
     try:
-        return _run(settings, progress, notices, write_baseline, rewrite_baseline, log)
+        judge = make_judge(settings.judge, anthropic_api_key)
+        return _run(settings, progress, notices, write_baseline, rewrite_baseline, log, judge)
     except RetrievalEvalError as error:
         return RunOutcome(
             verdict="error",
@@ -87,6 +94,7 @@ def _run(
     write: bool,
     rewrite: bool,
     log: Log,
+    judge: ClaudeJudge | None,
 ) -> RunOutcome:
     started = time.perf_counter()
     corpus = load_corpus(settings.corpus)
@@ -113,7 +121,13 @@ def _run(
     datasets: list[DatasetReport] = []
     with RetrieverPool(settings, corpus, interactive=interactive, log=log) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
-            measured = evaluate_dataset(path, fixtures, pool, settings, interactive, log)
+            measured, passages = evaluate_dataset(path, fixtures, pool, settings, interactive, log)
+            # The judge runs here, before anything is written: a JudgeError leaves no files.
+            if judge is not None:
+                measured = judge_report(measured, passages, judge, log)
+            else:
+                recorded = previous.datasets.get(path.name) if previous else None
+                measured = carry_over(with_fingerprints(measured, passages), recorded)
             entry = previous.established(path.name) if previous else None
             datasets.append(judge_dataset(measured, entry, settings))
         model_sha256 = pool.model_sha256
@@ -158,6 +172,25 @@ def _run(
         metrics=compact_metrics(datasets),
         baseline_written=baseline_written,
     )
+
+
+def make_judge(judge: JudgeSettings, api_key: SecretStr | None) -> ClaudeJudge | None:
+    """None when the judge is off; an enabled judge without a key is a configuration error."""
+    if not judge.enabled:
+        return None
+    if api_key is None or not api_key.get_secret_value():
+        raise ConfigError(
+            "the LLM judge is enabled but ANTHROPIC_API_KEY is not set: set the "
+            "ANTHROPIC_API_KEY environment variable, or turn the judge off "
+            "([judge] enabled = false, no --judge)"
+        )
+    client = build_client(
+        api_key=api_key.get_secret_value(),
+        base_url=judge.base_url,
+        max_retries=judge.max_retries,
+        timeout_s=judge.timeout_s,
+    )
+    return ClaudeJudge(client, model=judge.model, pricing=judge.pricing())
 
 
 def compact_metrics(datasets: Sequence[DatasetReport]) -> dict[str, dict[str, float]]:

@@ -53,6 +53,14 @@ class QueryResult(_Frozen):
     latency_ms: float
     cost_usd: float
     judge_score: float | None = Field(default=None, description="optional LLM judge, 0..1")
+    judge_fingerprint: str | None = Field(
+        default=None,
+        description="sha256 of the ranked (doc id, text) passages the judge reads; compared "
+        "with the baseline's to decide whether its judge scores still describe this retrieval",
+    )
+    judge_cost_usd: float | None = Field(
+        default=None, description="what this query's judge call cost; None when not judged here"
+    )
 
 
 class Aggregate(_Frozen):
@@ -139,6 +147,17 @@ class Comparison(_Frozen):
     improved_most: tuple[QueryMove, ...]
 
 
+class JudgeSummary(_Frozen):
+    """Judge scores are not deterministic and cost money, so where they came from is explicit."""
+
+    source: Literal["judged", "carried-over", "dropped"]
+    model: str | None = Field(description="the judging model (None when carried over or dropped)")
+    cost_usd: float = Field(
+        description="total judge cost of this run; kept apart from the retrieval cost per query"
+    )
+    note: str
+
+
 class DatasetReport(_Frozen):
     name: str = Field(description="dataset file name, e.g. hybrid.jsonl")
     retriever: str
@@ -159,6 +178,9 @@ class DatasetReport(_Frozen):
     comparison: Comparison | None
     embedded_texts: int | None = None
     cached_embeddings: int | None = None
+    judge: JudgeSummary | None = Field(
+        default=None, description="how the judge column came about; None when no judge was involved"
+    )
 
 
 class RunReport(_Frozen):

@@ -18,6 +18,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PositiveFloat,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -26,6 +27,7 @@ from pydantic import (
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.config import RetrieversConfig
+from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 
 CONFIG_FILE_NAME = "retrieval-eval.toml"
 
@@ -33,6 +35,8 @@ CONFIG_FILE_NAME = "retrieval-eval.toml"
 LATENCY_P95 = "latency_p95_ms"
 COST_PER_QUERY = "cost_per_query_usd"
 GROUNDEDNESS = "groundedness"
+# The optional LLM judge's mean score: never gated by default, because it is not deterministic.
+JUDGE = "judge"
 LOWER_IS_BETTER = frozenset({LATENCY_P95, COST_PER_QUERY})
 
 
@@ -86,6 +90,27 @@ DEFAULT_DATASET_RETRIEVERS: dict[str, str] = {
 DEFAULT_MEASURES: tuple[str, ...] = ("mrr@10", "ndcg@10", "p@5", "recall@10")
 
 
+class JudgeSettings(BaseModel):
+    """The ``[judge]`` table. The API key is deliberately not here: files get committed,
+    so only the edges read ``ANTHROPIC_API_KEY`` and hand it to the run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = False
+    model: str = Field(default=DEFAULT_JUDGE_MODEL, min_length=1)
+    input_usd_per_mtok: float = Field(default=JudgePricing().input_usd_per_mtok, ge=0.0)
+    output_usd_per_mtok: float = Field(default=JudgePricing().output_usd_per_mtok, ge=0.0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    timeout_s: PositiveFloat = 60.0
+    base_url: str | None = None  # an Anthropic-compatible gateway; None: Anthropic's API
+
+    def pricing(self) -> JudgePricing:
+        return JudgePricing(
+            input_usd_per_mtok=self.input_usd_per_mtok,
+            output_usd_per_mtok=self.output_usd_per_mtok,
+        )
+
+
 class RunSettings(BaseModel):
     """Everything ``retrieval-eval run`` needs. Paths are absolute once loaded."""
 
@@ -116,6 +141,7 @@ class RunSettings(BaseModel):
     min_fixtures: int = Field(default=20, ge=0)
     min_human: int = Field(default=10, ge=0)
     retrievers: RetrieversConfig = Field(default_factory=RetrieversConfig)
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
 
     @field_validator("measures")
     @classmethod
@@ -197,11 +223,13 @@ def _check_thresholds(thresholds: Mapping[str, Threshold], known: set[str]) -> N
 
 def _measured(info: ValidationInfo) -> set[str]:
     measures = info.data.get("measures", DEFAULT_MEASURES)
-    return {*measures, GROUNDEDNESS, LATENCY_P95, COST_PER_QUERY}
+    return {*measures, GROUNDEDNESS, JUDGE, LATENCY_P95, COST_PER_QUERY}
 
 
 _PATH_FIELDS = ("datasets", "corpus", "baseline", "report_dir", "cache_dir", "model_dir")
 _MERGED_TABLES = ("thresholds", "dataset_retrievers")
+# `--judge` sets only judge.enabled; the file's model and prices must survive it.
+_DEEP_TABLES = ("retrievers", "judge")
 
 
 def find_config_file(workdir: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -315,7 +343,7 @@ def _apply_layer(merged: dict[str, Any], layer: Mapping[str, Any], source: str) 
                 else:
                     base[entry] = entry_value
             merged[key] = base
-        elif key == "retrievers" and isinstance(value, Mapping) and "retrievers" in merged:
+        elif key in _DEEP_TABLES and isinstance(value, Mapping) and key in merged:
             merged[key] = _deep_merge(merged[key], value)
         else:
             merged[key] = value
@@ -378,6 +406,7 @@ def metric_label(metric: str) -> str:
         LATENCY_P95: "Latency p95 (ms)",
         COST_PER_QUERY: "Cost / query ($)",
         GROUNDEDNESS: "Groundedness",
+        JUDGE: "Judge (LLM, not deterministic)",
     }
     if metric in labels:
         return labels[metric]

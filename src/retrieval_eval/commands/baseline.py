@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from retrieval_eval.commands.run import (
+    anthropic_api_key,
     report_outcome,
     settings_from_flags,
     settings_options,
@@ -30,7 +31,12 @@ def update(progress: bool | None, **flags: Any) -> int:
     thresholds are still reported; they do not stop the rewrite.
     """
     settings = settings_from_flags(flags)
-    outcome = run_evaluation(settings, progress=show_progress(progress), rewrite_baseline=True)
+    outcome = run_evaluation(
+        settings,
+        progress=show_progress(progress),
+        rewrite_baseline=True,
+        anthropic_api_key=anthropic_api_key(),
+    )
     report_outcome(outcome, print_report=False)
     if outcome.verdict in ("invalid", "error"):
         return int(outcome.exit_code)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import SecretStr
 
 from retrieval_eval.pipeline import RunOutcome, run_evaluation
 from retrieval_eval.settings import RunSettings, load_settings
@@ -57,6 +58,13 @@ def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--k", type=int, help="Results retrieved per query. Default: 10"),
         click.option(
+            "--judge",
+            is_flag=True,
+            default=None,
+            help="Score each query's retrieved text with the LLM judge (needs "
+            "ANTHROPIC_API_KEY). Default: [judge] enabled in the config file, else off.",
+        ),
+        click.option(
             "--progress/--no-progress",
             default=None,
             help="Progress bars. Default: on a terminal, off in CI.",
@@ -68,12 +76,20 @@ def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def settings_from_flags(flags: dict[str, Any]) -> RunSettings:
-    overrides = {
+    overrides: dict[str, object] = {
         key: flags[flag] for flag, key in _OVERRIDES.items() if flags.get(flag) is not None
     }
+    if flags.get("judge"):
+        overrides["judge"] = {"enabled": True}
     return load_settings(
         workdir=Path.cwd(), config_file=flags.get("config_file"), overrides=overrides
     )
+
+
+def anthropic_api_key() -> SecretStr | None:
+    """The judge's key comes only from the environment: config files get committed."""
+    value = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+    return SecretStr(value) if value else None
 
 
 def show_progress(choice: bool | None) -> bool:
@@ -112,6 +128,8 @@ def run(quiet: bool, progress: bool | None, **flags: Any) -> int:
     was breached, or the datasets are invalid. 2: an error.
     """
     settings = settings_from_flags(flags)
-    outcome = run_evaluation(settings, progress=show_progress(progress))
+    outcome = run_evaluation(
+        settings, progress=show_progress(progress), anthropic_api_key=anthropic_api_key()
+    )
     report_outcome(outcome, print_report=not quiet)
     return int(outcome.exit_code)

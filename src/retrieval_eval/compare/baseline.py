@@ -27,6 +27,9 @@ class BaselineQuery(BaseModel):
     query: str = ""
     first_relevant_rank: int | None = None
     metrics: dict[str, float | None] | None = None
+    # Kept only together: a judge score means something only for the text it judged.
+    judge_fingerprint: str | None = None
+    judge_score: float | None = None
 
 
 class BaselineDataset(BaseModel):
@@ -121,6 +124,8 @@ def baseline_entry(report: DatasetReport, *, k: int) -> BaselineDataset:
                 query=q.query,
                 first_relevant_rank=q.first_relevant_rank,
                 metrics={name: round(value, 12) for name, value in sorted(q.metrics.items())},
+                judge_fingerprint=q.judge_fingerprint if q.judge_score is not None else None,
+                judge_score=None if q.judge_score is None else round(q.judge_score, 12),
             )
             for q in report.queries
         },
@@ -149,7 +154,17 @@ def updated_baseline(
 
 
 def write_baseline(path: Path, baseline: Baseline) -> None:
-    atomic_write_text(path, dump_json(baseline.model_dump(mode="json")))
+    data = baseline.model_dump(mode="json")
+    # A never-judged baseline should not carry two nulls per query through every diff.
+    for entry in data["datasets"].values():
+        for query in ((entry or {}).get("queries") or {}).values():
+            for key in _JUDGE_KEYS:
+                if query.get(key) is None:
+                    query.pop(key, None)
+    atomic_write_text(path, dump_json(data))
+
+
+_JUDGE_KEYS = ("judge_fingerprint", "judge_score")
 
 
 def dump_json(data: Mapping[str, object]) -> str:

@@ -23,6 +23,7 @@ from retrieval_eval.results import (
 from retrieval_eval.score.stats import paired_comparison
 from retrieval_eval.settings import (
     COST_PER_QUERY,
+    JUDGE,
     LATENCY_P95,
     LOWER_IS_BETTER,
     RunSettings,
@@ -144,6 +145,13 @@ def _common_pairs(
     """query id -> (current, baseline) for scored queries both runs measured ``metric`` on."""
     assert baseline.queries is not None
     pairs: dict[str, tuple[float, float]] = {}
+    if metric == JUDGE:  # per-query judge scores live beside the measures, not among them
+        for query in queries:
+            recorded = baseline.queries.get(query.query_id)
+            if recorded is not None and None not in (recorded.judge_score, query.judge_score):
+                assert recorded.judge_score is not None and query.judge_score is not None
+                pairs[query.query_id] = (query.judge_score, recorded.judge_score)
+        return pairs
     for query in queries:
         recorded = baseline.queries.get(query.query_id)
         if recorded is None or recorded.metrics is None or metric not in query.metrics:

@@ -106,7 +106,8 @@ def evaluate_dataset(
     settings: RunSettings,
     interactive: bool,
     log: Log,
-) -> DatasetReport:
+) -> tuple[DatasetReport, dict[str, tuple[tuple[str, str], ...]]]:
+    """The measured dataset, and each query's ranked (doc id, chunk text) for the judge."""
     name = settings.retriever_for(path.name)
     if name is None:
         raise RetrievalEvalError(
@@ -132,6 +133,7 @@ def evaluate_dataset(
         except Exception as error:
             raise RetrievalEvalError(f"retriever {name!r} failed: {error}", file=path) from error
     after = pool.embedding_counts()
+    passages = {t.query_id: tuple((hit.doc_id, hit.text) for hit in t.result.hits) for t in timed}
     measured = measure_dataset(
         path=path,
         fixtures=fixtures,
@@ -144,7 +146,8 @@ def evaluate_dataset(
         seed=settings.seed,
     )
     if after is None or name not in EMBEDDING_RETRIEVERS:
-        return measured
-    return measured.model_copy(
+        return measured, passages
+    counted = measured.model_copy(
         update={"embedded_texts": after[0] - before[0], "cached_embeddings": after[1] - before[1]}
     )
+    return counted, passages

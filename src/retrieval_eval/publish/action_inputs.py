@@ -104,6 +104,13 @@ INPUTS: tuple[InputSpec, ...] = (
         "`.retrieval-eval-cache`.",
     ),
     InputSpec(
+        "judge",
+        "false",
+        "`true`: score each query's retrieved text with the LLM judge (shown, not gated). Needs "
+        "`ANTHROPIC_API_KEY` in the step's `env`; a fork pull request gets no secrets, so there "
+        "the judge is skipped with a warning.",
+    ),
+    InputSpec(
         "github-retry-seconds",
         "60",
         "Longest total time the run may wait between retries of GitHub API calls (5xx, 429, "

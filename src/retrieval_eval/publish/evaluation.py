@@ -48,7 +48,24 @@ def run_overrides(settings: ActionSettings, baseline: Path) -> dict[str, object]
     ):
         if value is not None:
             overrides[key] = value
+    if settings.judge:  # `false` leaves the config file's [judge] enabled as it is
+        overrides["judge"] = {"enabled": True}
     return overrides
+
+
+def fork_without_judge_key(settings: ActionSettings) -> bool:
+    """A fork's pull_request run gets no secrets: a missing key there is expected, not an error."""
+    from retrieval_eval.publish.event import PullRequestActivity, decide_activity, read_event
+
+    if settings.runner.anthropic_api_key is not None:
+        return False
+    activity = decide_activity(
+        mode=settings.mode,
+        event_name=settings.runner.event_name,
+        payload=read_event(settings.runner.event_path),
+        sha=settings.runner.sha,
+    )
+    return isinstance(activity, PullRequestActivity) and activity.token_is_read_only
 
 
 def evaluate(
@@ -74,10 +91,21 @@ def evaluate(
                 overrides=run_overrides(settings, baseline),
                 overrides_source="Action inputs",
             )
+            if run_settings.judge.enabled and fork_without_judge_key(settings):
+                commands.warning(
+                    "the LLM judge is skipped: this fork pull request's run gets no secrets, "
+                    "so ANTHROPIC_API_KEY is not set"
+                )
+                off = run_settings.judge.model_copy(update={"enabled": False})
+                run_settings = run_settings.model_copy(update={"judge": off})
             commands.info(run_settings.model_dump_json(indent=2))
         with commands.group("Evaluation"):
             outcome = run_evaluation(
-                run_settings, progress=False, notices=notices, write_baseline=write_baseline
+                run_settings,
+                progress=False,
+                notices=notices,
+                write_baseline=write_baseline,
+                anthropic_api_key=settings.runner.anthropic_api_key,
             )
     except RetrievalEvalError as error:
         return failed(error, commands, settings, notices)

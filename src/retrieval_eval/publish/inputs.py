@@ -45,6 +45,9 @@ class RunnerContext:
     step_summary_file: Path | None
     # Set by the container image: the runner replaces HOME, so the model cannot live under it.
     model_dir: Path | None = None
+    # The judge's key, from the step's `env` rather than an input: that is how secrets are
+    # passed, and a fork's pull_request run gets none.
+    anthropic_api_key: SecretStr | None = None
 
     @property
     def run_url(self) -> str:
@@ -70,6 +73,7 @@ class ActionSettings:
     cache_dir: Path | None
     github_retry_seconds: float
     runner: RunnerContext
+    judge: bool = False
 
 
 class _Collector:
@@ -215,6 +219,9 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         if (v := c.runner("GITHUB_STEP_SUMMARY", required=False))
         else None,
         model_dir=Path(v) if (v := c.runner("RETRIEVAL_EVAL_MODEL_DIR", required=False)) else None,
+        anthropic_api_key=SecretStr(v)
+        if (v := c.runner("ANTHROPIC_API_KEY", required=False))
+        else None,
     )
     settings = ActionSettings(
         datasets=c.convert("datasets", optional_path, None),
@@ -234,6 +241,7 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         cache_dir=c.convert("cache-dir", _any_path(workspace), None),
         github_retry_seconds=c.convert("github-retry-seconds", _seconds, 60.0),
         runner=runner,
+        judge=c.convert("judge", _boolean, False),
     )
     if c.problems:
         lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))
