@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from retrieval_eval.results import (
     QueryResult,
 )
 from retrieval_eval.retrieval.timed import TimedResult
+from retrieval_eval.score.breakdown import breakdown
 from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.groundedness import groundedness
 from retrieval_eval.score.latency import cost_summary, latency_summary
@@ -129,34 +130,45 @@ def breakdowns(
 ) -> tuple[BreakdownRow, ...]:
     """Means per retrieval_type, query_type and tag (a query counts once in each of its tags)."""
     retrieval_type = {lf.fixture.query_id: lf.fixture.retrieval_type for lf in fixtures}
-    groups: dict[tuple[str, str], list[QueryResult]] = defaultdict(list)
-    for query in queries:
-        if query.expect_empty:
-            continue
-        groups[("retrieval_type", str(retrieval_type[query.query_id]))].append(query)
-        if query.query_type:
-            groups[("query_type", query.query_type)].append(query)
-        for tag in query.tags:
-            groups[("tag", tag)].append(query)
-    order = {"retrieval_type": 0, "query_type": 1, "tag": 2}
-    rows = []
-    for (dimension, group), members in sorted(
-        groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])
-    ):
-        names = list(dict.fromkeys(name for q in members for name in q.metrics))
-        rows.append(
-            BreakdownRow(
-                dimension=dimension,
-                group=group,
-                n=len(members),
-                metrics={
-                    name: sum(q.metrics[name] for q in members if name in q.metrics)
-                    / max(1, sum(1 for q in members if name in q.metrics))
-                    for name in names
-                },
-            )
+    scored = [query for query in queries if not query.expect_empty]
+    labels = {
+        query.query_id: _group_labels(query, str(retrieval_type[query.query_id]))
+        for query in scored
+    }
+    sizes = Counter(label for query_labels in labels.values() for label in query_labels)
+    names = list(dict.fromkeys(name for query in scored for name in query.metrics))
+    means = {
+        name: breakdown(
+            {query.query_id: query.metrics[name] for query in scored if name in query.metrics},
+            labels,
         )
+        for name in names
+    }
+    rows = []
+    for label in sorted(sizes, key=_label_order):
+        dimension, group = label.split(_LABEL_SEPARATOR, 1)
+        metrics = {name: means[name][label] for name in names if label in means[name]}
+        rows.append(BreakdownRow(dimension=dimension, group=group, n=sizes[label], metrics=metrics))
     return tuple(rows)
+
+
+# Group labels are "dimension<TAB>group" strings because score.breakdown groups by string.
+_LABEL_SEPARATOR = "\t"
+_DIMENSION_ORDER = {"retrieval_type": 0, "query_type": 1, "tag": 2}
+
+
+def _group_labels(query: QueryResult, retrieval_type: str) -> list[str]:
+    pairs = [("retrieval_type", retrieval_type)]
+    if query.query_type:
+        pairs.append(("query_type", query.query_type))
+    pairs.extend(("tag", tag) for tag in query.tags)
+    joined = (f"{dimension}{_LABEL_SEPARATOR}{group}" for dimension, group in pairs)
+    return list(dict.fromkeys(joined))
+
+
+def _label_order(label: str) -> tuple[int, str]:
+    dimension, group = label.split(_LABEL_SEPARATOR, 1)
+    return (_DIMENSION_ORDER[dimension], group)
 
 
 def dataset_fingerprint(fixtures: Sequence[LocatedFixture]) -> str:
