@@ -14,10 +14,14 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import anthropic
+from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import RetrievalEvalError
+
+# anthropic takes about a second to import; the settings read this module's defaults on
+# every run, so a run without the judge must not pay for it. It is imported where used.
+if TYPE_CHECKING:
+    import anthropic
 
 DEFAULT_JUDGE_MODEL = "claude-haiku-4-5"
 
@@ -74,6 +78,8 @@ def build_client(
     *, api_key: str, base_url: str | None = None, max_retries: int = 3, timeout_s: float = 60.0
 ) -> anthropic.Anthropic:
     """The edge builds the client; the judge never reads the environment itself."""
+    import anthropic
+
     return anthropic.Anthropic(
         api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout_s
     )
@@ -109,6 +115,8 @@ class ClaudeJudge:
             if answer_context
             else "",
         )
+        import anthropic
+
         try:
             message = self._client.messages.create(
                 model=self.model,
