@@ -38,7 +38,8 @@ def mermaid_chart(
     title = "Baseline (bars) vs current (line)" if compared else "Current run (new baseline)"
     lines = [
         "```mermaid",
-        "xychart-beta",
+        # Horizontal: dataset-and-metric labels are too long to sit side by side under bars.
+        "xychart-beta horizontal",
         f'  title "{title}"',
         "  x-axis [" + ", ".join(f'"{label}"' for label in labels) + "]",
         '  y-axis "score" 0 --> 1',
