@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
@@ -78,12 +79,17 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer.no_padding()  # we pad per batch ourselves
 
+    @cached_property
+    def _session(self) -> ort.InferenceSession:
+        # Opened on first use, not in __init__: chromadb rebuilds the function from its
+        # config (build_from_config) while creating a collection, twice, and never calls
+        # those copies, so each would otherwise cost a ~0.2 s session for nothing.
         options = ort.SessionOptions()
         options.log_severity_level = 3
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if intra_op_threads is not None:
-            options.intra_op_num_threads = intra_op_threads
-        self._session = ort.InferenceSession(
+        if self.intra_op_threads is not None:
+            options.intra_op_num_threads = self.intra_op_threads
+        return ort.InferenceSession(
             str(self.model_dir / MODEL_FILE),
             sess_options=options,
             providers=["CPUExecutionProvider"],

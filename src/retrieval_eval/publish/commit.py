@@ -8,13 +8,13 @@ docs/action.md, "Keeping the baseline up to date").
 from __future__ import annotations
 
 from retrieval_eval.errors import ExitCode
+from retrieval_eval.publish.deliver import deliver
 from retrieval_eval.publish.evaluation import evaluate
 from retrieval_eval.publish.event import CommitActivity
-from retrieval_eval.publish.github_api import GitHubApi, GitHubApiError
+from retrieval_eval.publish.github_api import GitHubApi
 from retrieval_eval.publish.inputs import ActionSettings
 from retrieval_eval.publish.pull_request import final_exit_code
-from retrieval_eval.publish.runner_files import WorkflowCommands, write_outputs
-from retrieval_eval.publish.status import state_for
+from retrieval_eval.publish.runner_files import WorkflowCommands
 
 
 def run_commit(
@@ -28,17 +28,15 @@ def run_commit(
             f"Baseline established in {settings.baseline.name}; commit it in a following step "
             "to gate later changes against it."
         )
-    write_outputs(settings.runner.output_file, {"comment-url": ""})
-    try:
-        with commands.group("Publishing to GitHub"):
-            api.create_status(
-                commit.sha,
-                state=state_for(result.verdict),
-                description=result.status_description,
-                context=settings.status_context,
-                target_url=settings.runner.run_url,
-            )
-    except GitHubApiError as error:
-        commands.error(f"The results are in the job summary, but publishing failed: {error}")
-        return ExitCode.ERROR
+    failure = deliver(
+        api,
+        settings,
+        commands,
+        sha=commit.sha,
+        verdict=result.verdict,
+        description=result.status_description,
+        group_title="Publishing to GitHub",
+    )
+    if failure is not None:
+        return failure
     return final_exit_code(result, settings)

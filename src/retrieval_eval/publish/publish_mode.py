@@ -10,13 +10,12 @@ request only if that commit is still its head.
 from __future__ import annotations
 
 from retrieval_eval.errors import ExitCode, RetrievalEvalError
-from retrieval_eval.publish.comment import compose_body, post_comment
+from retrieval_eval.publish.deliver import deliver
 from retrieval_eval.publish.event import PublishActivity
 from retrieval_eval.publish.fork import read_fork_results
 from retrieval_eval.publish.github_api import GitHubApi, GitHubApiError
 from retrieval_eval.publish.inputs import ActionSettings
 from retrieval_eval.publish.runner_files import WorkflowCommands, append_step_summary, write_outputs
-from retrieval_eval.publish.status import fit_description, state_for
 
 
 def run_publish(
@@ -51,38 +50,31 @@ def run_publish(
     )
     write_outputs(settings.runner.output_file, {"verdict": meta.verdict})
 
-    comment_url = ""
     try:
-        with commands.group(f"Publishing results of #{meta.pr_number} ({meta.head_sha[:7]})"):
-            current_head = api.pull_request_head_sha(meta.pr_number)
-            if current_head != meta.head_sha:
-                commands.warning(
-                    f"#{meta.pr_number} has moved on to {current_head[:7]}; its comment is left "
-                    f"for that commit's run. Setting the status on {meta.head_sha[:7]} only."
-                )
-            elif results.comment_markdown is not None:
-                posted = post_comment(
-                    api,
-                    number=meta.pr_number,
-                    body=compose_body(settings.comment_id, results.comment_markdown),
-                    comment_id=settings.comment_id,
-                    mode=settings.comment,
-                )
-                comment_url = posted.url
-                commands.info(f"Comment {posted.action}: {posted.url}")
-            api.create_status(
-                meta.head_sha,
-                state=state_for(meta.verdict),
-                description=fit_description(meta.status_description),
-                context=settings.status_context,
-                target_url=settings.runner.run_url,
-            )
+        current_head = api.pull_request_head_sha(meta.pr_number)
     except GitHubApiError as error:
-        commands.error(f"Publishing failed: {error}")
-        write_outputs(settings.runner.output_file, {"comment-url": comment_url})
+        commands.error(f"The results are in the job summary, but publishing failed: {error}")
+        write_outputs(settings.runner.output_file, {"comment-url": ""})
         return ExitCode.ERROR
-    write_outputs(settings.runner.output_file, {"comment-url": comment_url})
-    return ExitCode.OK
+    comment_markdown = results.comment_markdown
+    if current_head != meta.head_sha:
+        commands.warning(
+            f"#{meta.pr_number} has moved on to {current_head[:7]}; its comment is left "
+            f"for that commit's run. Setting the status on {meta.head_sha[:7]} only."
+        )
+        comment_markdown = None
+    failure = deliver(
+        api,
+        settings,
+        commands,
+        sha=meta.head_sha,
+        verdict=meta.verdict,
+        description=meta.status_description,  # from the fork's files: deliver() fits it
+        group_title=f"Publishing results of #{meta.pr_number} ({meta.head_sha[:7]})",
+        pr_number=meta.pr_number,
+        comment_markdown=comment_markdown,
+    )
+    return failure or ExitCode.OK
 
 
 def _mismatch(

@@ -18,15 +18,15 @@ from retrieval_eval.publish.baseline_source import (
     change_notice,
 )
 from retrieval_eval.publish.changed_files import ChangedFiles, changed_files
-from retrieval_eval.publish.comment import compose_body, post_comment
+from retrieval_eval.publish.deliver import deliver
 from retrieval_eval.publish.evaluation import Evaluated, evaluate, failed
 from retrieval_eval.publish.event import PullRequestActivity
 from retrieval_eval.publish.fork import ForkMetadata, write_fork_results
-from retrieval_eval.publish.github_api import GitHubApi, GitHubApiError
+from retrieval_eval.publish.github_api import GitHubApi
 from retrieval_eval.publish.inputs import ActionSettings
 from retrieval_eval.publish.path_filter import PathFilter
 from retrieval_eval.publish.runner_files import WorkflowCommands, append_step_summary, write_outputs
-from retrieval_eval.publish.status import skipped_description, state_for
+from retrieval_eval.publish.status import skipped_description
 
 FORK_DOCS = "docs/action.md#fork-pull-requests"
 
@@ -130,33 +130,19 @@ def _publish(
     has_comment = result.verdict != "skipped" and settings.comment != "off"
     if pull.token_is_read_only:
         return _hand_over_fork(settings, pull, commands, result, has_comment)
-    comment_url = ""
-    try:
-        with commands.group("Publishing to GitHub"):
-            if has_comment:
-                body = compose_body(settings.comment_id, result.comment_markdown)
-                posted = post_comment(
-                    api,
-                    number=pull.number,
-                    body=body,
-                    comment_id=settings.comment_id,
-                    mode=settings.comment,
-                )
-                comment_url = posted.url
-                commands.info(f"Comment {posted.action}: {posted.url}")
-            api.create_status(
-                pull.head_sha,
-                state=state_for(result.verdict),
-                description=result.status_description,
-                context=settings.status_context,
-                target_url=settings.runner.run_url,
-            )
-            commands.info(f"Status {settings.status_context!r} set on {pull.head_sha[:7]}.")
-    except GitHubApiError as error:
-        commands.error(f"The results are in the job summary, but publishing failed: {error}")
-        write_outputs(settings.runner.output_file, {"comment-url": comment_url})
-        return ExitCode.ERROR
-    write_outputs(settings.runner.output_file, {"comment-url": comment_url})
+    failure = deliver(
+        api,
+        settings,
+        commands,
+        sha=pull.head_sha,
+        verdict=result.verdict,
+        description=result.status_description,
+        group_title="Publishing to GitHub",
+        pr_number=pull.number,
+        comment_markdown=result.comment_markdown if has_comment else None,
+    )
+    if failure is not None:
+        return failure
     return final_exit_code(result, settings)
 
 
