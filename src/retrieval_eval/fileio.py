@@ -6,6 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from retrieval_eval.trust.redaction import clean
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -22,4 +24,5 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+    """Text files are reports, baselines and hand-over files: secrets are masked first."""
+    atomic_write_bytes(path, clean(text).encode("utf-8"))

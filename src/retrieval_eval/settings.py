@@ -142,6 +142,9 @@ class RunSettings(BaseModel):
     min_human: int = Field(default=10, ge=0)
     retrievers: RetrieversConfig = Field(default_factory=RetrieversConfig)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    # Environment variables (names or globs) the retriever must not see, on top of the GitHub
+    # and Actions tokens that are always withheld; their values are masked in all output.
+    secret_env: tuple[str, ...] = ()
 
     @field_validator("measures")
     @classmethod

@@ -13,6 +13,7 @@ from pydantic import SecretStr
 
 from retrieval_eval.pipeline import RunOutcome, run_evaluation
 from retrieval_eval.settings import RunSettings, load_settings
+from retrieval_eval.trust.guard import protect_process
 
 _PATH = click.Path(path_type=Path)
 
@@ -81,9 +82,11 @@ def settings_from_flags(flags: dict[str, Any]) -> RunSettings:
     }
     if flags.get("judge"):
         overrides["judge"] = {"enabled": True}
-    return load_settings(
+    settings = load_settings(
         workdir=Path.cwd(), config_file=flags.get("config_file"), overrides=overrides
     )
+    protect_process(patterns=settings.secret_env)  # before any retriever starts
+    return settings
 
 
 def anthropic_api_key() -> SecretStr | None:

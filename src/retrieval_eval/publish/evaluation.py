@@ -82,6 +82,7 @@ def evaluate(
     from retrieval_eval.pipeline import run_evaluation
     from retrieval_eval.render.markdown import render_markdown
     from retrieval_eval.settings import load_settings
+    from retrieval_eval.trust.guard import protect_process
 
     try:
         with commands.group("Configuration"):
@@ -91,6 +92,7 @@ def evaluate(
                 overrides=run_overrides(settings, baseline),
                 overrides_source="Action inputs",
             )
+            protect_process(patterns=run_settings.secret_env)  # before any retriever starts
             if run_settings.judge.enabled and fork_without_judge_key(settings):
                 commands.warning(
                     "the LLM judge is skipped: this fork pull request's run gets no secrets, "

@@ -26,6 +26,7 @@ from urllib3.exceptions import MaxRetryError, ResponseError
 from urllib3.util.retry import Retry
 
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.trust.redaction import clean
 
 T = TypeVar("T")
 GITHUB_ACTIONS_BOT = "github-actions[bot]"
@@ -248,7 +249,7 @@ class GitHubApi:
 
     def create_comment(self, number: int, body: str) -> Comment:
         def create() -> Comment:
-            c = self._repo().get_issue(number).create_comment(body)
+            c = self._repo().get_issue(number).create_comment(clean(body))
             return Comment(c.id, c.body or "", c.user.login, c.html_url)
 
         return self._do(f"commenting on #{number}", create)
@@ -256,7 +257,7 @@ class GitHubApi:
     def edit_comment(self, number: int, comment_id: int, body: str) -> Comment:
         def edit() -> Comment:
             c = self._repo().get_issue(number).get_comment(comment_id)
-            c.edit(body)
+            c.edit(clean(body))
             return Comment(c.id, c.body or "", c.user.login, c.html_url)
 
         return self._do(f"updating comment {comment_id} on #{number}", edit)
@@ -266,7 +267,10 @@ class GitHubApi:
     ) -> None:
         def create() -> None:
             self._repo().get_commit(sha).create_status(
-                state=state, description=description, context=context, target_url=target_url
+                state=state,
+                description=clean(description),
+                context=context,
+                target_url=target_url,
             )
 
         self._do(f"setting status {context!r} on {sha[:7]}", create)
