@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.publish.git_repo import commit_all, git, write
-from tests.publish.payloads import pull_request_event, push_event
-from tests.publish.project import new_project
-from tests.publish.runner_env import TOKEN, read_outputs, runner_env
+from tests.action.git_repo import commit_all, git, write
+from tests.action.payloads import pull_request_event, push_event
+from tests.action.project import new_project
+from tests.action.runner_env import TOKEN, read_outputs, runner_env
 from tests.support.fake_github import FakeGitHub
 
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("retrieval-eval"))

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.publish.runner_env import TOKEN
+from tests.action.runner_env import TOKEN
 from tests.security.entry import ActionRun, World, run_cli, world_in
 
 

@@ -10,14 +10,14 @@ import os
 
 import click
 
-from retrieval_eval.errors import ExitCode
+from retrieval_eval.vocabulary import ExitCode
 
 
 @click.command(name="action")
 @click.pass_obj
 def action(withheld: dict[str, str] | None) -> ExitCode:
     """Run as a GitHub Action step: inputs come from INPUT_* and GITHUB_* variables."""
-    from retrieval_eval.publish.main import run_action
+    from retrieval_eval.action.main import run_action
 
     # The token was taken out of the environment children inherit; the Action still needs it.
     return run_action({**os.environ, **(withheld or {})})
