@@ -82,7 +82,10 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as error:
         error.show()
         sys.exit(int(ExitCode.ERROR))  # usage errors are exit 2, as for every other error
-    except (Exception, SystemExit) as error:  # SystemExit here comes from user code
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except BaseException as error:  # SystemExit here comes from user code
         if debugging():
             click.echo(format_traceback(error), err=True)
         click.echo(f"error: {unexpected_error(error)}", err=True)

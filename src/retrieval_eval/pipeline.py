@@ -147,8 +147,6 @@ def _run(
             k=settings.k,
             only=None if rewrite else established,
         )
-        write_baseline(settings.baseline, new)
-        log(f"wrote {settings.baseline.name} ({', '.join(established)})")
 
     report = RunReport(
         verdict=decision.verdict,
@@ -165,6 +163,10 @@ def _run(
         duration_s=time.perf_counter() - started,
     )
     report_json, report_markdown = write_report_files(report, settings.report_dir, notices=notices)
+    # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
+    if baseline_written:
+        write_baseline(settings.baseline, new)
+        log(f"wrote {settings.baseline.name} ({', '.join(established)})")
     return RunOutcome(
         verdict=decision.verdict,
         exit_code=EXIT_CODE[decision.verdict],

@@ -320,9 +320,10 @@ def _with_machine_defaults(
         updates["cache_dir"] = settings.cache_dir / "embeddings"
     retrievers = settings.retrievers.model_copy(update={"dense": dense.model_copy(update=updates)})
     custom = retrievers.custom
-    if custom is not None and custom.cwd is not None:
+    if custom is not None:  # the repository by default: a factory module is imported from it
+        cwd = (workdir / (custom.cwd or Path("."))).resolve()
         retrievers = retrievers.model_copy(
-            update={"custom": custom.model_copy(update={"cwd": (workdir / custom.cwd).resolve()})}
+            update={"custom": custom.model_copy(update={"cwd": cwd})}
         )
     retrievers = with_machine_defaults(
         retrievers,

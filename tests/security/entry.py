@@ -50,6 +50,7 @@ def run_cli(
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/root"),
         "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",  # a run under a file-size limit must not cache .pyc
         **(env or {}),
     }
     with subprocess.Popen(

@@ -82,7 +82,7 @@ def evaluate(
     from retrieval_eval.pipeline import run_evaluation
     from retrieval_eval.render.markdown import render_markdown
     from retrieval_eval.settings import load_settings
-    from retrieval_eval.trust.guard import protect_process
+    from retrieval_eval.trust.guard import format_traceback, protect_process, unexpected_error
 
     try:
         with commands.group("Configuration"):
@@ -111,6 +111,12 @@ def evaluate(
             )
     except RetrievalEvalError as error:
         return failed(error, commands, settings, notices)
+    except BaseException as error:  # whatever it is, the run still ends with a status
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        if settings.runner.debug:
+            commands.info(format_traceback(error))
+        return failed(unexpected_error(error), commands, settings, notices)
 
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)

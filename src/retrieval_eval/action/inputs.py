@@ -48,6 +48,8 @@ class RunnerContext:
     # The judge's key, from the step's `env` rather than an input: that is how secrets are
     # passed, and a fork's pull_request run gets none.
     anthropic_api_key: SecretStr | None = None
+    # RUNNER_DEBUG=1 (a re-run with debug logging): tracebacks of unexpected errors are logged.
+    debug: bool = False
 
     @property
     def run_url(self) -> str:
@@ -222,6 +224,7 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         anthropic_api_key=SecretStr(v)
         if (v := c.runner("ANTHROPIC_API_KEY", required=False))
         else None,
+        debug=c.runner("RUNNER_DEBUG", required=False) == "1",
     )
     settings = ActionSettings(
         datasets=c.convert("datasets", optional_path, None),

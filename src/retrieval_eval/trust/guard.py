@@ -64,8 +64,8 @@ def unexpected_error(error: BaseException) -> UnexpectedError:
     if len(text) > 300:
         text = text[:297] + "..."
     return UnexpectedError(
-        f"unexpected {type(error).__name__}: {text} — this is a bug in retrieval-eval; "
-        f"please report it (set {DEBUG_VARIABLE}=1 to log the traceback)"
+        f"unexpected {type(error).__name__}: {text} (a bug in retrieval-eval or in code it "
+        f"ran; set {DEBUG_VARIABLE}=1 to log the traceback, and please report it)"
     )
 
 
