@@ -192,6 +192,14 @@ def _any_path(workspace: Path) -> Callable[[str], Path | None]:
 def _token(value: str) -> SecretStr:
     if not value:
         raise ValueError("is empty; the default `${{ github.token }}` is what most workflows need")
+    # GitHub tokens are printable ASCII; anything else cannot go into an HTTP header. The
+    # message names the position only: quoting the character would show part of the secret.
+    for position, character in enumerate(value, start=1):
+        if not (character.isascii() and character.isprintable()) or character.isspace():
+            raise ValueError(
+                f"has a character no GitHub token contains (at position {position}); "
+                "check the secret's value (a stray paste, a smart quote, a line break)"
+            )
     return SecretStr(value)
 
 
