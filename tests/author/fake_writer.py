@@ -30,8 +30,8 @@ def rare_terms(prompt: str) -> list[str]:
     return [] if line.group(1) == "(none)" else line.group(1).split(", ")
 
 
-def first_sentence(prompt: str) -> str:
-    passage = prompt.split("Passage 1 (id ", 1)[1].split("\n", 3)[2]
+def first_sentence(prompt: str, number: int = 1) -> str:
+    passage = prompt.split(f"Passage {number} (id ", 1)[1].split("\n", 3)[2]
     return re.split(r"(?<=[.!?])\s", passage.strip(), maxsplit=1)[0]
 
 
@@ -43,10 +43,14 @@ LEXICAL_MARKERS = ("exactly as written", "keyword query", "within the tag")
 
 
 def loose_words(prompt: str, terms: list[str]) -> str:
-    """Every other word of the passage's first sentence, rare terms left out: no three
-    words in a row come from the passage, as in a real paraphrase."""
-    words = [w for w in re.findall(r"[A-Za-z]+", first_sentence(prompt)) if w.lower() not in terms]
-    return " ".join(words[::2][:8]) or "something else entirely"
+    """Every other word of each passage's first sentence, rare terms left out: no three
+    words in a row come from a passage, as in a real paraphrase."""
+    parts = []
+    for number in range(1, len(passage_ids(prompt)) + 1):
+        sentence = first_sentence(prompt, number)
+        words = [w for w in re.findall(r"[A-Za-z]+", sentence) if w.lower() not in terms]
+        parts.append(" ".join(words[::2][:8]))
+    return " and ".join(p for p in parts if p) or "something else entirely"
 
 
 def writer(
