@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from retrieval_eval.compare.judge_column import carry_over, judge_report, with_f
 from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.load.input_files import reading_within
 from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetReport, RunReport
@@ -68,9 +70,11 @@ def run_evaluation(
     is ignored (even a corrupt one) and every dataset's entry is replaced.
     ``anthropic_api_key`` comes from the edge (the environment), never from a file.
     """
+    roots = settings.input_roots()
     try:
         judge = make_judge(settings.judge, anthropic_api_key)
-        return _run(settings, progress, notices, write_baseline, rewrite_baseline, log, judge)
+        with reading_within(roots) if roots is not None else nullcontext():
+            return _run(settings, progress, notices, write_baseline, rewrite_baseline, log, judge)
     except RetrievalEvalError as error:
         return RunOutcome(
             verdict="error",

@@ -86,6 +86,11 @@ def settings_from_flags(flags: dict[str, Any]) -> RunSettings:
         workdir=Path.cwd(), config_file=flags.get("config_file"), overrides=overrides
     )
     protect_process(patterns=settings.secret_env)  # before any retriever starts
+    # A path typed on the command line is the user's own choice: reading it is allowed
+    # wherever it is. Paths from the configuration file must stay inside the repository.
+    named = tuple(Path(flags[flag]).resolve() for flag in ("corpus", "datasets") if flags.get(flag))
+    if named:
+        settings = settings.model_copy(update={"outside_roots": (*settings.outside_roots, *named)})
     return settings
 
 

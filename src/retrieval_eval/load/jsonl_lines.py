@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.load.input_files import open_input
 
 # 64 MiB: six times the 10 MB line the format promises to read, yet small
 # enough that one runaway line (a whole file without newlines) cannot exhaust
@@ -42,10 +43,7 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     single lines (invalid UTF-8, too long) are yielded so callers can report
     them all and carry on.
     """
-    try:
-        handle = path.open("rb")
-    except OSError as error:
-        raise InputError(f"cannot read file: {error.strerror or error}", file=path) from error
+    handle = open_input(path)
     with handle:
         number = 0
         while True:
