@@ -29,6 +29,7 @@ from pathlib import Path
 STDERR_LINES = 20
 _POLL_S = 0.05
 _CHUNK = 1 << 16
+_READ_CHUNK = 1 << 20
 
 
 class ChildTimeout(Exception):
@@ -85,18 +86,26 @@ class ChildProcess:
 
     def read_line(self, deadline: float) -> bytes:
         """The next line from its stdout (without the newline), before ``deadline``."""
+        # Chunks are collected and joined once: growing one bytes object (and searching all
+        # of it for the newline) each time is quadratic in a 100 MB answer.
+        chunks = [self._buffer]
+        newline = self._buffer.find(b"\n")
         with selectors.DefaultSelector() as selector:
             selector.register(self._stdout, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
+            while newline < 0:
                 if not selector.select(_remaining(deadline)):
                     self._kill()
                     raise ChildTimeout
-                data = os.read(self._stdout, _CHUNK)
+                data = os.read(self._stdout, _READ_CHUNK)
                 if not data:
                     raise ChildExited
-                self._buffer += data
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
+                newline = data.find(b"\n")
+                if newline >= 0:
+                    newline += sum(len(chunk) for chunk in chunks)
+                chunks.append(data)
+        buffered = b"".join(chunks)
+        self._buffer = buffered[newline + 1 :]
+        return buffered[:newline]
 
     def stop(self, grace_s: float) -> int | None:
         """Close its stdin (the protocol's "please exit"), give it ``grace_s`` to exit, then

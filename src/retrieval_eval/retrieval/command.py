@@ -22,14 +22,15 @@ import json
 import shlex
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.answers import normalise_hits
-from retrieval_eval.retrieval.base import Hit, SearchResult
+from retrieval_eval.retrieval.answer_reader import Streamed, read_answer
+from retrieval_eval.retrieval.answers import TopHits
+from retrieval_eval.retrieval.base import SearchResult
 from retrieval_eval.retrieval.child_process import ChildExited, ChildProcess, ChildTimeout
 
 _EXIT_GRACE_S = 5.0
@@ -73,21 +74,21 @@ class CommandRetriever:
         self._described = describe
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
-        answer = self._ask("search", {"op": "search", "query": query, "k": k, "tags": list(tags)})
+        top = TopHits(k, who=self.label)
+        answer = self._ask(
+            "search",
+            {"op": "search", "query": query, "k": k, "tags": list(tags)},
+            on_hit=top.add_answer,
+        )
         raw_hits = answer.get("hits")
         if not isinstance(raw_hits, list):
             raise RetrievalEvalError(
                 f"{self.label}: answer to `search` lacks a `hits` list: {_short(answer)}"
             )
-        hits: list[Hit] = []
-        for position, raw in enumerate(raw_hits):
-            if not isinstance(raw, dict) or "id" not in raw or "score" not in raw:
-                raise RetrievalEvalError(
-                    f"{self.label}: hit {position} must be an object with `id` and `score`, "
-                    f"got {_short(raw)}"
-                )
-            hits.append(Hit(doc_id=raw["id"], score=raw["score"], text=raw.get("text", "")))
-        return normalise_hits(hits, k, cost_usd=answer.get("cost_usd", 0.0), who=self.label)
+        if not isinstance(raw_hits, Streamed):  # `hits` was not a plain top-level array
+            for position, raw in enumerate(raw_hits):
+                top.add_answer(position, raw)
+        return top.result(answer.get("cost_usd", 0.0))
 
     def describe(self) -> Mapping[str, object]:
         return {"retriever": self.name, "command": self.command, **self._described}
@@ -108,7 +109,12 @@ class CommandRetriever:
         self._finalizer = weakref.finalize(self, process.stop, min(_EXIT_GRACE_S, self.timeout_s))
         return process
 
-    def _ask(self, op: str, request: dict[str, Any]) -> dict[str, Any]:
+    def _ask(
+        self,
+        op: str,
+        request: dict[str, Any],
+        on_hit: Callable[[int, Any], None] | None = None,
+    ) -> dict[str, Any]:
         if self._process is None:
             self._process = self._start()
         process = self._process
@@ -128,7 +134,8 @@ class CommandRetriever:
         except ChildExited:
             raise self._exited(op) from None
         try:
-            answer = json.loads(raw)
+            # A search answer's hits are checked and cut to k while they are read.
+            answer = json.loads(raw) if on_hit is None else read_answer(raw, on_hit)
         except json.JSONDecodeError as error:
             raise RetrievalEvalError(
                 f"{self.label}: answer to `{op}` is not JSON ({error.msg}): {raw[:200]!r}"
