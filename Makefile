@@ -51,7 +51,7 @@ $(MODEL_STAMP): $(VENV)/.runtime requirements/model.lock
 lock:
 	uv pip compile -q pyproject.toml requirements/build.in --generate-hashes \
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/runtime.lock
-	uv pip compile -q pyproject.toml requirements/build.in --extra test --extra bench --generate-hashes \
+	uv pip compile -q pyproject.toml requirements/build.in --extra test --extra postgres --extra bench --generate-hashes \
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/test.lock
 	uv pip compile -q requirements/model.in --no-deps --generate-hashes -o requirements/model.lock
 
