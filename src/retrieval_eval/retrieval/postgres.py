@@ -234,16 +234,19 @@ class PostgresRetriever:
             with conn.transaction():
                 conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(name))
                 conn.execute(sql.SQL("CREATE SCHEMA {}").format(name))
+                vector_column = (
+                    sql.SQL(" embedding vector({}),").format(sql.Literal(DIMENSIONS))
+                    if with_vectors
+                    else sql.SQL("")  # keyword only: no model, no pgvector needed
+                )
                 conn.execute(
                     sql.SQL(
                         "CREATE TABLE {}.chunks ("
                         " id integer PRIMARY KEY, doc_id text NOT NULL, text text NOT NULL,"
-                        " tags text[] NOT NULL, embedding vector({}),"
+                        " tags text[] NOT NULL,{}"
                         " tsv tsvector GENERATED ALWAYS AS"
                         " (to_tsvector({}::regconfig, text)) STORED)"
-                    ).format(
-                        name, sql.Literal(DIMENSIONS), sql.Literal(self.config.text_search_config)
-                    )
+                    ).format(name, vector_column, sql.Literal(self.config.text_search_config))
                 )
                 self._load(schema, corpus, chunks)
                 if with_vectors:
@@ -363,10 +366,11 @@ class PostgresRetriever:
         if self.config.keyword_match == "all":
             tsquery = sql.SQL("websearch_to_tsquery(%(config)s::regconfig, %(query)s)")
         else:
+            # The query's own lexemes (stemmed by the same configuration), ORed.
             tsquery = sql.SQL(
-                "(SELECT to_tsquery('simple',"
-                " coalesce(string_agg(quote_literal(lexeme), ' | '), ''))"
-                " FROM unnest(to_tsvector(%(config)s::regconfig, %(query)s)))"
+                "to_tsquery('simple', (SELECT"
+                " coalesce(string_agg(quote_literal(lexeme), ' | '), '')"
+                " FROM unnest(to_tsvector(%(config)s::regconfig, %(query)s))))"
             )
         where = sql.SQL("AND tags && %(tags)s::text[]" if tags else "")
         statement = sql.SQL(
