@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.retrieval.run_file import parse_jsonl_run, parse_trec_run
-from tests.retrieval.service_helpers import beir_json, run_cli, tiny_beir
+from tests.retrieval.service_helpers import REPO, beir_json, run_cli, tiny_beir
 
 # q1 perfect (d1, d3), q2 finds d4 second, q3 finds nothing relevant; q4–q6 are absent.
 TREC_RUN = """\
@@ -134,3 +134,53 @@ def test_the_parsers_take_any_text_without_crashing(text: str) -> None:
             parse(text, file=Path("run"))
         except InputError as error:
             assert error.line is not None
+
+
+def test_run_gates_a_run_file_and_counts_missing_queries_in_the_report(tmp_path: Path) -> None:
+    """`retrieval-eval run` on this repository's datasets with every fixture answered from
+    a run file: the expected documents for all fixtures but the first three, which are left
+    out. A tag filter on a fixture drops hits outside its tags."""
+    fixtures = [
+        json.loads(line)
+        for dataset in sorted((REPO / "datasets").glob("*.jsonl"))
+        for line in dataset.read_text(encoding="utf-8").splitlines()
+    ]
+    answered = fixtures[3:]
+    lines = [
+        f"{f['query_id']} Q0 {doc} {rank} {10 - rank} nightly"
+        for f in answered
+        for rank, doc in enumerate(f.get("expected_top_k_ids") or [], start=1)
+    ]
+    # A hit outside the corpus's tags for a tag-filtered fixture is dropped, not ranked.
+    tagged = next(f for f in answered if f.get("filters") and f.get("expected_top_k_ids"))
+    lines.append(f"{tagged['query_id']} Q0 untagged/nowhere 0 99 nightly")
+    (tmp_path / "nightly.trec").write_text("\n".join(lines) + "\n")
+    (tmp_path / "retrieval-eval.toml").write_text(
+        '[dataset_retrievers]\n"semantic.jsonl" = "run-file"\n"keyword.jsonl" = "run-file"\n'
+        '"hybrid.jsonl" = "run-file"\n\n[retrievers.run-file]\npath = "nightly.trec"\n'
+    )
+    done = run_cli(
+        "run",
+        "--datasets",
+        str(REPO / "datasets"),
+        "--corpus",
+        str(REPO / "datasets" / "corpus"),
+        "--baseline",
+        str(tmp_path / "baseline.json"),
+        "--report-dir",
+        str(tmp_path / "report"),
+        "--quiet",
+        cwd=tmp_path,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    missing = {d["name"]: d["queries_missing"] for d in report["datasets"]}
+    # Left out: the first three, and the fixtures expecting no result (no line to write).
+    in_file = {line.split()[0] for line in lines}
+    assert sum(missing.values()) == sum(f["query_id"] not in in_file for f in fixtures)
+    assert missing["hybrid.jsonl"] >= 3
+    assert all(d["retriever_config"]["retriever"] == "run-file" for d in report["datasets"])
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "queries are missing from the run file; they count as empty results." in markdown
+    ranked = {q["query_id"]: q for d in report["datasets"] for q in d["queries"]}
+    assert "untagged/nowhere" not in json.dumps(ranked[tagged["query_id"]])
