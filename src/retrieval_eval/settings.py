@@ -206,8 +206,16 @@ class RunSettings(BaseModel):
     def is_gated(self, metric: str) -> bool:
         return self.gated is not None and metric in self.gated
 
-    def retriever_for(self, dataset_name: str) -> str | None:
-        return self.dataset_retrievers.get(dataset_name)
+    def retriever_for(self, dataset: Path) -> str:
+        """The retriever configured for a dataset file; naming none is a configuration error."""
+        name = self.dataset_retrievers.get(dataset.name)
+        if name is None:
+            raise ConfigError(
+                f"no retriever is configured for {dataset.name}; add it under "
+                f'[dataset_retrievers] (e.g. "{dataset.name}" = "hybrid")',
+                file=dataset,
+            )
+        return name
 
 
 def _check_thresholds(thresholds: Mapping[str, Threshold], known: set[str]) -> None:
