@@ -120,7 +120,7 @@ def _run(
                 path,
                 fixtures,
                 pool,
-                name=settings.retriever_for(path),
+                name=settings.require_retriever(path),
                 k=settings.k,
                 interactive=interactive,
                 log=log,

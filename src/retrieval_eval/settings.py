@@ -206,9 +206,12 @@ class RunSettings(BaseModel):
     def is_gated(self, metric: str) -> bool:
         return self.gated is not None and metric in self.gated
 
-    def retriever_for(self, dataset: Path) -> str:
+    def retriever_for(self, dataset_name: str) -> str | None:
+        return self.dataset_retrievers.get(dataset_name)
+
+    def require_retriever(self, dataset: Path) -> str:
         """The retriever configured for a dataset file; naming none is a configuration error."""
-        name = self.dataset_retrievers.get(dataset.name)
+        name = self.retriever_for(dataset.name)
         if name is None:
             raise ConfigError(
                 f"no retriever is configured for {dataset.name}; add it under "
