@@ -47,6 +47,7 @@ class RunOutcome:
     problems: Sequence[Problem] = ()
     report_json: Path | None = None
     report_markdown: Path | None = None
+    markdown: str | None = None  # report.md's text
     metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     error: RetrievalEvalError | None = None
     baseline_written: bool = False
@@ -113,9 +114,17 @@ def _run(
     previous = None if rewrite else load_baseline(settings.baseline)
 
     datasets: list[DatasetReport] = []
-    with RetrieverPool(settings, corpus, interactive=interactive, log=log) as pool:
+    with RetrieverPool(settings.retrievers, corpus, interactive=interactive, log=log) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
-            searched = search_dataset(path, fixtures, pool, settings, interactive, log)
+            searched = search_dataset(
+                path,
+                fixtures,
+                pool,
+                name=settings.require_retriever(path),
+                k=settings.k,
+                interactive=interactive,
+                log=log,
+            )
             measured = measure_dataset(
                 path=path,
                 fixtures=fixtures,
@@ -164,14 +173,15 @@ def _run(
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,
     )
-    report_json, report_markdown = write_report_files(report, settings.report_dir, notices=notices)
+    files = write_report_files(report, settings.report_dir, notices=notices)
     return RunOutcome(
         verdict=decision.verdict,
         exit_code=EXIT_CODE[decision.verdict],
         report=report,
         status_description=decision.status_description,
-        report_json=report_json,
-        report_markdown=report_markdown,
+        report_json=files.json_path,
+        report_markdown=files.markdown_path,
+        markdown=files.markdown,
         metrics=compact_metrics(datasets),
         baseline_written=baseline_written,
     )

@@ -209,6 +209,17 @@ class RunSettings(BaseModel):
     def retriever_for(self, dataset_name: str) -> str | None:
         return self.dataset_retrievers.get(dataset_name)
 
+    def require_retriever(self, dataset: Path) -> str:
+        """The retriever configured for a dataset file; naming none is a configuration error."""
+        name = self.retriever_for(dataset.name)
+        if name is None:
+            raise ConfigError(
+                f"no retriever is configured for {dataset.name}; add it under "
+                f'[dataset_retrievers] (e.g. "{dataset.name}" = "hybrid")',
+                file=dataset,
+            )
+        return name
+
 
 def _check_thresholds(thresholds: Mapping[str, Threshold], known: set[str]) -> None:
     for name, threshold in thresholds.items():

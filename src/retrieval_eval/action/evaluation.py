@@ -130,9 +130,14 @@ def evaluate(
     if outcome.error is not None:
         commands.error(str(outcome.error))
     if outcome.report is not None:
-        summary = render_markdown(outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices)
+        summary = render_markdown(
+            outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices, full=outcome.markdown
+        )
         comment = render_markdown(
-            outcome.report, max_chars=room_for_report(settings.comment_id), notices=notices
+            outcome.report,
+            max_chars=room_for_report(settings.comment_id),
+            notices=notices,
+            full=outcome.markdown,
         )
     else:
         summary = comment = _no_report_markdown(outcome, notices)

@@ -41,9 +41,16 @@ def template_environment() -> SandboxedEnvironment:
 
 
 def render_markdown(
-    report: RunReport, *, max_chars: int | None, notices: Sequence[str] = ()
+    report: RunReport,
+    *,
+    max_chars: int | None,
+    notices: Sequence[str] = (),
+    full: str | None = None,
 ) -> str:
-    """The report as GitHub Markdown; at most ``max_chars`` characters when given."""
+    """The report as GitHub Markdown; at most ``max_chars`` characters when given.
+
+    ``full`` is this report's uncapped text when already rendered (report.md): it is
+    reused as is when it fits, so a run renders the full report once."""
     template = template_environment().get_template(TEMPLATE)
     chart = mermaid_chart(report)
 
@@ -56,7 +63,7 @@ def render_markdown(
             truncated=limit is not None,
         )
 
-    text = render(None)
+    text = render(None) if full is None else full
     if max_chars is None or len(text) <= max_chars:
         return text
     for limit in _ROW_LIMITS:

@@ -18,17 +18,19 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log, step
 from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.hybrid import HybridRetriever
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
-from retrieval_eval.settings import RunSettings
 
 EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
 
 
 class RetrieverPool:
-    def __init__(self, settings: RunSettings, corpus: Corpus, *, interactive: bool, log: Log):
-        self.settings = settings
+    def __init__(
+        self, retrievers: RetrieversConfig, corpus: Corpus, *, interactive: bool, log: Log
+    ):
+        self.retrievers = retrievers
         self.corpus = corpus
         self.interactive = interactive
         self.log = log
@@ -53,13 +55,13 @@ class RetrieverPool:
         if name in self._built:
             return self._built[name][0], 0.0
         if name == "hybrid":
-            config = self.settings.retrievers
+            config = self.retrievers
             dense, dense_s = self.get("dense")
             bm25, bm25_s = self.get("bm25")
             retriever: Retriever = HybridRetriever(config.hybrid, {"dense": dense, "bm25": bm25})
             seconds = dense_s + bm25_s
         else:
-            retriever = build_retriever(name, self.settings.retrievers)
+            retriever = build_retriever(name, self.retrievers)
             with step(
                 f"indexing for {name}",
                 len(self.corpus.documents),
@@ -122,18 +124,13 @@ def search_dataset(
     path: Path,
     fixtures: Sequence[LocatedFixture],
     pool: RetrieverPool,
-    settings: RunSettings,
+    *,
+    name: str,
+    k: int,
     interactive: bool,
     log: Log,
 ) -> SearchedDataset:
-    """Search every fixture of one dataset with its configured retriever."""
-    name = settings.retriever_for(path.name)
-    if name is None:
-        raise RetrievalEvalError(
-            f"no retriever is configured for {path.name}; add it under [dataset_retrievers] "
-            f'(e.g. "{path.name}" = "hybrid")',
-            file=path,
-        )
+    """Search every fixture of one dataset with the retriever called ``name``."""
     before = pool.embedding_counts() or (0, 0)
     retriever, setup_s = pool.get(name)
     queries = [
@@ -146,7 +143,7 @@ def search_dataset(
         f"{path.name}: searching with {name}", len(queries), interactive=interactive, log=log
     ) as advance:
         try:
-            timed = run_queries(retriever, queries, settings.k, on_result=lambda _: advance(1))
+            timed = run_queries(retriever, queries, k, on_result=lambda _: advance(1))
         except RetrievalEvalError:
             raise
         except Exception as error:
