@@ -31,7 +31,7 @@ from retrieval_eval.render.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetReport, RunReport, Verdict
 from retrieval_eval.score.judge import ClaudeJudge, build_client
-from retrieval_eval.settings import JudgeSettings, RunSettings
+from retrieval_eval.settings import LOWER_IS_BETTER, JudgeSettings, RunSettings
 from retrieval_eval.validate import Problem, validate_datasets
 
 _EXIT: dict[Verdict, ExitCode] = {
@@ -116,7 +116,8 @@ def _run(
             ),
             problems=tuple(validation.problems),
         )
-    previous = None if rewrite else load_baseline(settings.baseline)
+    gated = [m for m in (*settings.measures, *LOWER_IS_BETTER) if settings.is_gated(m)]
+    previous = None if rewrite else load_baseline(settings.baseline, gated=gated)
 
     datasets: list[DatasetReport] = []
     with RetrieverPool(settings, corpus, interactive=interactive, log=log) as pool:
