@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from tests.publish.git_repo import commit_all, git, write
-from tests.publish.payloads import pull_request_event, push_event
-from tests.publish.project import new_project
-from tests.publish.runner_env import TOKEN, read_outputs, runner_env
+from tests.action.git_repo import commit_all, git, write
+from tests.action.payloads import pull_request_event, push_event
+from tests.action.project import new_project
+from tests.action.runner_env import TOKEN, read_outputs, runner_env
 from tests.support.fake_github import FakeGitHub
 
 # The entry point a user's runner starts (the container's ENTRYPOINT), never `python -m`.

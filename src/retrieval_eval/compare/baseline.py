@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.results import DatasetReport, Environment
-from retrieval_eval.settings import COST_PER_QUERY, JUDGE, LATENCY_P95, LOWER_IS_BETTER
+from retrieval_eval.vocabulary import COST_PER_QUERY, JUDGE, LATENCY_P95, LOWER_IS_BETTER
 
 BASELINE_SCHEMA_VERSION = 1
 
