@@ -42,7 +42,7 @@ CONFIG_FILE_NAME = "retrieval-eval.toml"
 class Threshold(BaseModel):
     """An absolute bound on one metric: ``min`` for quality, ``max`` for latency and cost.
 
-    ``datasets`` restricts it to some dataset files (the seed's MRR ≥ 0.75 is a
+    ``datasets`` restricts it to some dataset files (the default MRR ≥ 0.75 is a
     hybrid-retrieval target); empty means every dataset.
     """
 
@@ -71,7 +71,8 @@ class Threshold(BaseModel):
         return f"≥ {self.min:g}" if self.min is not None else f"≤ {self.max:g}"
 
 
-# The seed's pass thresholds (shared/seeds/003): each can be changed, or removed with `false`.
+# The default pass thresholds (docs/configuration.md explains each): each can be changed, or
+# removed with `false`.
 DEFAULT_THRESHOLDS: dict[str, Threshold] = {
     "mrr@10": Threshold(min=0.75, datasets=("hybrid.jsonl",)),
     "ndcg@10": Threshold(min=0.70),

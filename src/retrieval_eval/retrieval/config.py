@@ -65,7 +65,7 @@ class Bm25Config(_Strict):
 
 
 class LikeConfig(_Strict):
-    """The seed's keyword baseline has no knobs on purpose: it is the fixed
+    """The naive keyword baseline has no knobs on purpose: it is the fixed
     yardstick the other retrievers are compared with."""
 
 
