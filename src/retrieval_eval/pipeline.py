@@ -18,6 +18,7 @@ from pydantic import SecretStr
 
 from retrieval_eval.compare.baseline import (
     load_baseline,
+    removed_datasets,
     updated_baseline,
     write_baseline,
 )
@@ -143,7 +144,10 @@ def _run(
         model_sha256 = pool.model_sha256
 
     environment = collect_environment(repository=settings.datasets, model_sha256=model_sha256)
-    decision = decide(datasets, tolerance=settings.tolerance, measures=settings.measures)
+    removed = removed_datasets(previous, evaluated={d.name for d in datasets})
+    decision = decide(
+        datasets, tolerance=settings.tolerance, measures=settings.measures, removed=removed
+    )
     established = [d.name for d in datasets if d.baseline_established]
     baseline_written = write and bool(established)
     if baseline_written:
@@ -167,6 +171,7 @@ def _run(
         baseline_path=settings.baseline.name,
         baseline_written=baseline_written,
         datasets=tuple(datasets),
+        removed_datasets=removed,
         environment=environment,
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,

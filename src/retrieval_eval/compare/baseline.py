@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
-from retrieval_eval.results import DatasetReport, Environment
+from retrieval_eval.results import DatasetReport, Environment, RemovedDataset
 from retrieval_eval.vocabulary import COST_PER_QUERY, JUDGE, LATENCY_P95, LOWER_IS_BETTER
 
 BASELINE_SCHEMA_VERSION = 1
@@ -158,6 +158,24 @@ def load_baseline(path: Path, *, gated: Iterable[str] = ()) -> Baseline | None:
                 file=path,
             )
     return baseline
+
+
+def removed_datasets(
+    baseline: Baseline | None, *, evaluated: Iterable[str]
+) -> tuple[RemovedDataset, ...]:
+    """Datasets with established baseline values that this run did not evaluate."""
+    if baseline is None:
+        return ()
+    present = set(evaluated)
+    return tuple(
+        RemovedDataset(
+            name=name,
+            retriever=entry.retriever,
+            baselined_queries=len(entry.queries or {}),
+        )
+        for name in sorted(baseline.datasets)
+        if name not in present and (entry := baseline.established(name)) is not None
+    )
 
 
 def baseline_entry(report: DatasetReport, *, k: int) -> BaselineDataset:
