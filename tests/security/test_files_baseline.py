@@ -11,15 +11,21 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from retrieval_eval.compare.baseline import load_baseline
+from retrieval_eval.errors import InputError
 from tests.compare.conftest import Project
 
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("retrieval-eval"))
@@ -144,3 +150,43 @@ def test_explicit_nulls_still_mean_establish_a_baseline(tmp_path: Path) -> None:
     result = cli(project, "run", "--quiet")
     assert result.returncode == 0, result.stderr
     assert _entry(project.baseline_data())["aggregates"]["mrr@10"] is not None
+
+
+_NUMBER = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.none(), st.integers(-5, 5))
+
+
+@given(
+    aggregates=st.dictionaries(st.sampled_from(["mrr@10", "ndcg@10", "latency_p95_ms"]), _NUMBER),
+    metrics=st.lists(st.dictionaries(st.sampled_from(["mrr@10", "ndcg@10"]), _NUMBER), max_size=3),
+    measures=st.lists(st.sampled_from(["mrr@10", "ndcg@10"]), unique=True),
+)
+def test_an_established_entry_only_ever_holds_finite_values(
+    aggregates: dict[str, Any], metrics: list[dict[str, Any]], measures: list[str]
+) -> None:
+    """Whatever numbers a baseline holds, a loaded entry that the gate compares against has a
+    finite value for every measure it records, and some query holds each one; else it is an
+    error (never a silent pass)."""
+    entry = {
+        "measures": measures,
+        "aggregates": aggregates,
+        "queries": {f"q{i}": {"metrics": m} for i, m in enumerate(metrics)},
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "baseline.json"
+        path.write_text(json.dumps({"datasets": {DATASET: entry}}), encoding="utf-8")
+        try:
+            baseline = load_baseline(path, gated=["mrr@10"])
+        except InputError as error:
+            assert "the baseline is corrupt" in str(error)
+            return
+    assert baseline is not None
+    established = baseline.established(DATASET)
+    if established is None:
+        return  # the null rule: nothing is compared, the run establishes it
+    assert established.aggregates is not None and established.queries is not None
+    for name in {*established.recorded_measures(), "mrr@10"}:
+        value = established.aggregates[name]
+        assert value is not None and math.isfinite(value)
+        assert any(name in (q.metrics or {}) for q in established.queries.values())
+    for query in established.queries.values():
+        assert all(v is None or math.isfinite(v) for v in (query.metrics or {}).values())

@@ -124,6 +124,10 @@ def _changes(name: str, base: object, pr: object) -> list[tuple[str, str]]:
 def _show(value: object) -> str:
     if value is None:
         return "(none)"
+    if value is False:
+        return "off"
+    if hasattr(value, "describe"):  # a threshold: "≥ 0.7"
+        return str(value.describe())
     if hasattr(value, "model_dump"):
         value = value.model_dump(exclude_defaults=True)
     if isinstance(value, tuple | list):
