@@ -18,6 +18,7 @@ from pydantic import SecretStr
 
 from retrieval_eval.compare.baseline import (
     load_baseline,
+    removed_datasets,
     updated_baseline,
     write_baseline,
 )
@@ -35,7 +36,13 @@ from retrieval_eval.score.judge import ClaudeJudge, build_client
 from retrieval_eval.score.measure import measure_dataset
 from retrieval_eval.settings import JudgeSettings, RunSettings
 from retrieval_eval.validate import Problem, validate_datasets
-from retrieval_eval.vocabulary import EXIT_CODE, ExitCode, Verdict, fit_status_description
+from retrieval_eval.vocabulary import (
+    EXIT_CODE,
+    LOWER_IS_BETTER,
+    ExitCode,
+    Verdict,
+    fit_status_description,
+)
 
 
 @dataclass(frozen=True)
@@ -111,7 +118,8 @@ def _run(
             ),
             problems=tuple(validation.problems),
         )
-    previous = None if rewrite else load_baseline(settings.baseline)
+    gated = [m for m in (*settings.measures, *LOWER_IS_BETTER) if settings.is_gated(m)]
+    previous = None if rewrite else load_baseline(settings.baseline, gated=gated)
 
     datasets: list[DatasetReport] = []
     with RetrieverPool(settings.retrievers, corpus, interactive=interactive, log=log) as pool:
@@ -145,7 +153,10 @@ def _run(
         model_sha256 = pool.model_sha256
 
     environment = collect_environment(repository=settings.datasets, model_sha256=model_sha256)
-    decision = decide(datasets, tolerance=settings.tolerance, measures=settings.measures)
+    removed = removed_datasets(previous, evaluated={d.name for d in datasets})
+    decision = decide(
+        datasets, tolerance=settings.tolerance, measures=settings.measures, removed=removed
+    )
     established = [d.name for d in datasets if d.baseline_established]
     baseline_written = write and bool(established)
     if baseline_written:
@@ -169,6 +180,7 @@ def _run(
         baseline_path=settings.baseline.name,
         baseline_written=baseline_written,
         datasets=tuple(datasets),
+        removed_datasets=removed,
         environment=environment,
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,

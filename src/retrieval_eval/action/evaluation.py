@@ -140,7 +140,7 @@ def evaluate(
             full=outcome.markdown,
         )
     else:
-        summary = comment = _no_report_markdown(outcome, notices)
+        summary = comment = _no_report_markdown(outcome, notices, settings.runner.workspace)
     result = Evaluated(
         verdict=outcome.verdict,
         exit_code=outcome.exit_code,
@@ -154,20 +154,18 @@ def evaluate(
     return result
 
 
-def _no_report_markdown(outcome: Any, notices: Sequence[str]) -> str:
+def _no_report_markdown(outcome: Any, notices: Sequence[str], workspace: Path) -> str:
     """Invalid datasets or a failed run produce no report; say what went wrong instead."""
-    lines = [*notices, f"### retrieval-eval: {outcome.verdict}", "", outcome.status_description, ""]
-    lines += [f"- `{_location(p)}` {getattr(p, 'message', p)}" for p in outcome.problems[:50]]
-    if len(outcome.problems) > 50:
-        lines.append(f"- … and {len(outcome.problems) - 50} more (see the job's annotations)")
-    if outcome.error is not None:
-        lines.append(f"```\n{outcome.error}\n```")
-    return "\n".join(lines) + "\n"
+    from retrieval_eval.render.no_report import no_report_markdown
 
-
-def _location(problem: Any) -> str:
-    file, line = getattr(problem, "file", None), getattr(problem, "line", None)
-    return f"{file}:{line}" if line else str(file or "")
+    return no_report_markdown(
+        verdict=outcome.verdict,
+        description=outcome.status_description,
+        problems=outcome.problems,
+        error=outcome.error,
+        notices=notices,
+        workspace=workspace,
+    )
 
 
 def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None:
@@ -191,9 +189,15 @@ def failed(
     notices: Sequence[str],
 ) -> Evaluated:
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
+    from retrieval_eval.render.no_report import no_report_markdown
+
     commands.error(str(error), file=error.file, line=error.line)
-    markdown = "\n".join(
-        [*notices, "### ❌ retrieval-eval could not evaluate", "", "```", str(error), "```", ""]
+    markdown = no_report_markdown(
+        verdict="error",
+        description="retrieval-eval could not evaluate:",
+        error=error,
+        notices=notices,
+        workspace=settings.runner.workspace,
     )
     result = Evaluated(
         verdict="error",

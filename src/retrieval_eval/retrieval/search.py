@@ -79,6 +79,8 @@ class RetrieverPool:
                         f"retriever {name!r} failed to index: {error}"
                     ) from error
                 advance(len(self.corpus.documents))
+            for warning in getattr(retriever, "warnings", ()):
+                self.log(f"warning: {warning}")
         self._built[name] = (retriever, seconds)
         return retriever, seconds
 
