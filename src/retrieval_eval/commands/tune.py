@@ -17,7 +17,7 @@ import click
 import numpy as np
 
 from retrieval_eval.commands.beir import retrievers_config
-from retrieval_eval.errors import ConfigError, ExitCode
+from retrieval_eval.errors import ConfigError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.retrieval.cached_runs import retrieve_sides
@@ -28,6 +28,7 @@ from retrieval_eval.retrieval.timed import QuerySpec, time_index
 from retrieval_eval.score.cross_validation import cross_validate
 from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.measures import parse_measure
+from retrieval_eval.vocabulary import ExitCode
 
 _PATH = click.Path(path_type=Path)
 

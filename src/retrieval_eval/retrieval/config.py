@@ -54,7 +54,8 @@ class Bm25Config(_Strict):
     k1: float = Field(default=0.9, ge=0.0)
     b: float = Field(default=0.4, ge=0.0, le=1.0)
     stemming: bool = False
-    stopwords: bool = True
+    # True: Lucene's 33 English stop words; "en": the larger 179-word English list; False: none.
+    stopwords: bool | Literal["en"] = True
     chunk_tokens: int = Field(default=512, ge=16)
     chunk_overlap: int = Field(default=64, ge=0)
 
@@ -105,7 +106,7 @@ class HybridConfig(_Strict):
     rrf_k: int = Field(default=60, ge=1)
     weights: dict[str, float] = Field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
     # convex: alpha · dense + (1 − alpha) · bm25 over normalised scores.
-    alpha: float = Field(default=0.8, ge=0.0, le=1.0)
+    alpha: float = Field(default=0.95, ge=0.0, le=1.0)
     normalisation: Literal["min-max", "z-score", "theoretical-min"] = "theoretical-min"
     reranker: Literal["none", "claude", "custom"] = "none"
     rerank_depth: int = Field(default=20, ge=1)

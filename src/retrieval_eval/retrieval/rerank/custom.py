@@ -63,8 +63,9 @@ class FactoryReranker:
             raise RetrievalEvalError(
                 f"{self.label}: rerank() returned {type(result).__name__}, expected a SearchResult"
             )
+        # No cut: an answer naming a non-candidate must reach the check, not be cut off.
         checked = normalise_hits(
-            result.hits, len(candidates), cost_usd=result.cost_usd, who=self.label
+            result.hits, len(result.hits), cost_usd=result.cost_usd, who=self.label
         )
         return Reranking(tuple(hit.doc_id for hit in checked.hits), checked.cost_usd)
 
@@ -107,7 +108,7 @@ class CommandReranker(CommandRetriever):
                 )
             hits.append(Hit(doc_id=raw["id"], score=raw["score"], text=""))
         checked = normalise_hits(
-            hits, len(candidates), cost_usd=answer.get("cost_usd", 0.0), who=self.label
+            hits, len(hits), cost_usd=answer.get("cost_usd", 0.0), who=self.label
         )
         return Reranking(tuple(hit.doc_id for hit in checked.hits), checked.cost_usd)
 
