@@ -33,9 +33,14 @@ def main(directory: Path) -> None:
     data = load_beir(directory)
     ids = [doc.id for doc in data.corpus.documents]
     texts = [f"{doc.title} {doc.text}" for doc in data.corpus.documents]
-    for label, words in (("bm25s lucene, 33 words", STOPWORDS_EN), ("bm25s lucene, 179 words", STOPWORDS_EN_PLUS)):
+    for label, words in (
+        ("bm25s lucene, 33 words", STOPWORDS_EN),
+        ("bm25s lucene, 179 words", STOPWORDS_EN_PLUS),
+    ):
         model = bm25s.BM25(k1=0.9, b=0.4, method="lucene")
-        model.index(bm25s.tokenize(texts, stopwords=list(words), show_progress=False), show_progress=False)
+        model.index(
+            bm25s.tokenize(texts, stopwords=list(words), show_progress=False), show_progress=False
+        )
         rankings = {}
         for qid, query in data.queries.items():
             tokens = bm25s.tokenize([query], stopwords=list(words), show_progress=False)
