@@ -196,3 +196,57 @@ def test_custom_reranker_needs_its_table(beir_dir: Path, tmp_path: Path) -> None
     done, _, _ = _beir(beir_dir, tmp_path, _config(tmp_path, 'reranker = "custom"\n'))
     assert done.returncode == 2
     assert "[retrievers.hybrid.custom]" in done.stderr
+
+
+def test_run_reports_the_rerank_stage_and_its_cost(tmp_path: Path) -> None:
+    """`retrieval-eval run` on this repository's datasets with a custom reranker."""
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text(
+        f'datasets = "{REPO_ROOT / "datasets"}"\ncorpus = "{REPO_ROOT / "datasets" / "corpus"}"\n'
+        '[thresholds]\n"p@5" = false\n'
+        '[retrievers.hybrid]\nreranker = "custom"\nrerank_depth = 5\n'
+        '[retrievers.hybrid.custom]\npython = "tests.retrieval.own_reranker:make"\n'
+        "options = { cost = 0.0004 }\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    report_dir = tmp_path / "report"
+    done = subprocess.run(
+        [
+            str(CLI),
+            "run",
+            "--config",
+            str(config),
+            "--baseline",
+            str(tmp_path / "b.json"),
+            "--report-dir",
+            str(report_dir),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-progress",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads((report_dir / "report.json").read_text())
+    by_name = {d["name"]: d for d in report["datasets"]}
+    hybrid = by_name["hybrid.jsonl"]
+    assert hybrid["rerank_latency"]["count"] == hybrid["latency"]["count"]
+    assert hybrid["rerank_latency"]["p50_ms"] <= hybrid["latency"]["p50_ms"]
+    # A query whose tag filter matches nothing has no candidates: nothing to rerank or pay.
+    reranked = [q for q in hybrid["queries"] if q["retrieved"]]
+    assert 0 < len(reranked) < len(hybrid["queries"])
+    assert hybrid["cost_per_query_usd"] == pytest.approx(
+        0.0004 * len(reranked) / len(hybrid["queries"])
+    )
+    assert hybrid["retriever_config"]["reranker"]["python"] == "tests.retrieval.own_reranker:make"
+    # Ids descending within the top 5: the reranker's order, not the fusion's.
+    for query in hybrid["queries"]:
+        top = query["retrieved"][:5]
+        assert top == sorted(top, reverse=True)
+    assert by_name["semantic.jsonl"]["rerank_latency"] is None
+    assert "The rerank stage alone" in (report_dir / "report.md").read_text()
