@@ -10,7 +10,15 @@ every retriever promises). Nothing here retrieves, caches or reads settings, so
 from retrieval_eval.retrieval.fusion.convex import convex
 from retrieval_eval.retrieval.fusion.dbsf import dbsf
 from retrieval_eval.retrieval.fusion.normalise import NORMALISATIONS
-from retrieval_eval.retrieval.fusion.rrf import rrf
+from retrieval_eval.retrieval.fusion.rrf import reciprocal_rank_fusion, rrf
 from retrieval_eval.retrieval.fusion.run import Run, ordered
 
-__all__ = ["NORMALISATIONS", "Run", "convex", "dbsf", "ordered", "rrf"]
+__all__ = [
+    "NORMALISATIONS",
+    "Run",
+    "convex",
+    "dbsf",
+    "ordered",
+    "reciprocal_rank_fusion",
+    "rrf",
+]

@@ -8,8 +8,9 @@ than a lukewarm first hit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+from retrieval_eval.retrieval.base import Hit
 from retrieval_eval.retrieval.fusion.run import Run, ordered
 
 
@@ -25,3 +26,21 @@ def rrf(
         for rank, (doc_id, _) in enumerate(run, start=1):
             fused[doc_id] = fused.get(doc_id, 0.0) + weight / (k + rank)
     return ordered(fused)
+
+
+def reciprocal_rank_fusion(
+    rankings: Sequence[tuple[Sequence[Hit], float]], *, rrf_k: int, k: int
+) -> tuple[Hit, ...]:
+    """``rrf`` over lists of hits: ``rankings`` are (hits best first, weight) pairs; the
+    top ``k`` fused documents, each with the text of the ranking that placed it best."""
+    runs = {
+        str(i): [(hit.doc_id, hit.score) for hit in hits] for i, (hits, _) in enumerate(rankings)
+    }
+    weights = {str(i): weight for i, (_, weight) in enumerate(rankings)}
+    best: dict[str, tuple[int, Hit]] = {}
+    for hits, _ in rankings:
+        for rank, hit in enumerate(hits, start=1):
+            if hit.doc_id not in best or rank < best[hit.doc_id][0]:
+                best[hit.doc_id] = (rank, hit)
+    fused = rrf(runs, k=rrf_k, weights=weights)[: max(k, 0)]
+    return tuple(Hit(doc_id, score, best[doc_id][1].text) for doc_id, score in fused)
