@@ -79,7 +79,7 @@ def test_tune_cross_validates_the_grid_and_prints_a_settings_block(
     assert done.returncode == 0, done.stderr
     assert "6 judged queries, 4 grid points, ndcg@10, 3 folds (seed 0)" in done.stdout
     assert "cross-validated" in done.stdout and "95% CI" in done.stdout
-    assert done.stdout.count("picks fusion=") == 3
+    assert done.stdout.count("held out, picked fusion=") == 3
     block = done.stdout.split("Paste into retrieval-eval.toml:")[1]
     table = tomllib.loads(block)["retrievers"]["hybrid"]
     summary = json.loads(out.read_text())
@@ -88,6 +88,8 @@ def test_tune_cross_validates_the_grid_and_prints_a_settings_block(
     best = max(p["score"] for p in summary["points"])
     assert summary["in_sample"]["score"] == pytest.approx(best)
     assert 0.0 <= summary["cross_validated"]["mean"] <= best
+    folds = summary["folds_held_out"]
+    assert len(folds) == 3 and all(0.0 <= fold["score"] <= 1.0 for fold in folds)
     low, high = summary["cross_validated"]["ci95"]
     assert low <= summary["cross_validated"]["mean"] <= high
     # Dense returns every document of this corpus, so alpha = 1 is exactly dense's ranking.

@@ -47,6 +47,9 @@ def test_held_out_scores_come_from_each_folds_own_pick() -> None:
     for position, qid in enumerate(ids):
         pick = result.picks[folds[position]]
         assert result.held_out[qid] == scores[pick, position]
+    for fold, mean in enumerate(result.fold_means):
+        members = [result.held_out[qid] for p, qid in enumerate(ids) if folds[p] == fold]
+        assert mean == pytest.approx(sum(members) / len(members))
 
 
 def test_bad_shapes_are_refused() -> None:

@@ -129,8 +129,8 @@ def tune(
         f"{'cross-validated':<16} {result.mean:.4f}  95% CI [{result.ci[0]:.4f}, "
         f"{result.ci[1]:.4f}]  (held-out folds; in-sample gap {result.gap:+.4f})",
         *(
-            f"  fold {fold + 1} picks {settings_label(grid[pick])}"
-            for fold, pick in enumerate(result.picks)
+            f"  fold {fold + 1}: {mean:.4f} held out, picked {settings_label(grid[pick])}"
+            for fold, (pick, mean) in enumerate(zip(result.picks, result.fold_means, strict=True))
         ),
     ]
     click.echo("\n".join(lines))
@@ -155,7 +155,10 @@ def tune(
             "in_sample": {"score": result.in_sample_mean, "settings": best.fusion_settings()},
             "cross_validated": {"mean": result.mean, "ci95": list(result.ci)},
             "overfit_warning": result.overfit,
-            "fold_picks": [grid[pick].fusion_settings() for pick in result.picks],
+            "folds_held_out": [
+                {"settings": grid[pick].fusion_settings(), "score": mean}
+                for pick, mean in zip(result.picks, result.fold_means, strict=True)
+            ],
             "retrieval_s": dict(cached.seconds),
             "grid_s": search_s,
             "ms_per_query_per_point": per_point_ms,

@@ -27,6 +27,7 @@ class CrossValidation:
     folds: int
     seed: int
     picks: tuple[int, ...]  # the grid point chosen on each fold's training queries
+    fold_means: tuple[float, ...]  # each fold's held-out mean under its pick
     held_out: dict[str, float]  # query id → its score under its fold's pick
     mean: float
     ci: tuple[float, float]
@@ -73,17 +74,20 @@ def cross_validate(
     assignment = fold_of(count, folds, seed)
     held_out = np.empty(count, dtype=np.float64)
     picks: list[int] = []
+    fold_means: list[float] = []
     for fold in range(folds):
         test = assignment == fold
         pick = int(np.argmax(scores[:, ~test].mean(axis=1)))
         picks.append(pick)
         held_out[test] = scores[pick, test]
+        fold_means.append(float(held_out[test].mean()))
     means = scores.mean(axis=1)
     best = int(np.argmax(means))
     return CrossValidation(
         folds=folds,
         seed=seed,
         picks=tuple(picks),
+        fold_means=tuple(fold_means),
         held_out=dict(zip(query_ids, held_out.tolist(), strict=True)),
         mean=float(held_out.mean()),
         ci=bootstrap_ci(held_out, seed=seed),
