@@ -78,7 +78,11 @@ def run_evaluation(
     """
     try:
         judge = make_judge(settings.judge, anthropic_api_key)
-        return _run(settings, progress, notices, write_baseline, rewrite_baseline, log, judge)
+        # The hybrid's Claude reranker, when configured, uses the same key as the judge.
+        rerank_key = anthropic_api_key.get_secret_value() if anthropic_api_key else None
+        return _run(
+            settings, progress, notices, write_baseline, rewrite_baseline, log, judge, rerank_key
+        )
     except RetrievalEvalError as error:
         return RunOutcome(
             verdict="error",
@@ -97,6 +101,7 @@ def _run(
     rewrite: bool,
     log: Log,
     judge: ClaudeJudge | None,
+    rerank_key: str | None = None,
 ) -> RunOutcome:
     started = time.perf_counter()
     corpus = load_corpus(settings.corpus)
@@ -122,7 +127,14 @@ def _run(
     previous = None if rewrite else load_baseline(settings.baseline, gated=gated)
 
     datasets: list[DatasetReport] = []
-    with RetrieverPool(settings.retrievers, corpus, interactive=interactive, log=log) as pool:
+    with RetrieverPool(
+        settings.retrievers,
+        corpus,
+        interactive=interactive,
+        log=log,
+        cache_dir=settings.cache_dir,
+        anthropic_api_key=rerank_key,
+    ) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
             searched = search_dataset(
                 path,

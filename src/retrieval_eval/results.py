@@ -166,6 +166,10 @@ class DatasetReport(_Frozen):
     num_scored: int = Field(description="queries averaged in (expect_empty fixtures are not)")
     aggregates: dict[str, Aggregate]
     latency: Latency
+    rerank_latency: Latency | None = Field(
+        default=None,
+        description="the hybrid's rerank stage alone (inside latency); None without a reranker",
+    )
     cost_per_query_usd: float
     breakdowns: tuple[BreakdownRow, ...]
     queries: tuple[QueryResult, ...]

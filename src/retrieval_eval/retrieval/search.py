@@ -21,6 +21,7 @@ from retrieval_eval.retrieval.base import Retriever
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.hybrid import HybridRetriever
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.retrieval.rerank.build import build_reranker
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
 
 EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
@@ -28,9 +29,18 @@ EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
 
 class RetrieverPool:
     def __init__(
-        self, retrievers: RetrieversConfig, corpus: Corpus, *, interactive: bool, log: Log
+        self,
+        retrievers: RetrieversConfig,
+        corpus: Corpus,
+        *,
+        interactive: bool,
+        log: Log,
+        cache_dir: Path,
+        anthropic_api_key: str | None = None,
     ):
         self.retrievers = retrievers
+        self.cache_dir = cache_dir
+        self.anthropic_api_key = anthropic_api_key
         self.corpus = corpus
         self.interactive = interactive
         self.log = log
@@ -47,7 +57,11 @@ class RetrieverPool:
         traceback: TracebackType | None,
     ) -> None:
         for name, (retriever, _) in self._built.items():
-            if name != "hybrid":  # its sides are pooled themselves
+            if name == "hybrid":  # its sides are pooled themselves; its reranker is its own
+                reranker = getattr(retriever, "reranker", None)
+                if reranker is not None:
+                    close_retriever(reranker)
+            else:
                 close_retriever(retriever)
 
     def get(self, name: str) -> tuple[Retriever, float]:
@@ -58,7 +72,14 @@ class RetrieverPool:
             config = self.retrievers
             dense, dense_s = self.get("dense")
             bm25, bm25_s = self.get("bm25")
-            retriever: Retriever = HybridRetriever(config.hybrid, {"dense": dense, "bm25": bm25})
+            reranker = build_reranker(
+                config.hybrid,
+                anthropic_api_key=self.anthropic_api_key,
+                cache_dir=self.cache_dir / "rerank",
+            )
+            retriever: Retriever = HybridRetriever(
+                config.hybrid, {"dense": dense, "bm25": bm25}, reranker
+            )
             seconds = dense_s + bm25_s
         else:
             retriever = build_retriever(name, self.retrievers)
