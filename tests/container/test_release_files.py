@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.publish.git_repo import commit_all, git, init_repo
+from tests.action.git_repo import commit_all, git, init_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FORK_SAFE_PAIR = (

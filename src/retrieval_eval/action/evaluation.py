@@ -16,6 +16,7 @@ from typing import Any
 from retrieval_eval.action.comment import room_for_report
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.compare.history import history_file
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
@@ -37,6 +38,9 @@ def run_overrides(settings: ActionSettings, baseline: Path) -> dict[str, object]
     """Action inputs that map onto run settings; empty inputs leave the config file's value."""
     overrides: dict[str, object] = {
         "baseline": baseline,
+        # The history beside the workspace's baseline, also when a pull request is gated
+        # against the base commit's baseline (it only draws the sparklines).
+        "history": history_file(settings.baseline),
         "tolerance": settings.tolerance,
         "report_dir": settings.report_dir,
     }
