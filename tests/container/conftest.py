@@ -24,6 +24,7 @@ NEEDS_DOCKER = {
     "test_act_workflow.py",
     "test_lint.py",
     "test_release.py",
+    "test_image.py",
 }
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
