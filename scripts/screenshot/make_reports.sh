@@ -49,8 +49,12 @@ echo "make_reports: passing run"
 "$cli" run >/dev/null
 rm -rf "$out/pass" && cp -r retrieval-eval-report "$out/pass"
 for note in software/python-async-pitfalls software/flaky-tests books/sapiens recipes/sourdough-starter; do
-  printf '# Weekend\n\nErrands for the weekend: laundry, groceries, call the plumber.\n' \
-    >"datasets/corpus/$note.md"
+  file="datasets/corpus/$note.md"
+  # Keep the front matter (the tags the datasets filter on); replace the text.
+  awk 'NR == 1 && /^---$/ { inside = 1; print; next } inside { print } inside && /^---$/ { exit }' \
+    "$file" >"$file.new"
+  printf '# Weekend\n\nErrands for the weekend: laundry, groceries, call the plumber.\n' >>"$file.new"
+  mv "$file.new" "$file"
 done
 echo "make_reports: failing run"
 "$cli" run >/dev/null || true # exit 1: the gate failed, which is the point

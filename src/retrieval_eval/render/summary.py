@@ -14,6 +14,8 @@ from retrieval_eval.vocabulary import BREACHED, ROW_STATUS_TEXT, VERDICT_ICON
 
 # Eight heights, lowest first (U+2581..U+2588).
 SPARK_LEVELS = "▁▂▃▄▅▆▇█"
+# Keeps a cell's parts on one line in a narrow comment column ("▇▇▁ 0.650", "❌ regressed").
+NO_BREAK = "\u00a0"
 
 
 def is_failing(dataset: DatasetReport) -> bool:
@@ -29,7 +31,7 @@ def failing_first(datasets: Sequence[DatasetReport]) -> list[DatasetReport]:
 
 
 def dataset_status(dataset: DatasetReport) -> str:
-    """The worst thing about a dataset, as its summary row shows it."""
+    """The worst thing about a dataset, as its summary row and heading show it."""
     statuses = {row.status for row in dataset.rows}
     for status in ("regressed", "below-threshold", "above-ceiling"):
         if status in statuses:
@@ -48,11 +50,11 @@ def metric_row(dataset: DatasetReport, metric: str) -> MetricRow | None:
 
 
 def delta_text(row: MetricRow | None) -> str:
-    """``−0.062 (−7.3%)``; ``—`` when there is nothing to compare with."""
+    """``−7.3%``, relative like the tolerance (``+0.062`` from a zero baseline); ``—`` when
+    there is nothing to compare with. The dataset's full table has both."""
     if row is None or row.delta is None:
         return "—"
-    text = signed(row.delta, row.metric)
-    return text if row.delta_pct is None else f"{text} ({percent(row.delta_pct)})"
+    return signed(row.delta, row.metric) if row.delta_pct is None else percent(row.delta_pct)
 
 
 def sparkline(values: Sequence[float]) -> str:
@@ -75,5 +77,11 @@ def trend(report: RunReport, dataset: DatasetReport, metric: str) -> str:
     return sparkline([*past, row.current])
 
 
-def value_text(row: MetricRow | None) -> str:
-    return "—" if row is None else number(row.current, row.metric)
+def value_text(row: MetricRow | None, spark: str = "") -> str:
+    """The current value, after its sparkline when there is one."""
+    value = "—" if row is None else number(row.current, row.metric)
+    return f"{spark}{NO_BREAK}{value}" if spark else value
+
+
+def no_break(text: str) -> str:
+    return text.replace(" ", NO_BREAK)
