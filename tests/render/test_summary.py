@@ -114,7 +114,7 @@ def test_the_sparkline_shows_the_recorded_runs_then_this_one() -> None:
     row = table_with_header(page, "Dataset")[1]
     assert row[1] == f"▁▅█▁{NBSP}0.800"  # one line: the space does not break
     assert row[3] == f"▄▄{NBSP}0.700"  # a flat series sits in the middle
-    assert "the last 20 runs on the default branch" in page.text
+    assert "up to the last 20 runs on the default branch" in page.text
 
 
 def test_without_history_there_is_no_sparkline() -> None:
