@@ -25,6 +25,9 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("retrieval_eval.commands.run:run", "Evaluate, gate against the baseline, report."),
     "baseline": ("retrieval_eval.commands.baseline:baseline_group", "Manage the baseline."),
     "action": ("retrieval_eval.commands.action:action", "Entry point of the GitHub Action."),
+    "init": ("retrieval_eval.commands.init:init", "Scaffold config, workflow and datasets/."),
+    "generate": ("retrieval_eval.commands.generate:generate", "Write synthetic fixtures."),
+    "review": ("retrieval_eval.commands.review:review", "Review synthetic fixtures."),
 }
 
 

@@ -179,6 +179,10 @@ class DatasetReport(_Frozen):
     comparison: Comparison | None
     embedded_texts: int | None = None
     cached_embeddings: int | None = None
+    queries_missing: int | None = Field(
+        default=None,
+        description="queries the run file (retriever run-file) did not answer, scored as empty",
+    )
     judge: JudgeSummary | None = Field(
         default=None, description="how the judge column came about; None when no judge was involved"
     )

@@ -25,6 +25,7 @@ NEEDS_DOCKER = {
     "test_lint.py",
     "test_release.py",
     "test_image.py",
+    "test_init_lint.py",
 }
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -33,7 +33,8 @@ def run_commit(
             "to gate later changes against it."
         )
     if commit.default_branch_push and result.metrics:
-        history = history_file(settings.baseline)
+        configured = settings.run.history if settings.run is not None else None
+        history = configured or history_file(settings.baseline)
         append_history(
             history, commit=commit.sha, date=datetime.now(UTC), aggregates=result.metrics
         )

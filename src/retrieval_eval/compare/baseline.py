@@ -1,7 +1,7 @@
 """baseline.json: what the gate compares against, and the baseline-null rule.
 
-The file is committed, reviewed in diffs and sometimes edited by hand (the
-seed's first run starts from ``null`` values), so it is written with sorted
+The file is committed, reviewed in diffs and sometimes edited by hand (a
+first baseline may hold ``null`` values), so it is written with sorted
 keys and without timestamps: re-running on an unchanged tree changes nothing.
 """
 

@@ -27,7 +27,6 @@ from retrieval_eval.render.summary import (
 )
 from retrieval_eval.results import RunReport
 
-GITHUB_COMMENT_LIMIT = 65_536
 TEMPLATE = "report.md.j2"
 # The summary table shows this many of the run's measures (MRR@10 and NDCG@10 by default).
 HEADLINE_METRICS = 2

@@ -108,6 +108,8 @@ class SearchedDataset:
     timed: tuple[TimedResult, ...]
     # (texts embedded, cache hits) by this dataset's search; None when it embedded nothing.
     embedding_counts: tuple[int, int] | None
+    # Queries a run file did not answer (empty results); None for other retrievers.
+    queries_missing: int | None = None
 
     def passages(self) -> dict[str, tuple[tuple[str, str], ...]]:
         """Each query's ranked (doc id, chunk text): what the LLM judge reads."""
@@ -150,6 +152,7 @@ def search_dataset(
         except Exception as error:
             raise RetrievalEvalError(f"retriever {name!r} failed: {error}", file=path) from error
     after = pool.embedding_counts()
+    missing = getattr(retriever, "queries_missing", None)
     counts = None
     if after is not None and name in EMBEDDING_RETRIEVERS:
         counts = (after[0] - before[0], after[1] - before[1])
@@ -159,4 +162,5 @@ def search_dataset(
         setup_s=setup_s,
         timed=tuple(timed),
         embedding_counts=counts,
+        queries_missing=len(missing) if isinstance(missing, list) else None,
     )

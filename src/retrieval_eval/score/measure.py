@@ -106,6 +106,7 @@ def measure_dataset(
         baseline_established=False,
         comparison=None,
         embedded_texts=None if counts is None else counts[0],
+        queries_missing=searched.queries_missing,
         cached_embeddings=None if counts is None else counts[1],
     )
 
