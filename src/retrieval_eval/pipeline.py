@@ -24,6 +24,7 @@ from retrieval_eval.compare.baseline import (
 )
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import current_value, gate_dataset
+from retrieval_eval.compare.history import history_file, read_history, recent_values
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
@@ -196,6 +197,7 @@ def _run(
         environment=environment,
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,
+        history=recent_values(read_history(settings.history or history_file(settings.baseline))),
     )
     files = write_report_files(report, settings.report_dir, notices=notices)
     return RunOutcome(

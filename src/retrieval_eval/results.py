@@ -116,6 +116,10 @@ class QueryMove(_Frozen):
     current: float
     rank_before: int | None
     rank_after: int | None
+    top_after: str | None = Field(
+        default=None,
+        description="id of the document this run ranks first (None: nothing came back)",
+    )
 
 
 class FixtureFailure(_Frozen):
@@ -216,3 +220,8 @@ class RunReport(_Frozen):
     environment: Environment
     baseline_environment: Environment | None
     duration_s: float
+    history: dict[str, dict[str, tuple[float, ...]]] = Field(
+        default_factory=dict,
+        description="dataset -> metric -> values of the last recorded runs "
+        "(retrieval-eval-history.jsonl), oldest first; this run is not included",
+    )

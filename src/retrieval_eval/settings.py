@@ -119,6 +119,7 @@ class RunSettings(BaseModel):
     datasets: Path = Path("datasets")
     corpus: Path = Path("datasets/corpus")
     baseline: Path = Path("baseline.json")
+    history: Path | None = None  # None: retrieval-eval-history.jsonl next to the baseline
     report_dir: Path = Path("retrieval-eval-report")
     cache_dir: Path = Path(".retrieval-eval-cache")
     model_dir: Path | None = None  # None: where `retrieval-eval model install` puts it
@@ -237,7 +238,15 @@ def _measured(info: ValidationInfo) -> set[str]:
     return {*measures, GROUNDEDNESS, JUDGE, LATENCY_P95, COST_PER_QUERY}
 
 
-_PATH_FIELDS = ("datasets", "corpus", "baseline", "report_dir", "cache_dir", "model_dir")
+_PATH_FIELDS = (
+    "datasets",
+    "corpus",
+    "baseline",
+    "history",
+    "report_dir",
+    "cache_dir",
+    "model_dir",
+)
 _MERGED_TABLES = ("thresholds", "dataset_retrievers")
 # `--judge` sets only judge.enabled; the file's model and prices must survive it.
 _DEEP_TABLES = ("retrievers", "judge")
@@ -306,7 +315,7 @@ def load_settings(
         if isinstance(value, str | Path):
             merged[name] = (workdir / Path(value)).resolve()
     for name in _PATH_FIELDS:
-        if name not in merged and name != "model_dir":
+        if name not in merged and name not in ("model_dir", "history"):
             merged[name] = (workdir / RunSettings.model_fields[name].default).resolve()
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
     settings = _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)

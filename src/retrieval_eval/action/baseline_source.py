@@ -1,9 +1,9 @@
 """Which baseline a pull request is gated against: by default the one at its base commit.
 
 Otherwise a PR could loosen its own gate by lowering the numbers in
-``baseline.json``. The base version is read with ``git show`` when the history
-is checked out, else through the contents API; a PR that changes the file is
-flagged loudly either way.
+``baseline.json``. The base version is read through the contents API (the
+Action's image has no git); where git and the history are there it is read with
+``git show`` instead. A PR that changes the file is flagged loudly either way.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def at_base(
     except RetrievalEvalError as error:
         raise RetrievalEvalError(
             f"cannot read {repo_path} at the base commit {base_sha[:7]}: {error}. "
-            "Check out the history (actions/checkout with fetch-depth: 0) "
+            "Give the workflow `contents: read` permission "
             "or set `baseline-source: workspace`"
         ) from None
 

@@ -17,6 +17,7 @@ from retrieval_eval.action.comment import room_for_report
 from retrieval_eval.action.event import Activity, PullRequestActivity
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.compare.history import history_file
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
@@ -111,8 +112,12 @@ def evaluate(
     assert settings.run is not None, "configure() runs before evaluate()"
     run_settings = settings.run
     if baseline.resolve() != run_settings.baseline:
-        # A pull request is gated against its base commit's baseline, read into a scratch copy.
-        run_settings = run_settings.model_copy(update={"baseline": baseline.resolve()})
+        # A pull request is gated against its base commit's baseline, read into a scratch copy;
+        # the history (it only draws the sparklines) stays the one beside the workspace's.
+        history = run_settings.history or history_file(run_settings.baseline)
+        run_settings = run_settings.model_copy(
+            update={"baseline": baseline.resolve(), "history": history}
+        )
     try:
         with commands.group("Evaluation"):
             outcome = run_evaluation(

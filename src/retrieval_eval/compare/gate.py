@@ -251,6 +251,7 @@ def _moves(
                     current=after,
                     rank_before=baseline.queries[qid].first_relevant_rank,
                     rank_after=query.first_relevant_rank,
+                    top_after=query.retrieved[0] if query.retrieved else None,
                 )
             )
     moves.sort(key=lambda m: ((m.current - m.baseline) * (1 if worse else -1), m.query_id))
