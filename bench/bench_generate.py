@@ -71,10 +71,11 @@ def main() -> None:
             config.write_text(
                 'corpus = "cranfield"\nmeasures = ["hit_rate@10", "mrr@10"]\n'
                 'min_fixtures = 0\nmin_human = 0\n[thresholds]\n"ndcg@10" = false\n'
+                '"p@5" = false\n"mrr@10" = false\n'
                 f'[dataset_retrievers]\n"semantic.jsonl" = "{retriever}"\n'
                 f'"keyword.jsonl" = "{retriever}"\n'
             )
-            subprocess.run(
+            ran = subprocess.run(
                 [
                     CLI,
                     "run",
@@ -92,6 +93,8 @@ def main() -> None:
                 text=True,
                 check=False,
             )
+            if ran.returncode == 2:
+                sys.exit(ran.stderr)
             report = json.loads((project / f"report-{retriever}" / "report.json").read_text())
             for dataset in report["datasets"]:
                 values = {k: v["value"] for k, v in dataset["aggregates"].items()}

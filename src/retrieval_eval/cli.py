@@ -28,6 +28,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "trec": ("retrieval_eval.commands.trec:trec", "trec_eval-compatible scoring of a run."),
     "model": ("retrieval_eval.commands.model:model_group", "Build the offline embedding model."),
     "beir": ("retrieval_eval.commands.beir:beir", "Evaluate a built-in retriever on BEIR."),
+    "tune": ("retrieval_eval.commands.tune:tune", "Cross-validated search of hybrid settings."),
     "run": ("retrieval_eval.commands.run:run", "Evaluate, gate against the baseline, report."),
     "baseline": ("retrieval_eval.commands.baseline:baseline_group", "Manage the baseline."),
     "action": ("retrieval_eval.commands.action:action", "Entry point of the GitHub Action."),

@@ -21,7 +21,7 @@ from retrieval_eval.author.generate import (
 )
 from retrieval_eval.author.prompts import PROMPT_VERSION
 from retrieval_eval.commands.run import anthropic_api_key
-from retrieval_eval.errors import ConfigError, ExitCode, InputError
+from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.fixtures import RetrievalType
@@ -29,6 +29,7 @@ from retrieval_eval.retrieval.registry import build_retriever, close_retriever
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, build_client
 from retrieval_eval.settings import load_settings
 from retrieval_eval.validate import validate_datasets
+from retrieval_eval.vocabulary import ExitCode
 
 _TYPES: tuple[str, ...] = get_args(RetrievalType)
 _CHECKERS = ("bm25", "dense", "like", "hybrid")

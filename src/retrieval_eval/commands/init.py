@@ -15,8 +15,8 @@ from retrieval_eval.author.scaffold import (
     plan_files,
     write_files,
 )
-from retrieval_eval.errors import ExitCode
 from retrieval_eval.settings import load_settings
+from retrieval_eval.vocabulary import ExitCode
 
 
 @click.command("init")

@@ -8,10 +8,11 @@ from pathlib import Path
 import click
 
 from retrieval_eval.author.review import Console, DatasetLines, Review, SkipState
-from retrieval_eval.errors import ConfigError, ExitCode
+from retrieval_eval.errors import ConfigError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES, build_retriever, close_retriever
 from retrieval_eval.settings import load_settings
+from retrieval_eval.vocabulary import ExitCode
 
 
 @click.command("review")

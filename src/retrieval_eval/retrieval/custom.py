@@ -109,8 +109,27 @@ def load_factory(
     root: Path | None = None,
     worker: BoundedWorker | None = None,
 ) -> Retriever:
-    module_name, _, attribute = spec.partition(":")
     label = f"retrievers.custom.python = {spec!r}"
+    retriever = call_factory(spec, options, label=label, root=root, worker=worker)
+    if not isinstance(retriever, Retriever):
+        raise ConfigError(
+            f"{label}: the factory returned {type(retriever).__name__}, which lacks the Retriever "
+            "protocol (name, index(corpus), search(query, k, tags), describe())"
+        )
+    return retriever
+
+
+def call_factory(
+    spec: str,
+    options: Mapping[str, object],
+    *,
+    label: str,
+    root: Path | None = None,
+    worker: BoundedWorker | None = None,
+) -> object:
+    """Import ``module:callable`` (from ``root`` first) and call it with ``options`` as
+    keyword arguments, both on ``worker``: bounded in time, and ``sys.exit`` an error."""
+    module_name, _, attribute = spec.partition(":")
     worker = worker or BoundedWorker(120.0)
     _importable_from(root)
     try:
@@ -127,19 +146,13 @@ def load_factory(
     if not callable(factory):
         raise ConfigError(f"{label}: {module_name} has no callable {attribute}")
     try:
-        retriever = worker.call(lambda: factory(**options), f"{label}: the factory")
+        return worker.call(lambda: factory(**options), f"{label}: the factory")
     except RetrievalEvalError:
         raise
     except Exception as error:
         raise RetrievalEvalError(
             f"{label}: the factory raised {type(error).__name__}: {error}"
         ) from error
-    if not isinstance(retriever, Retriever):
-        raise ConfigError(
-            f"{label}: the factory returned {type(retriever).__name__}, which lacks the Retriever "
-            "protocol (name, index(corpus), search(query, k, tags), describe())"
-        )
-    return retriever
 
 
 class FactoryRetriever:
