@@ -203,6 +203,8 @@ def test_run_reports_the_rerank_stage_and_its_cost(tmp_path: Path) -> None:
     config = tmp_path / "retrieval-eval.toml"
     config.write_text(
         f'datasets = "{REPO_ROOT / "datasets"}"\ncorpus = "{REPO_ROOT / "datasets" / "corpus"}"\n'
+        # The run's directory is tmp_path: the repository's datasets must be named to be read.
+        f'outside_roots = ["{REPO_ROOT}"]\n'
         '[thresholds]\n"p@5" = false\n'
         '[retrievers.hybrid]\nreranker = "custom"\nrerank_depth = 5\n'
         '[retrievers.hybrid.custom]\npython = "tests.retrieval.own_reranker:make"\n'
