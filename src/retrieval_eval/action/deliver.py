@@ -10,14 +10,14 @@ from __future__ import annotations
 from retrieval_eval.action.comment import compose_body, post_comment
 from retrieval_eval.action.github_api import GitHubApi, GitHubApiError
 from retrieval_eval.action.inputs import ActionSettings
-from retrieval_eval.action.runner_files import WorkflowCommands, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.vocabulary import ExitCode, fit_status_description, state_for
 
 
 def deliver(
     api: GitHubApi,
     settings: ActionSettings,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     *,
     sha: str,
     verdict: str,
@@ -27,8 +27,8 @@ def deliver(
     comment_markdown: str | None = None,
 ) -> ExitCode | None:
     """Post, write the ``comment-url`` output, and return ``ExitCode.ERROR`` if GitHub
-    refused (``None`` when everything landed). A comment needs both a PR number and text."""
-    comment_url = ""
+    refused (``None`` when everything landed). A comment needs both a PR number and text.
+    ``comment-url`` stays empty (``main`` defaults it) when no comment was written."""
     try:
         with commands.group(group_title):
             if pr_number is not None and comment_markdown is not None:
@@ -39,7 +39,7 @@ def deliver(
                     comment_id=settings.comment_id,
                     mode=settings.comment,
                 )
-                comment_url = posted.url
+                commands.set_outputs({"comment-url": posted.url})
                 commands.info(f"Comment {posted.action}: {posted.url}")
             api.create_status(
                 sha,
@@ -51,7 +51,5 @@ def deliver(
             commands.info(f"Status {settings.status_context!r} set on {sha[:7]}.")
     except GitHubApiError as error:
         commands.error(f"The results are in the job summary, but publishing failed: {error}")
-        write_outputs(settings.runner.output_file, {"comment-url": comment_url})
         return ExitCode.ERROR
-    write_outputs(settings.runner.output_file, {"comment-url": comment_url})
     return None
