@@ -63,6 +63,7 @@ def configure(
     verdict only if the run evaluates (a pull request outside ``paths`` skips).
     """
     from retrieval_eval.settings import load_settings
+    from retrieval_eval.trust.guard import protect_process
 
     try:
         with commands.group("Configuration"):
@@ -72,6 +73,7 @@ def configure(
                 overrides=run_overrides(settings),
                 overrides_source="Action inputs",
             )
+            protect_process(patterns=run.secret_env)  # before any child process starts
             if run.judge.enabled and _fork_without_judge_key(settings, activity):
                 commands.warning(
                     "the LLM judge is skipped: this fork pull request's run gets no secrets, "
@@ -106,6 +108,7 @@ def evaluate(
     # without paying for chromadb and onnxruntime.
     from retrieval_eval.pipeline import run_evaluation
     from retrieval_eval.render.markdown import render_markdown
+    from retrieval_eval.trust.guard import format_traceback, unexpected_error
 
     if settings.config_error is not None:
         return failed(settings.config_error, commands, settings, notices)
@@ -129,6 +132,12 @@ def evaluate(
             )
     except RetrievalEvalError as error:
         return failed(error, commands, settings, notices)
+    except BaseException as error:  # whatever it is, the run still ends with a status
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        if settings.runner.debug:
+            commands.info(format_traceback(error))
+        return failed(unexpected_error(error), commands, settings, notices)
 
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
