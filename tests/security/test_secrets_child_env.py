@@ -69,8 +69,8 @@ oauth = base64.b64encode((TOKEN + ":x-oauth-basic").encode()).decode()
 leaks = [TOKEN, basic, oauth, {runtime!r}, {oidc!r}, PASSWORD,
          urllib.parse.quote(PASSWORD, safe=""), base64.b64encode(PASSWORD.encode()).decode()]
 if mode == "fail":
-    print("debug: env " + " ".join(k + "=" + v for k, v in os.environ.items()), file=sys.stderr)
     print("debug: leaking " + " | ".join(leaks), file=sys.stderr)
+    print("debug: env " + " ".join(k + "=" + v for k, v in os.environ.items()), file=sys.stderr)
     sys.exit(1)
 docs = []
 for line in sys.stdin:
@@ -114,9 +114,11 @@ def _stdout_without_masks(run: ActionRun) -> str:
 def test_a_failing_retriever_sees_no_secret_and_its_error_reaches_nothing_unmasked(
     world: World,
 ) -> None:
-    base = world.head()
     dump = world.runs / "retriever-env.json"
-    head = world.commit(_use_leaky_retriever(world, "fail", dump), "my retriever")
+    # The retriever map decides the verdict, so it is read from the base commit: the
+    # retriever is configured there, and the pull request changes something else.
+    base = world.commit(_use_leaky_retriever(world, "fail", dump), "my retriever")
+    head = world.commit({"CHANGES.md": "a change\n"}, "an unrelated change")
 
     run = world.pull_request(7, base, head, extra_env=dict(WITHHELD))
 
@@ -141,9 +143,11 @@ def test_a_failing_retriever_sees_no_secret_and_its_error_reaches_nothing_unmask
 def test_the_runner_is_asked_to_mask_the_secrets_before_anything_else_is_printed(
     world: World,
 ) -> None:
-    base = world.head()
     dump = world.runs / "retriever-env.json"
-    head = world.commit(_use_leaky_retriever(world, "fail", dump), "my retriever")
+    # The retriever map decides the verdict, so it is read from the base commit: the
+    # retriever is configured there, and the pull request changes something else.
+    base = world.commit(_use_leaky_retriever(world, "fail", dump), "my retriever")
+    head = world.commit({"CHANGES.md": "a change\n"}, "an unrelated change")
 
     run = world.pull_request(7, base, head, extra_env=dict(WITHHELD))
 

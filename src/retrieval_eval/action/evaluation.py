@@ -203,9 +203,14 @@ def failed(
     notices: Sequence[str],
 ) -> Evaluated:
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
-    from retrieval_eval.render.no_report import no_report_markdown
+    from retrieval_eval.render.no_report import no_report_markdown, shown_path
 
     commands.error(str(error), file=error.file, line=error.line)
+    # The status has 140 characters: name the file as the repository does, not the runner.
+    where = ""
+    if error.file is not None:
+        where = shown_path(error.file, settings.runner.workspace)
+        where += f":{error.line}: " if error.line is not None else ": "
     markdown = no_report_markdown(
         verdict="error",
         description="retrieval-eval could not evaluate:",
@@ -217,7 +222,7 @@ def failed(
         verdict="error",
         exit_code=ExitCode.ERROR,
         comment_markdown=markdown,
-        status_description=fit_status_description(f"error: {error}"),
+        status_description=fit_status_description(f"error: {where}{error.message}"),
         report_json=None,
         report_markdown=None,
         metrics={},
