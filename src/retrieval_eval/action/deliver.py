@@ -1,4 +1,4 @@
-"""Put one evaluation's verdict on GitHub: the comment (if any), then the status.
+"""Put one evaluation's verdict on GitHub: the status, then the comment (if any).
 
 Pull requests, pushes and ``mode: publish`` all end this way, and all must
 treat a GitHub failure alike: the results are already in the job summary and
@@ -27,11 +27,27 @@ def deliver(
     comment_markdown: str | None = None,
 ) -> ExitCode | None:
     """Post, write the ``comment-url`` output, and return ``ExitCode.ERROR`` if GitHub
-    refused (``None`` when everything landed). A comment needs both a PR number and text."""
+    refused (``None`` when everything landed). A comment needs both a PR number and text.
+
+    The status goes first and on its own: a required check waits on it, so a refused
+    comment (a 403 from a token without ``pull-requests: write``, a 500) must not cost it.
+    """
     comment_url = ""
-    try:
-        with commands.group(group_title):
-            if pr_number is not None and comment_markdown is not None:
+    failures: list[str] = []
+    with commands.group(group_title):
+        try:
+            api.create_status(
+                sha,
+                state=state_for(verdict),
+                description=fit_status_description(description),
+                context=settings.status_context,
+                target_url=settings.runner.run_url,
+            )
+            commands.info(f"Status {settings.status_context!r} set on {sha[:7]}.")
+        except GitHubApiError as error:
+            failures.append(str(error))
+        if pr_number is not None and comment_markdown is not None:
+            try:
                 posted = post_comment(
                     api,
                     number=pr_number,
@@ -41,17 +57,9 @@ def deliver(
                 )
                 comment_url = posted.url
                 commands.info(f"Comment {posted.action}: {posted.url}")
-            api.create_status(
-                sha,
-                state=state_for(verdict),
-                description=fit_status_description(description),
-                context=settings.status_context,
-                target_url=settings.runner.run_url,
-            )
-            commands.info(f"Status {settings.status_context!r} set on {sha[:7]}.")
-    except GitHubApiError as error:
-        commands.error(f"The results are in the job summary, but publishing failed: {error}")
-        write_outputs(settings.runner.output_file, {"comment-url": comment_url})
-        return ExitCode.ERROR
+            except GitHubApiError as error:
+                failures.append(str(error))
     write_outputs(settings.runner.output_file, {"comment-url": comment_url})
-    return None
+    for failure in failures:
+        commands.error(f"The results are in the job summary, but publishing failed: {failure}")
+    return ExitCode.ERROR if failures else None

@@ -17,6 +17,7 @@ from retrieval_eval.action.comment import room_for_report
 from retrieval_eval.action.event import Activity, PullRequestActivity
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.compare.history import history_file
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
@@ -62,6 +63,7 @@ def configure(
     verdict only if the run evaluates (a pull request outside ``paths`` skips).
     """
     from retrieval_eval.settings import load_settings
+    from retrieval_eval.trust.guard import protect_process
 
     try:
         with commands.group("Configuration"):
@@ -71,6 +73,7 @@ def configure(
                 overrides=run_overrides(settings),
                 overrides_source="Action inputs",
             )
+            protect_process(patterns=run.secret_env)  # before any child process starts
             if run.judge.enabled and _fork_without_judge_key(settings, activity):
                 commands.warning(
                     "the LLM judge is skipped: this fork pull request's run gets no secrets, "
@@ -105,14 +108,19 @@ def evaluate(
     # without paying for chromadb and onnxruntime.
     from retrieval_eval.pipeline import run_evaluation
     from retrieval_eval.render.markdown import render_markdown
+    from retrieval_eval.trust.guard import format_traceback, unexpected_error
 
     if settings.config_error is not None:
         return failed(settings.config_error, commands, settings, notices)
     assert settings.run is not None, "configure() runs before evaluate()"
     run_settings = settings.run
     if baseline.resolve() != run_settings.baseline:
-        # A pull request is gated against its base commit's baseline, read into a scratch copy.
-        run_settings = run_settings.model_copy(update={"baseline": baseline.resolve()})
+        # A pull request is gated against its base commit's baseline, read into a scratch copy;
+        # the history (it only draws the sparklines) stays the one beside the workspace's.
+        history = run_settings.history or history_file(run_settings.baseline)
+        run_settings = run_settings.model_copy(
+            update={"baseline": baseline.resolve(), "history": history}
+        )
     try:
         with commands.group("Evaluation"):
             outcome = run_evaluation(
@@ -124,18 +132,29 @@ def evaluate(
             )
     except RetrievalEvalError as error:
         return failed(error, commands, settings, notices)
+    except BaseException as error:  # whatever it is, the run still ends with a status
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        if settings.runner.debug:
+            commands.info(format_traceback(error))
+        return failed(unexpected_error(error), commands, settings, notices)
 
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
     if outcome.error is not None:
         commands.error(str(outcome.error))
     if outcome.report is not None:
-        summary = render_markdown(outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices)
+        summary = render_markdown(
+            outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices, full=outcome.markdown
+        )
         comment = render_markdown(
-            outcome.report, max_chars=room_for_report(settings.comment_id), notices=notices
+            outcome.report,
+            max_chars=room_for_report(settings.comment_id),
+            notices=notices,
+            full=outcome.markdown,
         )
     else:
-        summary = comment = _no_report_markdown(outcome, notices)
+        summary = comment = _no_report_markdown(outcome, notices, settings.runner.workspace)
     result = Evaluated(
         verdict=outcome.verdict,
         exit_code=outcome.exit_code,
@@ -149,20 +168,18 @@ def evaluate(
     return result
 
 
-def _no_report_markdown(outcome: Any, notices: Sequence[str]) -> str:
+def _no_report_markdown(outcome: Any, notices: Sequence[str], workspace: Path) -> str:
     """Invalid datasets or a failed run produce no report; say what went wrong instead."""
-    lines = [*notices, f"### retrieval-eval: {outcome.verdict}", "", outcome.status_description, ""]
-    lines += [f"- `{_location(p)}` {getattr(p, 'message', p)}" for p in outcome.problems[:50]]
-    if len(outcome.problems) > 50:
-        lines.append(f"- … and {len(outcome.problems) - 50} more (see the job's annotations)")
-    if outcome.error is not None:
-        lines.append(f"```\n{outcome.error}\n```")
-    return "\n".join(lines) + "\n"
+    from retrieval_eval.render.no_report import no_report_markdown
 
-
-def _location(problem: Any) -> str:
-    file, line = getattr(problem, "file", None), getattr(problem, "line", None)
-    return f"{file}:{line}" if line else str(file or "")
+    return no_report_markdown(
+        verdict=outcome.verdict,
+        description=outcome.status_description,
+        problems=outcome.problems,
+        error=outcome.error,
+        notices=notices,
+        workspace=workspace,
+    )
 
 
 def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None:
@@ -186,9 +203,15 @@ def failed(
     notices: Sequence[str],
 ) -> Evaluated:
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
+    from retrieval_eval.render.no_report import no_report_markdown
+
     commands.error(str(error), file=error.file, line=error.line)
-    markdown = "\n".join(
-        [*notices, "### ❌ retrieval-eval could not evaluate", "", "```", str(error), "```", ""]
+    markdown = no_report_markdown(
+        verdict="error",
+        description="retrieval-eval could not evaluate:",
+        error=error,
+        notices=notices,
+        workspace=settings.runner.workspace,
     )
     result = Evaluated(
         verdict="error",

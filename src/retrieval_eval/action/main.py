@@ -24,6 +24,7 @@ from retrieval_eval.action.publish_mode import run_publish
 from retrieval_eval.action.pull_request import run_pull_request
 from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.trust.guard import format_traceback, unexpected_error
 from retrieval_eval.vocabulary import ExitCode
 
 
@@ -41,13 +42,12 @@ def run_action(env: Mapping[str, str], commands: WorkflowCommands | None = None)
     except RetrievalEvalError as error:
         _report_failure(env, commands, str(error))
         return ExitCode.ERROR
-    except Exception as error:  # a bug: still leave a summary, and say where to report it
-        detail = f"unexpected {type(error).__name__}: {_redact(str(error), settings)}"
-        _report_failure(
-            env,
-            commands,
-            f"{detail}\nThis is a bug in retrieval-eval: please report it with this log.",
-        )
+    except BaseException as error:  # a bug, or a fault of the machine: still say so
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        if settings.runner.debug:
+            commands.info(format_traceback(error))
+        _report_failure(env, commands, str(unexpected_error(error)))
         return ExitCode.ERROR
 
 
@@ -75,15 +75,7 @@ def _dispatch(settings: ActionSettings, commands: WorkflowCommands) -> ExitCode:
     return run_publish(settings, activity, api, commands)
 
 
-def _redact(text: str, settings: ActionSettings) -> str:
-    token = settings.github_token.get_secret_value()
-    return text.replace(token, "***") if token else text
-
-
 def _report_failure(env: Mapping[str, str], commands: WorkflowCommands, message: str) -> None:
-    token = env.get("INPUT_GITHUB-TOKEN", "")
-    if token:
-        message = message.replace(token, "***")
     commands.error(message)
     summary = env.get("GITHUB_STEP_SUMMARY")
     output = env.get("GITHUB_OUTPUT")

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+from retrieval_eval.trust.redaction import clean
+
 
 def _escape_data(value: str) -> str:
     # The runner decodes exactly these three; anything else in a message is literal.
@@ -33,7 +35,7 @@ class WorkflowCommands:
 
     def _emit(self, line: str) -> None:
         stream = self._stream if self._stream is not None else sys.stdout
-        stream.write(line + "\n")
+        stream.write(clean(line) + "\n")
         stream.flush()
 
     def _command(self, name: str, message: str, properties: Mapping[str, object]) -> None:
@@ -82,7 +84,8 @@ def write_outputs(output_file: Path | None, outputs: Mapping[str, str]) -> None:
     if output_file is None:
         return
     blocks = []
-    for name, value in outputs.items():
+    for name, raw_value in outputs.items():
+        value = clean(raw_value)
         delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
         while delimiter in value:  # astronomically unlikely, but then the output would be cut
             delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
@@ -95,5 +98,6 @@ def append_step_summary(summary_file: Path | None, markdown: str) -> None:
     """The job summary accepts up to 1 MiB per step; our reports stay far below it."""
     if summary_file is None:
         return
+    text = clean(markdown)
     with summary_file.open("a", encoding="utf-8") as handle:
-        handle.write(markdown if markdown.endswith("\n") else markdown + "\n")
+        handle.write(text if text.endswith("\n") else text + "\n")

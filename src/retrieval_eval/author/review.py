@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,7 +235,8 @@ class Review:
             doc = self.docs.get(doc_id)
             if doc is not None:
                 say(f"Source passage ({doc_id}):")
-                say("  " + _clip(" ".join(doc.text.split()), _PASSAGE_CHARS))
+                passage = _clip(" ".join(doc.text.split()), _PASSAGE_CHARS)
+                say(textwrap.fill(passage, width=96, initial_indent="  ", subsequent_indent="  "))
         say(f"Top {SHOWN_HITS} ({self.retriever.name}):")
         if not hits:
             say("  (no results)")
