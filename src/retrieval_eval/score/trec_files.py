@@ -59,6 +59,12 @@ class Columns:
     doc_words: WordArray
     value: FloatArray | IntArray
     lines: LineMap
+    runid: str = ""  # a run's tag on its last line (trec_eval prints that one)
+    order: IntArray | None = None  # file row of each row, once regrouped by query
+
+    def line_of(self, row: int) -> int:
+        """1-based file line of a row."""
+        return self.lines.line(row if self.order is None else int(self.order[row]))
 
     @property
     def rows(self) -> int:
@@ -102,27 +108,29 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
     doc_parts: list[WordArray] = []
     value_parts: list[np.ndarray] = []
     segment_starts: list[IntArray] = []
-    segment_names: list[str] = []
+    segment_codes: list[IntArray] = []
+    names: dict[str, int] = {}
     first_rows: list[int] = []
     first_lines: list[int] = []
     explicit: list[IntArray | None] = []
     rows = 0
+    runid = b""
     previous_qid: WordArray | None = None
     for block in read_blocks(path, fields, extra_fields_allowed=extra_ok, layout=layout):
         if block.lines == 0:
             continue
-        query_words = words_for(block.buffer, *block.span(0))
+        query_words = words_for(block.buffer, *block.span(0), capped=False)
         starts = _segment_starts(query_words, previous_qid)
         previous_qid = query_words[-1]
         segment_starts.append(starts + rows)
-        segment_names.extend(
-            raw.decode("utf-8", "replace") for raw in as_bytes_strings(query_words[starts]).tolist()
-        )
+        segment_codes.append(_intern(query_words[starts], names))
         doc_parts.append(words_for(block.buffer, *block.span(2)))
         if value_column == 4:
             value_parts.append(_scores(block, path))
+            tag_starts, tag_ends = block.span(5)
+            runid = block.buffer[int(tag_starts[-1]) : int(tag_ends[-1])].tobytes()
         else:
-            grade_words = words_for(block.buffer, *block.span(3))
+            grade_words = words_for(block.buffer, *block.span(3), capped=False)
             value_parts.append(parse_ints(grade_words, block.line_numbers, path, "relevance"))
         first_rows.append(rows)
         first_lines.append(int(block.line_numbers[0]))
@@ -130,18 +138,81 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
         rows += block.lines
     if rows == 0:
         raise InputError(f"no data lines; expected lines of the form '{layout}'", file=path)
-    names: dict[str, int] = {}
-    segment_codes = np.array(
-        [names.setdefault(name, len(names)) for name in segment_names], dtype=np.int64
-    )
     return Columns(
         path=path,
         query_ids=tuple(names),
         segment_starts=np.concatenate(segment_starts),
-        segment_codes=segment_codes,
+        segment_codes=np.concatenate(segment_codes),
         doc_words=_stack(doc_parts),
         value=np.concatenate(value_parts),
         lines=LineMap(tuple(first_rows), tuple(first_lines), tuple(explicit)),
+        runid=runid.decode("utf-8", "replace"),
+    )
+
+
+def _intern(query_words: WordArray, names: dict[str, int]) -> IntArray:
+    """Each query id's index in ``names`` (new ids are appended in order of appearance).
+
+    A shuffled file starts a new stretch of lines on nearly every line, so the ids are
+    made unique in numpy first and only the distinct ones are decoded in Python.
+    """
+    if query_words.shape[1] == 1:
+        distinct, first, inverse = np.unique(
+            query_words[:, 0], return_index=True, return_inverse=True
+        )
+        raw = as_bytes_strings(distinct[:, None]).tolist()
+    else:
+        strings, first, inverse = np.unique(
+            as_bytes_strings(query_words), return_index=True, return_inverse=True
+        )
+        raw = strings.tolist()
+    # np.unique sorts; new ids are numbered in order of appearance, so codes follow the file.
+    codes = np.empty(len(raw), dtype=np.int64)
+    for index in np.argsort(first, kind="stable").tolist():
+        codes[index] = names.setdefault(raw[index].decode("utf-8", "replace"), len(names))
+    return codes[inverse]
+
+
+def grouped_by_query(columns: Columns) -> Columns:
+    """The same rows with each query's lines brought together (file order kept within a query).
+
+    Runs concatenated from shards interleave their queries; every later step works
+    query by query on contiguous stretches. ``order`` remembers each row's file row
+    so errors still name the right line.
+    """
+    if columns.contiguous:
+        return columns
+    rows = columns.rows
+    codes = columns.query_rows()
+    if rows < 1 << 32 and len(columns.query_ids) < 1 << 31:
+        # One sort of (query, row) packed in a word: cheaper than a stable argsort.
+        keys = codes.astype(np.uint64)
+        del codes
+        keys <<= np.uint64(32)
+        keys |= np.arange(rows, dtype=np.uint64)
+        keys.sort()
+        high = keys >> np.uint64(32)
+        changed = np.flatnonzero(high[1:] != high[:-1]) + 1
+        starts = np.concatenate([np.zeros(1, dtype=np.int64), changed.astype(np.int64)])
+        segment_codes = high[starts].astype(np.int64)
+        del high
+        keys &= np.uint64(0xFFFFFFFF)
+        order = keys.view(np.int64)
+    else:  # pragma: no cover - over 4 billion lines
+        order = np.argsort(codes, kind="stable")
+        sorted_codes = codes[order]
+        starts = np.flatnonzero(np.diff(sorted_codes, prepend=-1)).astype(np.int64)
+        segment_codes = sorted_codes[starts]
+    return Columns(
+        path=columns.path,
+        query_ids=columns.query_ids,
+        segment_starts=starts,
+        segment_codes=segment_codes,
+        doc_words=columns.doc_words[order],
+        value=columns.value[order],
+        lines=columns.lines,
+        runid=columns.runid,
+        order=order,
     )
 
 
@@ -171,7 +242,7 @@ def _scores(block: Block, path: Path) -> FloatArray:
     if bool(handled.all()):
         return values  # the fast decoder never yields NaN
     rows = np.flatnonzero(~handled)
-    slow = words_for(block.buffer, starts[rows], ends[rows])
+    slow = words_for(block.buffer, starts[rows], ends[rows], capped=False)
     values[rows] = parse_floats(slow, lengths[rows], block.line_numbers[rows], path, "score")
     if bool(np.isnan(values).any()):
         row = int(np.flatnonzero(np.isnan(values))[0])
