@@ -12,7 +12,8 @@ import sys
 import click
 
 from retrieval_eval import __version__
-from retrieval_eval.errors import ExitCode, RetrievalEvalError
+from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.vocabulary import ExitCode
 
 # command name -> ("module:attribute" of a click.Command, one-line help for the listing)
 _COMMANDS: dict[str, tuple[str, str]] = {
@@ -24,6 +25,9 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("retrieval_eval.commands.run:run", "Evaluate, gate against the baseline, report."),
     "baseline": ("retrieval_eval.commands.baseline:baseline_group", "Manage the baseline."),
     "action": ("retrieval_eval.commands.action:action", "Entry point of the GitHub Action."),
+    "init": ("retrieval_eval.commands.init:init", "Scaffold config, workflow and datasets/."),
+    "generate": ("retrieval_eval.commands.generate:generate", "Write synthetic fixtures."),
+    "review": ("retrieval_eval.commands.review:review", "Review synthetic fixtures."),
 }
 
 

@@ -28,22 +28,21 @@ from pydantic import (
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
+from retrieval_eval.vocabulary import (
+    COST_PER_QUERY,
+    GROUNDEDNESS,
+    JUDGE,
+    LATENCY_P95,
+    LOWER_IS_BETTER,
+)
 
 CONFIG_FILE_NAME = "retrieval-eval.toml"
-
-# Metrics that are not retrieval-quality measures; lower is better for both.
-LATENCY_P95 = "latency_p95_ms"
-COST_PER_QUERY = "cost_per_query_usd"
-GROUNDEDNESS = "groundedness"
-# The optional LLM judge's mean score: never gated by default, because it is not deterministic.
-JUDGE = "judge"
-LOWER_IS_BETTER = frozenset({LATENCY_P95, COST_PER_QUERY})
 
 
 class Threshold(BaseModel):
     """An absolute bound on one metric: ``min`` for quality, ``max`` for latency and cost.
 
-    ``datasets`` restricts it to some dataset files (the seed's MRR ≥ 0.75 is a
+    ``datasets`` restricts it to some dataset files (the default MRR ≥ 0.75 is a
     hybrid-retrieval target); empty means every dataset.
     """
 
@@ -72,7 +71,8 @@ class Threshold(BaseModel):
         return f"≥ {self.min:g}" if self.min is not None else f"≤ {self.max:g}"
 
 
-# The seed's pass thresholds (shared/seeds/003): each can be changed, or removed with `false`.
+# The default pass thresholds (docs/configuration.md explains each): each can be changed, or
+# removed with `false`.
 DEFAULT_THRESHOLDS: dict[str, Threshold] = {
     "mrr@10": Threshold(min=0.75, datasets=("hybrid.jsonl",)),
     "ndcg@10": Threshold(min=0.70),
@@ -263,12 +263,14 @@ def load_settings(
     overrides_source: str = "command line",
     home: Path | None = None,
     cores: int | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> RunSettings:
     """Merge the layers and validate once; a bad key or value names itself and its source.
 
     Relative paths are taken relative to ``workdir``. ``home`` and ``cores``
     fill the machine-dependent defaults (model folder, ONNX threads); they
-    default to this machine's, which is what the command-line edges want.
+    default to this machine's, which is what the command-line edges want; so
+    does ``environ``, where the services' secrets (``dsn_env``, ``headers_env``) are read.
     """
     if config_file is not None:
         path = config_file if config_file.is_absolute() else workdir / config_file
@@ -296,7 +298,15 @@ def load_settings(
         if name not in merged and name != "model_dir":
             merged[name] = (workdir / RunSettings.model_fields[name].default).resolve()
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
-    return _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
+    settings = _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
+    from retrieval_eval.retrieval.services import with_service_environment
+
+    retrievers = with_service_environment(
+        settings.retrievers,
+        workdir=workdir,
+        environ=os.environ if environ is None else environ,
+    )
+    return settings.model_copy(update={"retrievers": retrievers})
 
 
 def _with_machine_defaults(
@@ -398,27 +408,3 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
 
 def _plain(message: str) -> str:
     return message.removeprefix("Value error, ")
-
-
-def metric_label(metric: str) -> str:
-    """Display name: ``ndcg@10`` → ``NDCG@10``."""
-    labels: Mapping[str, str] = {
-        LATENCY_P95: "Latency p95 (ms)",
-        COST_PER_QUERY: "Cost / query ($)",
-        GROUNDEDNESS: "Groundedness",
-        JUDGE: "Judge (LLM, not deterministic)",
-    }
-    if metric in labels:
-        return labels[metric]
-    name, _, cut = metric.partition("@")
-    pretty = {
-        "mrr": "MRR",
-        "ndcg": "NDCG",
-        "p": "P",
-        "recall": "Recall",
-        "map": "MAP",
-        "hit_rate": "HitRate",
-        "r_precision": "R-Precision",
-    }
-    shown = pretty.get(name, name.replace("_", " "))
-    return f"{shown}@{cut}" if cut else shown

@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.publish.runner_env import TOKEN
+from tests.action.runner_env import TOKEN
 from tests.support.fake_github import FakeGitHub
 
 NEEDS_DOCKER = {
     "test_runner_container.py",
     "test_act_workflow.py",
     "test_lint.py",
+    "test_init_lint.py",
 }
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from retrieval_eval.action.comment import MAX_COMMENT_CHARS
 from retrieval_eval.render.escape import escape_markdown
-from retrieval_eval.render.markdown import GITHUB_COMMENT_LIMIT, render_markdown
+from retrieval_eval.render.markdown import render_markdown
 from retrieval_eval.results import BreakdownRow, QueryMove
 from tests.render.github_html import read, table_with_header, to_html
 from tests.render.reports import dataset, mrr_row, query, report
@@ -128,9 +129,9 @@ def test_ten_thousand_queries_fit_a_comment_with_truncation_notes() -> None:
         ]
     )
     full = render_markdown(full_report, max_chars=None)
-    capped = render_markdown(full_report, max_chars=GITHUB_COMMENT_LIMIT - 200)
-    assert len(full) > GITHUB_COMMENT_LIMIT  # the file keeps everything
-    assert len(capped) <= GITHUB_COMMENT_LIMIT - 200
+    capped = render_markdown(full_report, max_chars=MAX_COMMENT_CHARS - 200)
+    assert len(full) > MAX_COMMENT_CHARS  # the file keeps everything
+    assert len(capped) <= MAX_COMMENT_CHARS - 200
     page = read(capped)
     moved = table_with_header(page, "Query id")
     assert len(moved) - 1 == 25

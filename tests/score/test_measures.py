@@ -6,7 +6,7 @@ import pytest
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.score.measures import parse_measure
-from retrieval_eval.score.trec_measures import parse_trec_measures
+from retrieval_eval.trec.measures import parse_trec_measures
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""`retrieval-eval beir DIR`: a built-in retriever on a BEIR folder, scored.
+"""`retrieval-eval beir DIR`: a retriever on a BEIR folder, scored.
 
 For comparing our retrievers with published BEIR numbers and with each other
 on real judgments (docs/benchmarks.md uses it on Cranfield). The TREC run it
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.errors import ExitCode
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.registry import (
+    RETRIEVER_NAMES,
     build_retriever,
     close_retriever,
     with_machine_defaults,
@@ -26,8 +26,11 @@ from retrieval_eval.retrieval.registry import (
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
 from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.latency import latency_summary
+from retrieval_eval.vocabulary import ExitCode
 
 BUILT_IN = ("dense", "bm25", "hybrid", "like")
+# `custom` and the services need their [retrievers.<name>] table, given with --config.
+CONFIGURED = tuple(name for name in RETRIEVER_NAMES if name not in BUILT_IN)
 MEASURES = ("ndcg@10", "mrr@10", "p@5", "recall@100", "map")
 _PATH = click.Path(path_type=Path)
 
@@ -37,10 +40,17 @@ _PATH = click.Path(path_type=Path)
 @click.option(
     "--retriever",
     "retriever_name",
-    type=click.Choice(BUILT_IN),
+    type=click.Choice(RETRIEVER_NAMES),
     default="bm25",
     show_default=True,
-    help="Built-in retriever to evaluate.",
+    help=f"Retriever to evaluate ({', '.join(CONFIGURED)} need --config).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="retrieval-eval.toml (or pyproject.toml) whose [retrievers] tables to use; "
+    "relative paths in it are taken from the current directory.",
 )
 @click.option(
     "--split", default="test", show_default=True, help="qrels/<split>.tsv to score against."
@@ -67,6 +77,7 @@ _PATH = click.Path(path_type=Path)
 def beir(
     directory: Path,
     retriever_name: str,
+    config_file: Path | None,
     split: str,
     k: int,
     json_path: Path | None,
@@ -74,23 +85,16 @@ def beir(
     model_dir: Path | None,
     cache_dir: Path | None,
 ) -> int:
-    """Evaluate a built-in retriever on the BEIR folder DIRECTORY."""
-    data = load_beir(directory, split)
-    config = RetrieversConfig()
-    config = config.model_copy(
-        update={
-            "dense": config.dense.model_copy(
-                update={"model_dir": model_dir, "cache_dir": cache_dir}
-            )
-        }
-    )
-    config = with_machine_defaults(config, home=Path.home(), cores=_available_cores())
+    """Evaluate a retriever on the BEIR folder DIRECTORY."""
+    config = _retrievers_config(config_file, model_dir=model_dir, cache_dir=cache_dir)
     retriever = build_retriever(retriever_name, config)
     try:
+        data = load_beir(directory, split)
         setup_s = time_index(retriever, data.corpus)
         queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
         timed = run_queries(retriever, queries, k)
         described = dict(retriever.describe())
+        missing = getattr(retriever, "queries_missing", None)
     finally:
         close_retriever(retriever)
 
@@ -110,12 +114,39 @@ def beir(
         "setup_s": setup_s,
         "config": described,
     }
+    if isinstance(missing, list):
+        summary["queries_missing"] = len(missing)
     click.echo(_table(summary))
     if json_path is not None:
         atomic_write_text(json_path, json.dumps(summary, indent=2, default=str) + "\n")
     if run_path is not None:
         atomic_write_text(run_path, trec_run(timed, run_name=f"retrieval-eval-{retriever_name}"))
     return ExitCode.OK
+
+
+def _retrievers_config(
+    config_file: Path | None, *, model_dir: Path | None, cache_dir: Path | None
+) -> RetrieversConfig:
+    """The [retrievers] tables: the file's (secrets from the environment) or the defaults.
+    The flags win over the file for the model and the embedding cache."""
+    dense_flags = {
+        name: value
+        for name, value in (("model_dir", model_dir), ("cache_dir", cache_dir))
+        if value is not None
+    }
+    if config_file is None:
+        config = RetrieversConfig()
+        config = config.model_copy(
+            update={"dense": config.dense.model_copy(update={"cache_dir": None, **dense_flags})}
+        )
+        return with_machine_defaults(config, home=Path.home(), cores=_available_cores())
+    from retrieval_eval.settings import load_settings
+
+    settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides={})
+    config = settings.retrievers
+    if dense_flags:
+        config = config.model_copy(update={"dense": config.dense.model_copy(update=dense_flags)})
+    return config
 
 
 def trec_run(timed: list[TimedResult], *, run_name: str) -> str:

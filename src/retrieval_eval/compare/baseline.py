@@ -1,7 +1,7 @@
 """baseline.json: what the gate compares against, and the baseline-null rule.
 
-The file is committed, reviewed in diffs and sometimes edited by hand (the
-seed's first run starts from ``null`` values), so it is written with sorted
+The file is committed, reviewed in diffs and sometimes edited by hand (a
+first baseline may hold ``null`` values), so it is written with sorted
 keys and without timestamps: re-running on an unchanged tree changes nothing.
 """
 
@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.results import DatasetReport, Environment
-from retrieval_eval.settings import COST_PER_QUERY, LATENCY_P95
+from retrieval_eval.vocabulary import COST_PER_QUERY, LATENCY_P95
 
 BASELINE_SCHEMA_VERSION = 1
 

@@ -1,7 +1,7 @@
 """What the numbers were measured with, so drift between baseline and run can be diagnosed.
 
-ONNX Runtime builds differ slightly across platforms and versions (seed 000
-saw it between macOS ARM and Linux); recording them beside the metrics turns
+ONNX Runtime builds differ slightly across platforms and versions (embeddings
+differ between macOS ARM and Linux builds); recording them beside the metrics turns
 "the scores moved" into "the scores moved because onnxruntime changed".
 """
 

@@ -17,7 +17,6 @@ from retrieval_eval.render.chart import mermaid_chart
 from retrieval_eval.render.filters import FILTERS
 from retrieval_eval.results import RunReport
 
-GITHUB_COMMENT_LIMIT = 65_536
 TEMPLATE = "report.md.j2"
 
 # Rows per section tried in turn until the text fits.

@@ -13,6 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from retrieval_eval.retrieval.services_config import (
+    ChromaConfig,
+    HttpConfig,
+    PostgresConfig,
+    RunFileConfig,
+)
+
 HYBRID_SIDES = ("dense", "bm25")
 
 
@@ -65,7 +72,7 @@ class Bm25Config(_Strict):
 
 
 class LikeConfig(_Strict):
-    """The seed's keyword baseline has no knobs on purpose: it is the fixed
+    """The naive keyword baseline has no knobs on purpose: it is the fixed
     yardstick the other retrievers are compared with."""
 
 
@@ -133,11 +140,17 @@ class CustomConfig(_Strict):
 class RetrieversConfig(_Strict):
     """Every retriever's settings; only the chosen retriever's table is used."""
 
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
     dense: DenseConfig = Field(default_factory=DenseConfig)
     bm25: Bm25Config = Field(default_factory=Bm25Config)
     like: LikeConfig = Field(default_factory=LikeConfig)
     hybrid: HybridConfig = Field(default_factory=HybridConfig)
     custom: CustomConfig | None = None
+    postgres: PostgresConfig | None = None
+    chroma: ChromaConfig | None = None
+    http: HttpConfig | None = None
+    run_file: RunFileConfig | None = Field(default=None, alias="run-file")
 
 
 def _check_overlap(cap: int, overlap: int) -> None:

@@ -82,22 +82,9 @@ class DenseRetriever:
         tags_by_doc = {doc.id: doc.tags for doc in corpus.documents}
         fingerprint = self._fingerprint(corpus, embedding.model_sha256)
 
-        if self.config.persist_dir is None:
-            self._client = chromadb.EphemeralClient()
-            # Ephemeral clients in one process share one store: a unique name keeps
-            # two retrievers (hybrid in a test next to dense) from seeing each other.
-            name = f"retrieval-eval-{uuid.uuid4().hex}"
-        else:
-            self._client = chromadb.PersistentClient(path=str(self.config.persist_dir))
-            name = PERSISTENT_COLLECTION
-            if self._reuse(name, fingerprint, len(chunks)):
-                self._detach_cache()
-                return
-        self._collection = self._client.create_collection(
-            name,
-            metadata={"hnsw:space": "cosine", "fingerprint": fingerprint},
-            embedding_function=embedding,
-        )
+        if self._open_collection(fingerprint, len(chunks)):
+            self._detach_cache()
+            return
         for start in range(0, len(chunks), _EMBED_BATCH):
             batch = chunks[start : start + _EMBED_BATCH]
             vectors = embedding.embed([chunk.text for chunk in batch])
@@ -172,6 +159,26 @@ class DenseRetriever:
         if self._cache is not None:
             self._cache.close()
             self._cache = None
+
+    def _open_collection(self, fingerprint: str, chunk_count: int) -> bool:
+        """Open the store and the collection to search; True when a kept collection
+        already holds these chunks (nothing to add). Other stores override this."""
+        if self.config.persist_dir is None:
+            self._client = chromadb.EphemeralClient()
+            # Ephemeral clients in one process share one store: a unique name keeps
+            # two retrievers (hybrid in a test next to dense) from seeing each other.
+            name = f"retrieval-eval-{uuid.uuid4().hex}"
+        else:
+            self._client = chromadb.PersistentClient(path=str(self.config.persist_dir))
+            name = PERSISTENT_COLLECTION
+            if self._reuse(name, fingerprint, chunk_count):
+                return True
+        self._collection = self._client.create_collection(
+            name,
+            metadata={"hnsw:space": "cosine", "fingerprint": fingerprint},
+            embedding_function=self._embedding,
+        )
+        return False
 
     def _reuse(self, name: str, fingerprint: str, chunk_count: int) -> bool:
         """Keep a persisted collection built from the same corpus, chunking and model."""

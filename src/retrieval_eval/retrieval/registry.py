@@ -7,8 +7,19 @@ from pathlib import Path
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.base import Retriever
 from retrieval_eval.retrieval.config import RetrieversConfig
+from retrieval_eval.retrieval.services import SERVICE_RETRIEVERS
 
-RETRIEVER_NAMES: tuple[str, ...] = ("dense", "bm25", "like", "hybrid", "custom")
+RETRIEVER_NAMES: tuple[str, ...] = (
+    "dense",
+    "bm25",
+    "like",
+    "hybrid",
+    "custom",
+    "postgres",
+    "chroma",
+    "http",
+    "run-file",
+)
 
 
 def build_retriever(name: str, config: RetrieversConfig) -> Retriever:
@@ -43,6 +54,10 @@ def build_retriever(name: str, config: RetrieversConfig) -> Retriever:
         from retrieval_eval.retrieval.custom import build_custom
 
         return build_custom(config.custom)
+    if name in SERVICE_RETRIEVERS:
+        from retrieval_eval.retrieval.services import build_service
+
+        return build_service(name, config)
     raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVER_NAMES)}")
 
 

@@ -1,6 +1,6 @@
 """Measure names in our spelling (``ndcg@10``), parsed into one internal form.
 
-The ``trec`` command's names (``ndcg_cut.10``) are parsed in ``trec_measures.py`` and
+The ``trec`` command's names (``ndcg_cut.10``) are parsed in ``trec/measures.py`` and
 mapped onto the same :class:`Measure` where a shared kernel computes them.
 """
 

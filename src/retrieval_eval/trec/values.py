@@ -1,0 +1,134 @@
+"""Token spans to fixed-width keys and numbers, eight bytes per numpy operation.
+
+Ids are packed into zero-padded 64-bit words (one unaligned load per 8 bytes of
+id instead of one gather per byte). Byte-swapped, the words compare like
+``strcmp`` on the ids, which is what trec_eval's tie-break uses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.score.ranked import FloatArray, IntArray
+
+WordArray = npt.NDArray[np.uint64]
+# Widest packed id: 16 words = 128 bytes (see words_for for longer ids).
+MAX_WORDS = 16
+# _KEEP_BYTES[n] keeps the low n bytes of a little-endian word.
+_KEEP_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+
+
+def load_words(
+    buffer: np.ndarray, starts: IntArray, lengths: IntArray, num_words: int
+) -> WordArray:
+    """(n, num_words) little-endian words holding each token's bytes, zero-padded.
+
+    ``buffer`` must hold at least 8 bytes after every token's end (trec.tokens pads
+    each block). ``num_words`` is sized for the longest token, so a shorter token near
+    the end of the buffer has word offsets past its end: those loads are clamped into
+    the buffer and masked to zero, as they hold no byte of the token.
+    """
+    # A uint64 view with a one-byte stride: element i is the 8 bytes starting at byte i,
+    # so an unaligned load is a single gather.
+    unaligned = np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+    last = unaligned.size - 1
+    out = np.empty((starts.size, num_words), dtype=np.uint64)
+    for word in range(num_words):
+        if word == 0:
+            out[:, 0] = unaligned[starts] & _KEEP_BYTES[np.minimum(lengths, 8)]
+            continue
+        remaining = np.clip(lengths - 8 * word, 0, 8)
+        offsets = np.minimum(starts + 8 * word, last)
+        out[:, word] = unaligned[offsets] & _KEEP_BYTES[remaining]
+    return out
+
+
+def words_for(
+    buffer: np.ndarray, starts: IntArray, ends: IntArray, *, capped: bool = True
+) -> WordArray:
+    """Packed tokens, at most MAX_WORDS words each (unless not ``capped``).
+
+    Every row of a column shares the width of its longest token, so one huge id (a
+    3 MB "document id" has been seen) must not widen ten million rows. A token longer
+    than MAX_WORDS words keeps its first MAX_WORDS - 1 words exactly; its last word is a
+    64-bit hash of the rest, with its top bit set. Query ids and scores are not capped:
+    their text is needed whole.
+    """
+    lengths = ends - starts
+    longest = int(lengths.max()) if lengths.size else 1
+    width = max(1, -(-longest // 8))
+    if width <= MAX_WORDS or not capped:
+        return load_words(buffer, starts, lengths, width)
+    words = load_words(buffer, starts, np.minimum(lengths, 8 * MAX_WORDS), MAX_WORDS)
+    kept = 8 * (MAX_WORDS - 1)
+    for row in np.flatnonzero(lengths > 8 * MAX_WORDS).tolist():
+        rest = buffer[int(starts[row]) + kept : int(ends[row])].tobytes()
+        digest = int.from_bytes(hashlib.blake2b(rest, digest_size=8).digest(), "little")
+        words[row, -1] = np.uint64(digest | (1 << 63))
+    return words
+
+
+def widen(words: WordArray, num_words: int) -> WordArray:
+    if words.shape[1] == num_words:
+        return words
+    out = np.zeros((words.shape[0], num_words), dtype=np.uint64)
+    out[:, : words.shape[1]] = words
+    return out
+
+
+def as_bytes_strings(words: WordArray) -> np.ndarray:
+    """The tokens as numpy ``S`` strings (a view; trailing zero bytes are padding)."""
+    contiguous = np.ascontiguousarray(words)
+    return contiguous.view(f"S{8 * words.shape[1]}").reshape(-1)
+
+
+def order_keys(words: WordArray) -> WordArray:
+    """Big-endian words: integer order equals byte-wise (strcmp) order of the ids."""
+    return words.byteswap()
+
+
+def parse_floats(
+    words: WordArray, lengths: IntArray, line_numbers: IntArray, path: Path, what: str
+) -> FloatArray:
+    """Decimal tokens to float64, exactly as C's strtod rounds them."""
+    strings = as_bytes_strings(words)
+    if (
+        int(lengths.max(initial=0)) > 8 * words.shape[1]
+    ):  # pragma: no cover - words_for sizes to fit
+        raise AssertionError("token wider than its words")
+    try:
+        return strings.astype(np.float64)
+    except ValueError:
+        pass
+    out = np.empty(strings.size, dtype=np.float64)
+    for row, token in enumerate(strings.tolist()):
+        try:
+            out[row] = float(token)
+        except ValueError:
+            text = token.decode("utf-8", "replace")
+            raise InputError(
+                f"{what} {text!r} is not a number", file=path, line=int(line_numbers[row])
+            ) from None
+    return out
+
+
+def parse_ints(words: WordArray, line_numbers: IntArray, path: Path, what: str) -> IntArray:
+    strings = as_bytes_strings(words)
+    try:
+        return strings.astype(np.int64)
+    except ValueError:
+        pass
+    for row, token in enumerate(strings.tolist()):
+        try:
+            int(token)
+        except ValueError:
+            text = token.decode("utf-8", "replace")
+            raise InputError(
+                f"{what} {text!r} is not an integer", file=path, line=int(line_numbers[row])
+            ) from None
+    raise AssertionError("unreachable")  # pragma: no cover
