@@ -42,9 +42,13 @@ def _files(queries: int) -> tuple[Path, Path]:
     return generate(DATA, queries)
 
 
-def child_ours_files(queries: int) -> dict[str, float]:
+def child_ours_files(queries: int, *, shuffle: bool = False) -> dict[str, float]:
     """End to end from TREC files: parse both, rank, compute the five measures."""
     qrels_path, run_path = _files(queries)
+    if shuffle:
+        from bench_metrics_data import shuffled
+
+        run_path = shuffled(run_path)
     from retrieval_eval.score.kernels import compute
     from retrieval_eval.score.measures import parse_measure
     from retrieval_eval.trec.files import read_qrels, read_run
@@ -143,12 +147,16 @@ def child_ranx(queries: int) -> dict[str, float]:
 
 def child_generate(queries: int) -> dict[str, float]:
     _, run_path = _files(queries)
+    from bench_metrics_data import shuffled
+
+    shuffled(run_path)
     return {"run_mb": run_path.stat().st_size / 1e6}
 
 
 CHILDREN = {
     "generate": child_generate,
     "ours-files": child_ours_files,
+    "ours-shuffled": lambda queries: child_ours_files(queries, shuffle=True),
     "ours-memory": child_ours_memory,
     "pytrec": child_pytrec,
     "ranx": child_ranx,

@@ -109,7 +109,7 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
     value_parts: list[np.ndarray] = []
     segment_starts: list[IntArray] = []
     segment_codes: list[IntArray] = []
-    names: dict[str, int] = {}
+    names = _QueryIds()
     first_rows: list[int] = []
     first_lines: list[int] = []
     explicit: list[IntArray | None] = []
@@ -123,7 +123,7 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
         starts = _segment_starts(query_words, previous_qid)
         previous_qid = query_words[-1]
         segment_starts.append(starts + rows)
-        segment_codes.append(_intern(query_words[starts], names))
+        segment_codes.append(names.codes(query_words[starts]))
         doc_parts.append(words_for(block.buffer, *block.span(2)))
         if value_column == 4:
             value_parts.append(_scores(block, path))
@@ -140,7 +140,7 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
         raise InputError(f"no data lines; expected lines of the form '{layout}'", file=path)
     return Columns(
         path=path,
-        query_ids=tuple(names),
+        query_ids=tuple(names.names),
         segment_starts=np.concatenate(segment_starts),
         segment_codes=np.concatenate(segment_codes),
         doc_words=_stack(doc_parts),
@@ -150,27 +150,45 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
     )
 
 
-def _intern(query_words: WordArray, names: dict[str, int]) -> IntArray:
-    """Each query id's index in ``names`` (new ids are appended in order of appearance).
+class _QueryIds:
+    """Query ids in order of first appearance, and a sorted index of their bytes.
 
-    A shuffled file starts a new stretch of lines on nearly every line, so the ids are
-    made unique in numpy first and only the distinct ones are decoded in Python.
+    A shuffled file starts a new stretch of lines on nearly every line, and every
+    block holds most of the file's queries; so ids are looked up in numpy (a sorted
+    array and a binary search), and only ids never seen before are decoded in Python.
     """
-    if query_words.shape[1] == 1:
-        distinct, first, inverse = np.unique(
-            query_words[:, 0], return_index=True, return_inverse=True
-        )
-        raw = as_bytes_strings(distinct[:, None]).tolist()
-    else:
-        strings, first, inverse = np.unique(
-            as_bytes_strings(query_words), return_index=True, return_inverse=True
-        )
-        raw = strings.tolist()
-    # np.unique sorts; new ids are numbered in order of appearance, so codes follow the file.
-    codes = np.empty(len(raw), dtype=np.int64)
-    for index in np.argsort(first, kind="stable").tolist():
-        codes[index] = names.setdefault(raw[index].decode("utf-8", "replace"), len(names))
-    return codes[inverse]
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._sorted = np.zeros(0, dtype="S1")
+        self._codes = np.zeros(0, dtype=np.int64)
+
+    def codes(self, query_words: WordArray) -> IntArray:
+        if query_words.shape[1] == 1:  # one word: unique on integers, cheaper than on bytes
+            words, first, inverse = np.unique(
+                query_words[:, 0], return_index=True, return_inverse=True
+            )
+            distinct = as_bytes_strings(words[:, None])
+        else:
+            strings = as_bytes_strings(query_words)
+            distinct, first, inverse = np.unique(strings, return_index=True, return_inverse=True)
+        codes = np.empty(distinct.size, dtype=np.int64)
+        found = np.zeros(distinct.size, dtype=bool)
+        if self._sorted.size:
+            at = np.minimum(np.searchsorted(self._sorted, distinct), self._sorted.size - 1)
+            found = self._sorted[at] == distinct
+            codes[found] = self._codes[at[found]]
+        new = np.flatnonzero(~found)
+        if new.size:
+            new = new[np.argsort(first[new], kind="stable")]  # numbered as they appear
+            codes[new] = np.arange(len(self.names), len(self.names) + new.size)
+            self.names.extend(raw.decode("utf-8", "replace") for raw in distinct[new].tolist())
+            width = max(self._sorted.dtype.itemsize, distinct.dtype.itemsize)
+            merged = np.concatenate([self._sorted.astype(f"S{width}"), distinct[new]])
+            order = np.argsort(merged, kind="stable")
+            self._sorted = merged[order]
+            self._codes = np.concatenate([self._codes, codes[new]])[order]
+        return codes[inverse]
 
 
 def grouped_by_query(columns: Columns) -> Columns:

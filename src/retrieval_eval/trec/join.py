@@ -27,10 +27,6 @@ from retrieval_eval.trec.hits import TrecHits
 from retrieval_eval.trec.values import WordArray, as_bytes_strings, order_keys, widen
 
 CHUNK_ROWS = 1 << 16
-# Rank by counting while that compares at most this many line pairs per line of the
-# out-of-order queries; beyond it (huge queries with many judged lines) sort instead.
-PAIRS_PER_ROW = 64
-PAIRS_PER_CHUNK = 1 << 20
 _MIX = (
     np.uint64(0x9E3779B97F4A7C15),
     np.uint64(0xC2B2AE3D27D4EB4F),
@@ -122,50 +118,49 @@ def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
     starts = run.segment_starts
     segment = np.searchsorted(starts, rows, side="right") - 1
     rank = rows - starts[segment] + 1
-    broken = _queries_out_of_order(run, scores)
+    if run.order is not None:  # regrouped from scattered lines: assume nothing is in order
+        broken = np.arange(starts.size, dtype=np.int64)
+    else:
+        broken = _queries_out_of_order(run, scores)
     if broken.size == 0:
         return rank
     inside = np.isin(segment, broken)
-    lengths = np.diff(np.append(starts, run.rows))
-    wanted = rows[inside]
-    pairs = int(lengths[segment[inside]].sum())
-    if pairs <= PAIRS_PER_ROW * int(lengths[broken].sum()):
-        rank[inside] = _counted_ranks(run, scores, wanted, starts[segment[inside]])
-        return rank
-    first, count = starts[broken], lengths[broken]  # contiguous: one segment per query
-    offsets = np.repeat(np.cumsum(count) - count, count)
-    to_sort = np.repeat(first, count) + np.arange(int(count.sum()), dtype=np.int64) - offsets
-    sorted_rank = _sorted_ranks(run, scores, to_sort)
-    rank[inside] = sorted_rank[np.searchsorted(to_sort, wanted)]
+    rank[inside] = _sorted_ranks(run, scores, broken)[rows[inside]]
     return rank
 
 
-def _counted_ranks(run: Columns, scores: np.ndarray, rows: IntArray, firsts: IntArray) -> IntArray:
-    """Ranks of ``rows`` by counting, in each one's query, the lines trec_eval puts above it.
+def _sorted_ranks(run: Columns, scores: np.ndarray, segments: IntArray) -> IntArray:
+    """Rank of every line of ``segments`` (whole queries) after trec_eval's sort, by line.
 
-    Only judged lines need a rank, and they are few per query: comparing each with
-    its query's lines costs less than sorting every line of a shuffled run.
+    Queries of similar length are laid out as rows of a padded matrix, a few thousand
+    lines at a time, and sorted along the rows (score descending, then id descending):
+    many small in-cache sorts instead of one sort of every line. Entries of lines
+    outside ``segments`` are left unset.
     """
-    docs = run.doc_words
-    lengths = np.diff(np.append(run.segment_starts, run.rows))
-    sizes = lengths[np.searchsorted(run.segment_starts, rows, side="right") - 1]
-    out = np.empty(rows.size, dtype=np.int64)
-    total = np.cumsum(sizes)
-    begin = 0
-    while begin < rows.size:
-        done = int(total[begin - 1]) if begin else 0
-        end = max(begin + 1, int(np.searchsorted(total, done + PAIRS_PER_CHUNK, side="right")))
-        count = sizes[begin:end]
-        owner = np.repeat(np.arange(begin, end, dtype=np.int64), count)
-        offsets = np.repeat(np.cumsum(count) - count, count)
-        other = np.repeat(firsts[begin:end], count) + np.arange(owner.size) - offsets
-        row = rows[owner]
-        above = scores[other] > scores[row]
-        tied = np.flatnonzero(scores[other] == scores[row])
-        if tied.size:
-            above[tied] |= _greater(order_keys(docs[other[tied]]), order_keys(docs[row[tied]]))
-        out[begin:end] = np.bincount(owner - begin, weights=above, minlength=end - begin) + 1
-        begin = end
+    lengths = np.diff(np.append(run.segment_starts, run.rows))[segments]
+    firsts = run.segment_starts[segments]
+    out = np.empty(run.rows, dtype=np.int64)
+    bucket = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+    for size_class in np.unique(bucket).tolist():
+        members = np.flatnonzero(bucket == size_class)
+        width = int(lengths[members].max())
+        per_chunk = max(1, CHUNK_ROWS // width)
+        for begin in range(0, members.size, per_chunk):
+            chosen = members[begin : begin + per_chunk]
+            columns = np.arange(width, dtype=np.int64)
+            valid = columns[None, :] < lengths[chosen][:, None]
+            index = np.where(valid, firsts[chosen][:, None] + columns[None, :], 0)
+            # Padding sorts last: +inf where a real line has -score, all ones for the id.
+            primary = np.where(valid, -scores[index], np.inf)
+            keys = order_keys(run.doc_words[index.reshape(-1)])
+            words = [
+                np.where(valid, ~keys[:, w].reshape(index.shape), np.uint64(2**64 - 1))
+                for w in range(keys.shape[1] - 1, -1, -1)
+            ]
+            order = np.lexsort((*words, primary), axis=1)
+            ranks = np.empty_like(order)
+            np.put_along_axis(ranks, order, columns[None, :] + 1, axis=1)
+            out[index[valid]] = ranks[valid]
     return out
 
 
@@ -199,24 +194,6 @@ def _greater(left: WordArray, right: WordArray) -> np.ndarray:
         greater |= equal & (left[:, column] > right[:, column])
         equal &= left[:, column] == right[:, column]
     return greater
-
-
-def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
-    """Ranks of ``rows`` (whole queries) after trec_eval's sort: score desc, then id desc."""
-    query = run.query_of(rows)
-    keys = order_keys(run.doc_words[rows])
-    reversed_ids = tuple(~keys[:, column] for column in range(keys.shape[1] - 1, -1, -1))
-    order = np.lexsort((*reversed_ids, -scores[rows], query))
-    sorted_query = query[order]
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = sorted_query[1:] != sorted_query[:-1]
-    starts = np.flatnonzero(first)
-    within = np.arange(order.size, dtype=np.int64) - np.repeat(
-        starts, np.diff(np.append(starts, order.size))
-    )
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = within + 1
-    return rank
 
 
 def _keys(query: IntArray, docs: WordArray, query_bits: int) -> np.ndarray:
