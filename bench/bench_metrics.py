@@ -3,6 +3,9 @@
     .venv/bin/python bench/bench_metrics.py                    # 1k, 10k, 100k (+ peers)
     .venv/bin/python bench/bench_metrics.py --sizes 1000000 --peers-up-to 0   # 1M, ours only
 
+Each size is also run with the run file's lines shuffled (``ours-shuffled``), as runs
+concatenated from shards are, in the same invocation as the sorted file.
+
 Synthetic data (bench_metrics_data.py) is written once to .bench-data/ (git-ignored):
 N queries x 100 results, graded qrels with 1-9 relevant per query. Every
 measurement runs in a fresh child process, so peak memory (ru_maxrss) belongs to
@@ -211,6 +214,7 @@ def main() -> None:
     for size in args.sizes:
         row: dict[str, object] = {"queries": size, "run_mb": _files(size)[1].stat().st_size / 1e6}
         row["ours"] = measure("ours-files", size, args.repeats)
+        row["ours_shuffled"] = measure("ours-shuffled", size, args.repeats)
         if size <= args.peers_up_to:
             row["ours_memory"] = measure("ours-memory", size, args.repeats)
             row["pytrec"] = measure("pytrec", size, args.peer_repeats)
@@ -250,6 +254,22 @@ def render(rows: list[dict[str, object]], args: argparse.Namespace) -> str:
                 f"| {row['queries']:,} | {row['run_mb']:.0f} MB | {f(ours['seconds'])} s "
                 "| not run | |"
             )
+    lines += [
+        "",
+        "Shuffled run lines (the same run, lines in random order), same invocation:",
+        "",
+        "| queries | sorted | shuffled | time ratio | peak RSS sorted | peak RSS shuffled "
+        "| memory ratio |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        ours, mixed = row["ours"], row["ours_shuffled"]
+        assert isinstance(ours, dict) and isinstance(mixed, dict)
+        lines.append(
+            f"| {row['queries']:,} | {f(ours['seconds'])} s | {f(mixed['seconds'])} s "
+            f"| {mixed['seconds'] / ours['seconds']:.2f}x | {ours['peak_mb']:.0f} MB "
+            f"| {mixed['peak_mb']:.0f} MB | {mixed['peak_mb'] / ours['peak_mb']:.2f}x |"
+        )
     lines += [
         "",
         "From in-memory data (ours: `evaluate()` on ranked lists; ranx: warm, threads=1,",

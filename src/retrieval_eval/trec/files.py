@@ -94,8 +94,12 @@ class Columns:
 
 
 def read_run(path: Path) -> Columns:
-    """Parse a run file; extra fields after the tag are ignored, as trec_eval does."""
-    return _read(path, fields=6, extra_ok=True, layout=RUN_LAYOUT, value_column=4)
+    """Parse a run file; extra fields after the tag are ignored, as trec_eval does.
+
+    A run whose queries' lines are scattered comes back regrouped by query (see
+    :func:`grouped_by_query`), so the scattered copy is freed before evaluation.
+    """
+    return grouped_by_query(_read(path, fields=6, extra_ok=True, layout=RUN_LAYOUT, value_column=4))
 
 
 def read_qrels(path: Path) -> Columns:
