@@ -16,7 +16,7 @@ from typing import Any
 from retrieval_eval.action.comment import room_for_report
 from retrieval_eval.action.event import Activity, PullRequestActivity
 from retrieval_eval.action.inputs import ActionSettings
-from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.compare.history import history_file
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
@@ -55,7 +55,7 @@ def run_overrides(settings: ActionSettings) -> dict[str, object]:
 
 
 def configure(
-    settings: ActionSettings, activity: Activity, commands: WorkflowCommands
+    settings: ActionSettings, activity: Activity, commands: RunnerFiles
 ) -> ActionSettings:
     """Build the run's settings once: built-in default < configuration file < non-empty input.
 
@@ -101,7 +101,7 @@ def evaluate(
     baseline: Path,
     notices: Sequence[str],
     write_baseline: bool,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
 ) -> Evaluated:
     """Never raises for a failed evaluation: that is a verdict (``error``) to report and post."""
     # Imported here: the Action's settings and event handling must work (and fail clearly)
@@ -164,7 +164,7 @@ def evaluate(
         report_markdown=outcome.report_markdown,
         metrics=outcome.metrics,
     )
-    record_results(settings, result, summary)
+    record_results(commands, result, summary)
     return result
 
 
@@ -182,7 +182,7 @@ def _no_report_markdown(outcome: Any, notices: Sequence[str], workspace: Path) -
     )
 
 
-def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None:
+def _annotate(problem: Any, commands: RunnerFiles, workspace: Path) -> None:
     """Annotations need repository-relative paths to show up on the right line of the diff."""
     file = getattr(problem, "file", None)
     if file is not None:
@@ -198,7 +198,7 @@ def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None
 
 def failed(
     error: RetrievalEvalError,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     settings: ActionSettings,
     notices: Sequence[str],
 ) -> Evaluated:
@@ -222,14 +222,13 @@ def failed(
         report_markdown=None,
         metrics={},
     )
-    record_results(settings, result, markdown)
+    record_results(commands, result, markdown)
     return result
 
 
-def record_results(settings: ActionSettings, result: Evaluated, summary_markdown: str) -> None:
-    append_step_summary(settings.runner.step_summary_file, summary_markdown)
-    write_outputs(
-        settings.runner.output_file,
+def record_results(commands: RunnerFiles, result: Evaluated, summary_markdown: str) -> None:
+    commands.append_summary(summary_markdown)
+    commands.set_outputs(
         {
             "verdict": result.verdict,
             "report-json": str(result.report_json or ""),

@@ -48,8 +48,6 @@ class RunnerContext:
     server_url: str
     run_id: str
     workspace: Path
-    output_file: Path | None
-    step_summary_file: Path | None
     # Set by the container image: the runner replaces HOME, so the model cannot live under it.
     model_dir: Path | None = None
     # The judge's key, from the step's `env` rather than an input: that is how secrets are
@@ -259,10 +257,6 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         ),
         run_id=c.runner("GITHUB_RUN_ID"),
         workspace=workspace,
-        output_file=Path(v) if (v := c.runner("GITHUB_OUTPUT", required=False)) else None,
-        step_summary_file=Path(v)
-        if (v := c.runner("GITHUB_STEP_SUMMARY", required=False))
-        else None,
         model_dir=Path(v) if (v := c.runner("RETRIEVAL_EVAL_MODEL_DIR", required=False)) else None,
         anthropic_api_key=SecretStr(v)
         if (v := c.runner("ANTHROPIC_API_KEY", required=False))
