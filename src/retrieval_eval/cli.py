@@ -23,6 +23,9 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "beir": ("retrieval_eval.commands.beir:beir", "Evaluate a built-in retriever on BEIR."),
     "run": ("retrieval_eval.commands.run:run", "Evaluate, gate against the baseline, report."),
     "baseline": ("retrieval_eval.commands.baseline:baseline_group", "Manage the baseline."),
+    "merge": ("retrieval_eval.commands.shards:merge", "Combine `run --shard` partials."),
+    "embed": ("retrieval_eval.commands.embed:embed", "Fill the embedding cache (or a shard)."),
+    "cache": ("retrieval_eval.commands.cache:cache_group", "Merge embedding caches."),
     "action": ("retrieval_eval.commands.action:action", "Entry point of the GitHub Action."),
 }
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from retrieval_eval.compare.baseline import (
+    Baseline,
     load_baseline,
     updated_baseline,
     write_baseline,
@@ -78,13 +79,31 @@ def run_evaluation(
         judge = make_judge(settings.judge, anthropic_api_key)
         return _run(settings, progress, notices, write_baseline, rewrite_baseline, log, judge)
     except RetrievalEvalError as error:
-        return RunOutcome(
-            verdict="error",
-            exit_code=ExitCode.ERROR,
-            report=None,
-            status_description=_short(f"error: {error}"),
-            error=error,
-        )
+        return error_outcome(error)
+
+
+def error_outcome(error: RetrievalEvalError) -> RunOutcome:
+    return RunOutcome(
+        verdict="error",
+        exit_code=ExitCode.ERROR,
+        report=None,
+        status_description=_short(f"error: {error}"),
+        error=error,
+    )
+
+
+def invalid_outcome(problems: Sequence[Problem]) -> RunOutcome:
+    first = problems[0]
+    return RunOutcome(
+        verdict="invalid",
+        exit_code=ExitCode.FAILED,
+        report=None,
+        status_description=_short(
+            f"invalid datasets: {len(problems)} problem(s); first: "
+            f"{first.file.name}:{first.line}: {first.message}"
+        ),
+        problems=tuple(problems),
+    )
 
 
 def _run(
@@ -105,17 +124,7 @@ def _run(
         min_human=settings.min_human,
     )
     if validation.problems:
-        first = validation.problems[0]
-        return RunOutcome(
-            verdict="invalid",
-            exit_code=ExitCode.FAILED,
-            report=None,
-            status_description=_short(
-                f"invalid datasets: {len(validation.problems)} problem(s); first: "
-                f"{first.file.name}:{first.line}: {first.message}"
-            ),
-            problems=tuple(validation.problems),
-        )
+        return invalid_outcome(validation.problems)
     previous = None if rewrite else load_baseline(settings.baseline)
 
     datasets: list[DatasetReport] = []
@@ -132,6 +141,32 @@ def _run(
             datasets.append(judge_dataset(measured, entry, settings))
         model_sha256 = pool.model_sha256
 
+    return conclude(
+        settings,
+        datasets,
+        previous=previous,
+        model_sha256=model_sha256,
+        started=started,
+        notices=notices,
+        write=write,
+        rewrite=rewrite,
+        log=log,
+    )
+
+
+def conclude(
+    settings: RunSettings,
+    datasets: Sequence[DatasetReport],
+    *,
+    previous: Baseline | None,
+    model_sha256: str | None,
+    started: float,
+    notices: Sequence[str],
+    write: bool,
+    rewrite: bool,
+    log: Log,
+) -> RunOutcome:
+    """Decide the verdict over the gated datasets, write the baseline when due and the report."""
     environment = collect_environment(repository=settings.datasets, model_sha256=model_sha256)
     decision = decide(datasets, tolerance=settings.tolerance, measures=settings.measures)
     established = [d.name for d in datasets if d.baseline_established]
