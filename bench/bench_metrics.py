@@ -47,8 +47,8 @@ def child_ours_files(queries: int) -> dict[str, float]:
     qrels_path, run_path = _files(queries)
     from retrieval_eval.score.kernels import compute
     from retrieval_eval.score.measures import parse_measure
-    from retrieval_eval.score.trec_files import read_qrels, read_run
-    from retrieval_eval.score.trec_join import rank_against_qrels
+    from retrieval_eval.trec.files import read_qrels, read_run
+    from retrieval_eval.trec.join import rank_against_qrels
 
     baseline = _peak_mb()
     start = time.perf_counter()

@@ -25,10 +25,10 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from tests.action.payloads import workflow_dispatch_event  # noqa: E402
+from tests.action.runner_env import runner_env  # noqa: E402
 from tests.container.runner import run_container  # noqa: E402
 from tests.container.test_runner_container import own_datasets_workspace  # noqa: E402
-from tests.publish.payloads import workflow_dispatch_event  # noqa: E402
-from tests.publish.runner_env import runner_env  # noqa: E402
 
 from retrieval_eval.index.model_install import default_model_dir  # noqa: E402
 

@@ -152,7 +152,7 @@ def comment_markdown(report: Path) -> str:
     """The body the Action would post for this report."""
     if report.suffix == ".json":
         # Imported here so the HTML step (and its test) need only cmarkgfm.
-        from retrieval_eval.publish.comment import compose_body, room_for_report
+        from retrieval_eval.action.comment import compose_body, room_for_report
         from retrieval_eval.render.markdown import render_markdown
         from retrieval_eval.results import RunReport
 

@@ -1,9 +1,10 @@
 """retrieval-eval: gate pull requests on retrieval quality.
 
 The package is laid out as the pipeline it runs:
-load → validate → index → retrieval → score → compare → render → publish.
-Everything up to ``render`` is free of GitHub concerns; ``publish`` is the thin
-edge that talks to a runner and the GitHub API.
+load → validate → index → retrieval → score → trec → compare → render.
+Everything up to ``render`` is free of GitHub concerns; ``action`` (the GitHub
+Action: runner files, the GitHub API, comment and status) and ``commands`` (the
+command line) are the edges that call it. docs/architecture.md draws the layout.
 """
 
 __version__ = "0.1.0"

@@ -12,7 +12,8 @@ import sys
 import click
 
 from retrieval_eval import __version__
-from retrieval_eval.errors import ExitCode, RetrievalEvalError
+from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.vocabulary import ExitCode
 
 # command name -> ("module:attribute" of a click.Command, one-line help for the listing)
 _COMMANDS: dict[str, tuple[str, str]] = {

@@ -1,4 +1,4 @@
-"""Error types shared by every stage, and the process exit codes they map to.
+"""Error types shared by every stage, and the process exit code each one maps to.
 
 Users fix bad input fastest when the message names the file and line, so every
 input error carries an optional location and renders as ``FILE:LINE: message``.
@@ -6,16 +6,9 @@ input error carries an optional location and renders as ``FILE:LINE: message``.
 
 from __future__ import annotations
 
-from enum import IntEnum
 from pathlib import Path
 
-
-class ExitCode(IntEnum):
-    """The contract with CI: 1 means "your change broke something", 2 means "we could not tell"."""
-
-    OK = 0
-    FAILED = 1  # gate failure or invalid datasets
-    ERROR = 2  # bad configuration, unreadable file, retriever failure
+from retrieval_eval.vocabulary import ExitCode
 
 
 class RetrievalEvalError(Exception):

@@ -1,4 +1,5 @@
-"""`retrieval-eval run` end to end: validate → index → search → measure → judge → write.
+"""`retrieval-eval run` end to end: load → validate → index → search → measure → LLM judge
+→ gate → verdict → write.
 
 Only orchestration lives here; each step is a function in its own module.
 Everything that can fail on bad input (settings, datasets, baseline) is
@@ -22,27 +23,20 @@ from retrieval_eval.compare.baseline import (
     write_baseline,
 )
 from retrieval_eval.compare.environment import collect_environment
-from retrieval_eval.compare.gate import current_value, judge_dataset
-from retrieval_eval.compare.judging import carry_over, judge_report, with_fingerprints
-from retrieval_eval.compare.run_dataset import RetrieverPool, evaluate_dataset
+from retrieval_eval.compare.gate import current_value, gate_dataset
+from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.verdict import decide
-from retrieval_eval.errors import ConfigError, ExitCode, RetrievalEvalError
+from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
-from retrieval_eval.render.progress import Log, stderr_log
+from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
-from retrieval_eval.results import DatasetReport, RunReport, Verdict
+from retrieval_eval.results import DatasetReport, RunReport
+from retrieval_eval.retrieval.search import RetrieverPool, search_dataset
 from retrieval_eval.score.judge import ClaudeJudge, build_client
+from retrieval_eval.score.measure import measure_dataset
 from retrieval_eval.settings import JudgeSettings, RunSettings
 from retrieval_eval.validate import Problem, validate_datasets
-
-_EXIT: dict[Verdict, ExitCode] = {
-    "passed": ExitCode.OK,
-    "baseline-established": ExitCode.OK,
-    "regression": ExitCode.FAILED,
-    "threshold": ExitCode.FAILED,
-    "invalid": ExitCode.FAILED,
-    "error": ExitCode.ERROR,
-}
+from retrieval_eval.vocabulary import EXIT_CODE, ExitCode, Verdict, fit_status_description
 
 
 @dataclass(frozen=True)
@@ -87,7 +81,7 @@ def error_outcome(error: RetrievalEvalError) -> RunOutcome:
         verdict="error",
         exit_code=ExitCode.ERROR,
         report=None,
-        status_description=_short(f"error: {error}"),
+        status_description=fit_status_description(f"error: {error}"),
         error=error,
     )
 
@@ -98,7 +92,7 @@ def invalid_outcome(problems: Sequence[Problem]) -> RunOutcome:
         verdict="invalid",
         exit_code=ExitCode.FAILED,
         report=None,
-        status_description=_short(
+        status_description=fit_status_description(
             f"invalid datasets: {len(problems)} problem(s); first: "
             f"{first.file.name}:{first.line}: {first.message}"
         ),
@@ -130,7 +124,16 @@ def _run(
     datasets: list[DatasetReport] = []
     with RetrieverPool(settings, corpus, interactive=interactive, log=log) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
-            measured, passages = evaluate_dataset(path, fixtures, pool, settings, interactive, log)
+            searched = search_dataset(path, fixtures, pool, settings, interactive, log)
+            measured = measure_dataset(
+                path=path,
+                fixtures=fixtures,
+                searched=searched,
+                corpus_fingerprint=pool.corpus_fingerprint,
+                measures=settings.measures,
+                seed=settings.seed,
+            )
+            passages = searched.passages()
             # The judge runs here, before anything is written: a JudgeError leaves no files.
             if judge is not None:
                 measured = judge_report(measured, passages, judge, log)
@@ -138,7 +141,7 @@ def _run(
                 recorded = previous.datasets.get(path.name) if previous else None
                 measured = carry_over(with_fingerprints(measured, passages), recorded)
             entry = previous.established(path.name) if previous else None
-            datasets.append(judge_dataset(measured, entry, settings))
+            datasets.append(gate_dataset(measured, entry, settings))
         model_sha256 = pool.model_sha256
 
     return conclude(
@@ -199,7 +202,7 @@ def conclude(
     report_json, report_markdown = write_report_files(report, settings.report_dir, notices=notices)
     return RunOutcome(
         verdict=decision.verdict,
-        exit_code=_EXIT[decision.verdict],
+        exit_code=EXIT_CODE[decision.verdict],
         report=report,
         status_description=decision.status_description,
         report_json=report_json,
@@ -234,7 +237,3 @@ def compact_metrics(datasets: Sequence[DatasetReport]) -> dict[str, dict[str, fl
         d.name: {row.metric: round(current_value(d, row.metric), 6) for row in d.rows}
         for d in datasets
     }
-
-
-def _short(text: str) -> str:
-    return text if len(text) < 140 else text[:138] + "…"

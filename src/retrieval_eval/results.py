@@ -12,12 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-REPORT_SCHEMA_VERSION = 1
+from retrieval_eval.vocabulary import STATUS_DESCRIPTION_LIMIT, RowStatus, Verdict
 
-Verdict = Literal["passed", "regression", "threshold", "baseline-established", "invalid", "error"]
-RowStatus = Literal[
-    "ok", "improved", "regressed", "below-threshold", "above-ceiling", "new", "not-gated"
-]
+REPORT_SCHEMA_VERSION = 1
 
 
 class _Frozen(BaseModel):
@@ -187,7 +184,7 @@ class RunReport(_Frozen):
     schema_version: int = REPORT_SCHEMA_VERSION
     verdict: Verdict
     headline: str = Field(description="the verdict and the numbers that decided it")
-    status_description: str = Field(max_length=140)
+    status_description: str = Field(max_length=STATUS_DESCRIPTION_LIMIT)
     tolerance: float
     measures: tuple[str, ...]
     k: int

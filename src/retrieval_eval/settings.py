@@ -28,16 +28,15 @@ from pydantic import (
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
+from retrieval_eval.vocabulary import (
+    COST_PER_QUERY,
+    GROUNDEDNESS,
+    JUDGE,
+    LATENCY_P95,
+    LOWER_IS_BETTER,
+)
 
 CONFIG_FILE_NAME = "retrieval-eval.toml"
-
-# Metrics that are not retrieval-quality measures; lower is better for both.
-LATENCY_P95 = "latency_p95_ms"
-COST_PER_QUERY = "cost_per_query_usd"
-GROUNDEDNESS = "groundedness"
-# The optional LLM judge's mean score: never gated by default, because it is not deterministic.
-JUDGE = "judge"
-LOWER_IS_BETTER = frozenset({LATENCY_P95, COST_PER_QUERY})
 
 
 class Threshold(BaseModel):
@@ -399,27 +398,3 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
 
 def _plain(message: str) -> str:
     return message.removeprefix("Value error, ")
-
-
-def metric_label(metric: str) -> str:
-    """Display name: ``ndcg@10`` → ``NDCG@10``."""
-    labels: Mapping[str, str] = {
-        LATENCY_P95: "Latency p95 (ms)",
-        COST_PER_QUERY: "Cost / query ($)",
-        GROUNDEDNESS: "Groundedness",
-        JUDGE: "Judge (LLM, not deterministic)",
-    }
-    if metric in labels:
-        return labels[metric]
-    name, _, cut = metric.partition("@")
-    pretty = {
-        "mrr": "MRR",
-        "ndcg": "NDCG",
-        "p": "P",
-        "recall": "Recall",
-        "map": "MAP",
-        "hit_rate": "HitRate",
-        "r_precision": "R-Precision",
-    }
-    shown = pretty.get(name, name.replace("_", " "))
-    return f"{shown}@{cut}" if cut else shown

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_eval.compare.baseline import load_baseline
-from retrieval_eval.compare.gate import judge_dataset
-from retrieval_eval.compare.judging import carry_over, with_fingerprints
-from retrieval_eval.compare.measure import dataset_fingerprint, retrieval_types
+from retrieval_eval.compare.gate import gate_dataset
+from retrieval_eval.compare.judge_column import carry_over, with_fingerprints
 from retrieval_eval.compare.partial import (
     PartialDataset,
     check_complete,
@@ -26,14 +25,16 @@ from retrieval_eval.compare.partial import (
     shard_partial,
     write_partial,
 )
-from retrieval_eval.compare.run_dataset import RetrieverPool, evaluate_dataset
-from retrieval_eval.errors import ConfigError, ExitCode, RetrievalEvalError
+from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.pipeline import RunOutcome, conclude, error_outcome, invalid_outcome
-from retrieval_eval.render.progress import Log, stderr_log
+from retrieval_eval.progress import Log, stderr_log
+from retrieval_eval.retrieval.search import RetrieverPool, search_dataset
+from retrieval_eval.score.measure import dataset_fingerprint, measure_dataset, retrieval_types
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.sharding import Shard
 from retrieval_eval.validate import validate_datasets
+from retrieval_eval.vocabulary import ExitCode
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,16 @@ def run_shard(
     with RetrieverPool(settings, corpus, interactive=progress, log=log) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
             mine = [lf for lf in fixtures if shard.holds(lf.fixture.query_id)]
-            measured, passages = evaluate_dataset(path, mine, pool, settings, progress, log)
-            measured = with_fingerprints(measured, passages).model_copy(
+            searched_here = search_dataset(path, mine, pool, settings, progress, log)
+            measured = measure_dataset(
+                path=path,
+                fixtures=mine,
+                searched=searched_here,
+                corpus_fingerprint=pool.corpus_fingerprint,
+                measures=settings.measures,
+                seed=settings.seed,
+            )
+            measured = with_fingerprints(measured, searched_here.passages()).model_copy(
                 update={"dataset_fingerprint": dataset_fingerprint(fixtures)}
             )
             shares.append(
@@ -115,7 +124,7 @@ def merge_shards(
         for measured in merge_datasets(ordered, settings):
             recorded = previous.datasets.get(measured.name) if previous else None
             entry = previous.established(measured.name) if previous else None
-            datasets.append(judge_dataset(carry_over(measured, recorded), entry, settings))
+            datasets.append(gate_dataset(carry_over(measured, recorded), entry, settings))
         return conclude(
             settings,
             datasets,

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.compare.baseline import Baseline, BaselineDataset, BaselineQuery, load_baseline
-from retrieval_eval.errors import ExitCode, InputError
+from retrieval_eval.errors import InputError
+from retrieval_eval.vocabulary import ExitCode
 
 
 def test_missing_file_means_no_baseline(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from retrieval_eval.errors import ExitCode
 from retrieval_eval.pipeline import run_evaluation
+from retrieval_eval.vocabulary import ExitCode
 from tests.compare.conftest import KEYWORD_FIXTURES, Project, fixture, write_dataset
 
 DATASET = "keyword.jsonl"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.publish.runner_env import TOKEN
+from tests.action.runner_env import TOKEN
 from tests.support.fake_github import FakeGitHub
 
 NEEDS_DOCKER = {

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.publish.runner_env import read_outputs, runner_env
+from tests.action.runner_env import read_outputs, runner_env
 
 WORKSPACE = "/github/workspace"
 OUTPUT_FILE = "/github/file_commands/set_output_3f1c"

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.publish.git_repo import commit_all, git, init_repo, write
-from tests.publish.payloads import pull_request_event
-from tests.publish.project import project_files
-from tests.publish.runner_env import TOKEN
+from tests.action.git_repo import commit_all, git, init_repo, write
+from tests.action.payloads import pull_request_event
+from tests.action.project import project_files
+from tests.action.runner_env import TOKEN
 from tests.support.fake_github import FakeGitHub
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from tests.action.git_repo import commit_all, git, init_repo, write
+from tests.action.payloads import pull_request_event, push_event, workflow_dispatch_event
+from tests.action.project import REGRESSING_NOTES, new_project
+from tests.action.runner_env import TOKEN
 from tests.container.runner import ContainerRun, record_timing, run_container
-from tests.publish.git_repo import commit_all, git, init_repo, write
-from tests.publish.payloads import pull_request_event, push_event, workflow_dispatch_event
-from tests.publish.project import REGRESSING_NOTES, new_project
-from tests.publish.runner_env import TOKEN
 from tests.support.fake_github import FakeGitHub
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]

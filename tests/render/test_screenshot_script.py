@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-from retrieval_eval.publish.comment import compose_body, marker, room_for_report
+from retrieval_eval.action.comment import compose_body, marker, room_for_report
 from retrieval_eval.render.markdown import render_markdown
 from tests.render.reports import dataset, mrr_row, query, report
 

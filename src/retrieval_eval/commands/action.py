@@ -10,12 +10,12 @@ import os
 
 import click
 
-from retrieval_eval.errors import ExitCode
+from retrieval_eval.vocabulary import ExitCode
 
 
 @click.command(name="action")
 def action() -> ExitCode:
     """Run as a GitHub Action step: inputs come from INPUT_* and GITHUB_* variables."""
-    from retrieval_eval.publish.main import run_action
+    from retrieval_eval.action.main import run_action
 
     return run_action(dict(os.environ))

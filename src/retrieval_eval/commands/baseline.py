@@ -13,8 +13,8 @@ from retrieval_eval.commands.run import (
     settings_options,
     show_progress,
 )
-from retrieval_eval.errors import ExitCode
 from retrieval_eval.pipeline import run_evaluation
+from retrieval_eval.vocabulary import ExitCode
 
 
 @click.group("baseline")

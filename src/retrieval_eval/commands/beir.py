@@ -14,7 +14,6 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.errors import ExitCode
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.retrieval.config import RetrieversConfig
@@ -26,6 +25,7 @@ from retrieval_eval.retrieval.registry import (
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
 from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.latency import latency_summary
+from retrieval_eval.vocabulary import ExitCode
 
 BUILT_IN = ("dense", "bm25", "hybrid", "like")
 MEASURES = ("ndcg@10", "mrr@10", "p@5", "recall@100", "map")

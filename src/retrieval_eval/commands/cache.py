@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.errors import ExitCode, InputError
+from retrieval_eval.errors import InputError
 from retrieval_eval.index.embedding_cache import CACHE_FILE, EMBEDDINGS_SUBDIR, EmbeddingCache
 from retrieval_eval.index.model_install import default_model_dir, verify_model
+from retrieval_eval.vocabulary import ExitCode
 
 
 @click.group("cache")

@@ -7,10 +7,10 @@ from typing import Any
 import click
 
 from retrieval_eval.commands.run import settings_from_flags, settings_options
-from retrieval_eval.errors import ExitCode
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.retrieval.embed_shard import embed_into_cache
 from retrieval_eval.sharding import parse_shard
+from retrieval_eval.vocabulary import ExitCode
 
 
 @click.command("embed")

@@ -7,10 +7,10 @@ from typing import cast
 
 import click
 
-from retrieval_eval.errors import ExitCode
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.beir_import import import_beir
 from retrieval_eval.load.fixtures import RETRIEVAL_TYPES, RetrievalType
+from retrieval_eval.vocabulary import ExitCode
 
 
 @click.group("import")

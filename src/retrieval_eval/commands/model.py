@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.errors import ExitCode
 from retrieval_eval.index.model_install import default_model_dir, install_model, verify_model
 from retrieval_eval.index.model_quantize import QUANTIZATIONS, quantized_model_dir
+from retrieval_eval.vocabulary import ExitCode
 
 _DIR_HELP = (
     "Model folder. Default: chromadb's own model folder "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.errors import ExitCode
+from retrieval_eval.vocabulary import ExitCode
 
 
 @click.command("trec")
@@ -42,8 +42,8 @@ def trec(
     Ranks come from the scores (descending, ties by document id descending), not
     from the rank column, exactly as trec_eval does.
     """
-    from retrieval_eval.score.trec_report import as_json as to_json
-    from retrieval_eval.score.trec_report import format_trec, trec_evaluate
+    from retrieval_eval.trec.report import as_json as to_json
+    from retrieval_eval.trec.report import format_trec, trec_evaluate
 
     result = trec_evaluate(qrels, run, measures, complete=complete)
     if as_json:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.errors import ExitCode
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.validate import validate_datasets
+from retrieval_eval.vocabulary import ExitCode
 
 _SHOWN_EMPTY_IDS = 10
 

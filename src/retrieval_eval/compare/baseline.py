@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.results import DatasetReport, Environment
-from retrieval_eval.settings import COST_PER_QUERY, LATENCY_P95
+from retrieval_eval.vocabulary import COST_PER_QUERY, LATENCY_P95
 
 BASELINE_SCHEMA_VERSION = 1
 

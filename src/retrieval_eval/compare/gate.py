@@ -1,4 +1,4 @@
-"""Judge one dataset's measurements: against its baseline, its thresholds and its own fixtures.
+"""Gate one dataset's measurements: against its baseline, its thresholds and its own fixtures.
 
 The relative gate compares means over the queries both runs share, so adding
 or removing a fixture can never pass for a regression (or cause one); the
@@ -18,23 +18,17 @@ from retrieval_eval.results import (
     PairedTest,
     QueryMove,
     QueryResult,
-    RowStatus,
 )
 from retrieval_eval.score.stats import paired_comparison
-from retrieval_eval.settings import (
-    COST_PER_QUERY,
-    JUDGE,
-    LATENCY_P95,
-    LOWER_IS_BETTER,
-    RunSettings,
-)
+from retrieval_eval.settings import RunSettings
+from retrieval_eval.vocabulary import COST_PER_QUERY, JUDGE, LATENCY_P95, LOWER_IS_BETTER, RowStatus
 
 # Differences below this are float noise (summation order, rounding in baseline.json),
 # never a regression or an improvement.
 TIE_EPSILON = 1e-9
 
 
-def judge_dataset(
+def gate_dataset(
     measured: DatasetReport, baseline: BaselineDataset | None, settings: RunSettings
 ) -> DatasetReport:
     """Fill in ``rows``, ``failures`` and ``comparison`` of a freshly measured dataset."""

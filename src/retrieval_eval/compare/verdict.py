@@ -3,7 +3,7 @@
 Relative regressions outrank absolute breaches in the headline because they
 say what this change did; thresholds say where the system stands anyway.
 Absolute checks apply on a baseline-establishing run too: a threshold needs no
-baseline to be judged (the null rule only exempts from the relative gate).
+baseline to be checked (the null rule only exempts from the relative gate).
 """
 
 from __future__ import annotations
@@ -12,10 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from retrieval_eval.compare.gate import current_value, primary_metric, relative_drop
-from retrieval_eval.results import DatasetReport, MetricRow, Verdict
-from retrieval_eval.settings import LOWER_IS_BETTER, metric_label
-
-STATUS_LIMIT = 140  # GitHub rejects longer commit-status descriptions (422)
+from retrieval_eval.results import DatasetReport, MetricRow
+from retrieval_eval.vocabulary import (
+    BREACHED,
+    LOWER_IS_BETTER,
+    Verdict,
+    fit_status_description,
+    metric_label,
+)
 
 
 @dataclass(frozen=True)
@@ -29,9 +33,7 @@ def decide(
     datasets: Sequence[DatasetReport], *, tolerance: float, measures: Sequence[str]
 ) -> Decision:
     regressed = [(d, r) for d in datasets for r in d.rows if r.status == "regressed"]
-    breached = [
-        (d, r) for d in datasets for r in d.rows if r.status in ("below-threshold", "above-ceiling")
-    ]
+    breached = [(d, r) for d in datasets for r in d.rows if r.status in BREACHED]
     failures = [(d, f) for d in datasets for f in d.failures]
     tol = f"{tolerance * 100:g}%"
 
@@ -73,8 +75,9 @@ def decide(
 
 def _decision(verdict: Verdict, title: str, text: str) -> Decision:
     headline = f"{title}: {text}"
-    status = headline if len(headline) <= STATUS_LIMIT else headline[: STATUS_LIMIT - 1] + "…"
-    return Decision(verdict=verdict, headline=headline, status_description=status)
+    return Decision(
+        verdict=verdict, headline=headline, status_description=fit_status_description(headline)
+    )
 
 
 def _drop(row: MetricRow) -> float:
@@ -93,7 +96,7 @@ def _change(row: MetricRow) -> str:
 
 
 def _threshold_value(dataset: DatasetReport, row: MetricRow) -> float:
-    # Thresholds judge the whole current run, not only the queries shared with the baseline.
+    # Thresholds check the whole current run, not only the queries shared with the baseline.
     return current_value(dataset, row.metric)
 
 

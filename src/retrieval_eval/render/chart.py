@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from retrieval_eval.results import RunReport
-from retrieval_eval.settings import metric_label
+from retrieval_eval.vocabulary import metric_label
 
 # Mermaid labels are double-quoted strings; keep them to characters that cannot end one.
 _UNSAFE = re.compile(r"[^A-Za-z0-9@ ._/-]")

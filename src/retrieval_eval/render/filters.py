@@ -6,30 +6,17 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from retrieval_eval.render.escape import escape_markdown
-from retrieval_eval.settings import COST_PER_QUERY, LATENCY_P95, metric_label
+from retrieval_eval.vocabulary import (
+    COST_PER_QUERY,
+    LATENCY_P95,
+    ROW_STATUS_TEXT,
+    VERDICT_ICON,
+    metric_label,
+)
 
 T = TypeVar("T")
 
 MINUS = "−"  # a real minus sign: "-0.05" next to "+0.05" reads badly in proportional fonts
-
-STATUS_TEXT = {
-    "ok": "✅ ok",
-    "improved": "✅ improved",
-    "regressed": "❌ regressed",
-    "below-threshold": "❌ below threshold",
-    "above-ceiling": "❌ above ceiling",
-    "new": "🆕 new",
-    "not-gated": "➖ not gated",
-}
-
-VERDICT_ICON = {
-    "passed": "✅",
-    "regression": "❌",
-    "threshold": "❌",
-    "baseline-established": "📌",
-    "invalid": "❌",
-    "error": "⚠️",
-}
 
 
 def number(value: float | None, metric: str = "") -> str:
@@ -81,7 +68,7 @@ def take(rows: Sequence[T], limit: int | None) -> tuple[Sequence[T], int]:
 
 
 def status_text(status: str) -> str:
-    return STATUS_TEXT.get(status, status)
+    return ROW_STATUS_TEXT.get(status, status)
 
 
 def verdict_icon(verdict: str) -> str:

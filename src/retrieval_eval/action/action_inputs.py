@@ -1,0 +1,147 @@
+"""The Action's declared inputs and outputs, in one table.
+
+``action.yml``, the settings parser and the README's input table must agree;
+a test compares all three against this table so none of them can drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from retrieval_eval.vocabulary import ACTION_VERDICTS
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    name: str
+    default: str
+    description: str
+
+    @property
+    def env_name(self) -> str:
+        """How the runner passes it: upper-cased, spaces to ``_``, hyphens kept."""
+        return "INPUT_" + self.name.replace(" ", "_").upper()
+
+
+INPUTS: tuple[InputSpec, ...] = (
+    InputSpec(
+        "datasets",
+        "",
+        "Folder of golden JSONL datasets. Empty: from the config file, else `datasets`.",
+    ),
+    InputSpec(
+        "corpus",
+        "",
+        "Corpus to retrieve from. Empty: from the config file, else `datasets/corpus`.",
+    ),
+    InputSpec(
+        "config",
+        "",
+        "Configuration file. Empty: `retrieval-eval.toml`, else `[tool.retrieval-eval]` in "
+        "`pyproject.toml`.",
+    ),
+    InputSpec(
+        "baseline",
+        "baseline.json",
+        "Baseline file the run is compared with (path in the repository).",
+    ),
+    InputSpec(
+        "paths",
+        "",
+        "Globs, one per line; `!` excludes; later lines win. On a pull request that changes no "
+        "matching file the evaluation is skipped and the status is success. Empty: always "
+        "evaluate.",
+    ),
+    InputSpec("tolerance", "0.05", "Largest allowed relative drop of a gated metric (0.05 = 5%)."),
+    InputSpec(
+        "fail-on-regression",
+        "true",
+        "`true`: exit 1 when the gate fails (regression or threshold). `false`: report only; the "
+        "status still shows failure.",
+    ),
+    InputSpec(
+        "github-token",
+        "${{ github.token }}",
+        "Token for the comment and the commit status. Never logged.",
+    ),
+    InputSpec(
+        "comment",
+        "update",
+        "`update`: one comment per pull request, edited in place. `new`: a new comment on every "
+        "run. `off`: no comment.",
+    ),
+    InputSpec(
+        "comment-id",
+        "",
+        "Identifies this evaluation's comment, so two evaluations in one repository keep separate "
+        "comments. Empty: the `status-context`.",
+    ),
+    InputSpec(
+        "status-context",
+        "retrieval-eval",
+        "Name of the commit status (the check a branch protection rule can require).",
+    ),
+    InputSpec(
+        "baseline-source",
+        "base",
+        "`base`: read the baseline from the pull request's base commit, so a PR cannot loosen its "
+        "own gate. `workspace`: use the checked-out file.",
+    ),
+    InputSpec(
+        "mode",
+        "evaluate",
+        "`evaluate`: run the evaluation. `publish`: post the comment and status a fork pull "
+        "request's run left in `report-dir` (use in a `workflow_run` workflow).",
+    ),
+    InputSpec(
+        "report-dir",
+        "retrieval-eval-report",
+        "Folder for `report.json`, `report.md` and, on fork pull requests, the files `mode: "
+        "publish` reads.",
+    ),
+    InputSpec(
+        "cache-dir",
+        "",
+        "Folder for the embedding cache. Empty: from the config file, else "
+        "`.retrieval-eval-cache`.",
+    ),
+    InputSpec(
+        "judge",
+        "false",
+        "`true`: score each query's retrieved text with the LLM judge (shown, not gated). Needs "
+        "`ANTHROPIC_API_KEY` in the step's `env`; a fork pull request gets no secrets, so there "
+        "the judge is skipped with a warning.",
+    ),
+    InputSpec(
+        "github-retry-seconds",
+        "60",
+        "Longest total time the run may wait between retries of GitHub API calls (5xx, 429, "
+        "secondary rate limit). 0: no retries.",
+    ),
+)
+
+
+def _verdict_list() -> str:
+    names = [
+        f"`{verdict}`" + (" (datasets failed validation)" if verdict == "invalid" else "")
+        for verdict in ACTION_VERDICTS
+    ]
+    return f"{', '.join(names[:-1])} or {names[-1]}."
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    name: str
+    description: str
+
+
+OUTPUTS: tuple[OutputSpec, ...] = (
+    OutputSpec(
+        "verdict",
+        _verdict_list(),
+    ),
+    OutputSpec("report-json", "Path of `report.json` (empty when nothing was evaluated)."),
+    OutputSpec("report-markdown", "Path of `report.md` (empty when nothing was evaluated)."),
+    OutputSpec("comment-url", "URL of the pull request comment written (empty when none was)."),
+    OutputSpec("metrics", "Compact JSON: dataset file -> metric -> current value."),
+)

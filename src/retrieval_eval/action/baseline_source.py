@@ -1,0 +1,110 @@
+"""Which baseline a pull request is gated against: by default the one at its base commit.
+
+Otherwise a PR could loosen its own gate by lowering the numbers in
+``baseline.json``. The base version is read with ``git show`` when the history
+is checked out, else through the contents API; a PR that changes the file is
+flagged loudly either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from retrieval_eval.action.git import run_git
+from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.fileio import atomic_write_bytes
+
+
+@dataclass(frozen=True)
+class BaselineChoice:
+    path: Path  # the file the run compares against (may not exist: baseline-null rule)
+    repo_path: str  # the baseline's path in the repository, for messages
+    changed_by_pr: bool
+    origin: str  # "base commit abc1234" or "workspace"
+
+
+def repository_root(workspace: Path) -> Path:
+    completed = run_git(workspace, "rev-parse", "--show-toplevel")
+    return Path(completed.decode().strip()) if completed is not None else workspace
+
+
+def repo_relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _at_base_from_git(root: Path, repo_path: str, base_sha: str) -> tuple[bool, bytes | None]:
+    """(history has the commit, file bytes or None if absent there)."""
+    if run_git(root, "cat-file", "-e", f"{base_sha}^{{commit}}") is None:
+        return False, None
+    if run_git(root, "cat-file", "-e", f"{base_sha}:{repo_path}") is None:
+        return True, None
+    return True, run_git(root, "show", f"{base_sha}:{repo_path}")
+
+
+def baseline_at_base(
+    *,
+    workspace_baseline: Path,
+    workspace: Path,
+    base_sha: str,
+    changed_paths: frozenset[str] | None,
+    fetch_from_api: Callable[[str, str], bytes | None],
+    scratch_dir: Path,
+) -> BaselineChoice:
+    root = repository_root(workspace)
+    repo_path = repo_relative(workspace_baseline, root)
+    in_history, content = _at_base_from_git(root, repo_path, base_sha)
+    if not in_history:
+        try:
+            content = fetch_from_api(repo_path, base_sha)
+        except RetrievalEvalError as error:
+            raise RetrievalEvalError(
+                f"cannot read {repo_path} at the base commit {base_sha[:7]}: {error}. "
+                "Check out the history (actions/checkout with fetch-depth: 0) "
+                "or set `baseline-source: workspace`"
+            ) from None
+    chosen = scratch_dir / workspace_baseline.name  # same name, so the report reads naturally
+    chosen.unlink(missing_ok=True)
+    if content is not None:
+        atomic_write_bytes(chosen, content)
+    return BaselineChoice(
+        path=chosen,
+        repo_path=repo_path,
+        changed_by_pr=_changed(repo_path, changed_paths, workspace_baseline, content),
+        origin=f"base commit {base_sha[:7]}",
+    )
+
+
+def baseline_in_workspace(
+    *, workspace_baseline: Path, workspace: Path, changed_paths: frozenset[str] | None
+) -> BaselineChoice:
+    repo_path = repo_relative(workspace_baseline, repository_root(workspace))
+    changed = changed_paths is not None and repo_path in changed_paths
+    return BaselineChoice(workspace_baseline, repo_path, changed, "workspace")
+
+
+def _changed(
+    repo_path: str, changed_paths: frozenset[str] | None, workspace_file: Path, base: bytes | None
+) -> bool:
+    if changed_paths is not None:
+        return repo_path in changed_paths
+    current = workspace_file.read_bytes() if workspace_file.is_file() else None
+    return current != base
+
+
+def change_notice(choice: BaselineChoice) -> str:
+    if choice.origin == "workspace":
+        return (
+            f"⚠️ **This pull request changes `{choice.repo_path}`**, and this evaluation gates "
+            "against the pull request's own version (`baseline-source: workspace`). "
+            "Review the new baseline values before merging."
+        )
+    return (
+        f"⚠️ **This pull request changes `{choice.repo_path}`.** The gate used the version at the "
+        f"{choice.origin}, so the new values take effect only after merging. "
+        "Review them before merging."
+    )

@@ -1,0 +1,201 @@
+"""Run the core evaluation for the Action and put its results where the runner shows them.
+
+This is the only module that calls into the core (settings, pipeline,
+renderer). It writes the step summary, outputs and annotations *before*
+anything is posted to GitHub, so a failing API can never hide the results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from retrieval_eval.action.comment import room_for_report
+from retrieval_eval.action.inputs import ActionSettings
+from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.vocabulary import ExitCode, fit_status_description
+
+SUMMARY_MAX_CHARS = 900_000  # the job summary takes up to 1 MiB per step
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    verdict: str
+    exit_code: ExitCode
+    comment_markdown: str  # capped to fit a comment with our marker
+    status_description: str
+    report_json: Path | None
+    report_markdown: Path | None
+    metrics: dict[str, dict[str, float]]
+
+
+def run_overrides(settings: ActionSettings, baseline: Path) -> dict[str, object]:
+    """Action inputs that map onto run settings; empty inputs leave the config file's value."""
+    overrides: dict[str, object] = {
+        "baseline": baseline,
+        "tolerance": settings.tolerance,
+        "report_dir": settings.report_dir,
+    }
+    for key, value in (
+        ("datasets", settings.datasets),
+        ("corpus", settings.corpus),
+        ("cache_dir", settings.cache_dir),
+        ("model_dir", settings.runner.model_dir),
+    ):
+        if value is not None:
+            overrides[key] = value
+    if settings.judge:  # `false` leaves the config file's [judge] enabled as it is
+        overrides["judge"] = {"enabled": True}
+    return overrides
+
+
+def fork_without_judge_key(settings: ActionSettings) -> bool:
+    """A fork's pull_request run gets no secrets: a missing key there is expected, not an error."""
+    from retrieval_eval.action.event import PullRequestActivity, decide_activity, read_event
+
+    if settings.runner.anthropic_api_key is not None:
+        return False
+    activity = decide_activity(
+        mode=settings.mode,
+        event_name=settings.runner.event_name,
+        payload=read_event(settings.runner.event_path),
+        sha=settings.runner.sha,
+    )
+    return isinstance(activity, PullRequestActivity) and activity.token_is_read_only
+
+
+def evaluate(
+    settings: ActionSettings,
+    *,
+    baseline: Path,
+    notices: Sequence[str],
+    write_baseline: bool,
+    commands: WorkflowCommands,
+) -> Evaluated:
+    """Never raises for a failed evaluation: that is a verdict (``error``) to report and post."""
+    # Imported here: the Action's settings and event handling must work (and fail clearly)
+    # without paying for chromadb and onnxruntime.
+    from retrieval_eval.pipeline import run_evaluation
+    from retrieval_eval.render.markdown import render_markdown
+    from retrieval_eval.settings import load_settings
+
+    try:
+        with commands.group("Configuration"):
+            run_settings = load_settings(
+                workdir=settings.runner.workspace,
+                config_file=settings.config,
+                overrides=run_overrides(settings, baseline),
+                overrides_source="Action inputs",
+            )
+            if run_settings.judge.enabled and fork_without_judge_key(settings):
+                commands.warning(
+                    "the LLM judge is skipped: this fork pull request's run gets no secrets, "
+                    "so ANTHROPIC_API_KEY is not set"
+                )
+                off = run_settings.judge.model_copy(update={"enabled": False})
+                run_settings = run_settings.model_copy(update={"judge": off})
+            commands.info(run_settings.model_dump_json(indent=2))
+        with commands.group("Evaluation"):
+            outcome = run_evaluation(
+                run_settings,
+                progress=False,
+                notices=notices,
+                write_baseline=write_baseline,
+                anthropic_api_key=settings.runner.anthropic_api_key,
+            )
+    except RetrievalEvalError as error:
+        return failed(error, commands, settings, notices)
+
+    for problem in outcome.problems:
+        _annotate(problem, commands, settings.runner.workspace)
+    if outcome.error is not None:
+        commands.error(str(outcome.error))
+    if outcome.report is not None:
+        summary = render_markdown(outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices)
+        comment = render_markdown(
+            outcome.report, max_chars=room_for_report(settings.comment_id), notices=notices
+        )
+    else:
+        summary = comment = _no_report_markdown(outcome, notices)
+    result = Evaluated(
+        verdict=outcome.verdict,
+        exit_code=outcome.exit_code,
+        comment_markdown=comment,
+        status_description=fit_status_description(outcome.status_description),
+        report_json=outcome.report_json,
+        report_markdown=outcome.report_markdown,
+        metrics=outcome.metrics,
+    )
+    record_results(settings, result, summary)
+    return result
+
+
+def _no_report_markdown(outcome: Any, notices: Sequence[str]) -> str:
+    """Invalid datasets or a failed run produce no report; say what went wrong instead."""
+    lines = [*notices, f"### retrieval-eval: {outcome.verdict}", "", outcome.status_description, ""]
+    lines += [f"- `{_location(p)}` {getattr(p, 'message', p)}" for p in outcome.problems[:50]]
+    if len(outcome.problems) > 50:
+        lines.append(f"- … and {len(outcome.problems) - 50} more (see the job's annotations)")
+    if outcome.error is not None:
+        lines.append(f"```\n{outcome.error}\n```")
+    return "\n".join(lines) + "\n"
+
+
+def _location(problem: Any) -> str:
+    file, line = getattr(problem, "file", None), getattr(problem, "line", None)
+    return f"{file}:{line}" if line else str(file or "")
+
+
+def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None:
+    """Annotations need repository-relative paths to show up on the right line of the diff."""
+    file = getattr(problem, "file", None)
+    if file is not None:
+        path = Path(str(file))
+        if path.is_absolute() and path.is_relative_to(workspace):
+            file = path.relative_to(workspace).as_posix()
+    commands.error(
+        str(getattr(problem, "message", problem)),
+        file=str(file) if file else None,
+        line=getattr(problem, "line", None),
+    )
+
+
+def failed(
+    error: RetrievalEvalError,
+    commands: WorkflowCommands,
+    settings: ActionSettings,
+    notices: Sequence[str],
+) -> Evaluated:
+    """A run that could not evaluate still reports, and still gets an ``error`` status."""
+    commands.error(str(error), file=error.file, line=error.line)
+    markdown = "\n".join(
+        [*notices, "### ❌ retrieval-eval could not evaluate", "", "```", str(error), "```", ""]
+    )
+    result = Evaluated(
+        verdict="error",
+        exit_code=ExitCode.ERROR,
+        comment_markdown=markdown,
+        status_description=fit_status_description(f"error: {error}"),
+        report_json=None,
+        report_markdown=None,
+        metrics={},
+    )
+    record_results(settings, result, markdown)
+    return result
+
+
+def record_results(settings: ActionSettings, result: Evaluated, summary_markdown: str) -> None:
+    append_step_summary(settings.runner.step_summary_file, summary_markdown)
+    write_outputs(
+        settings.runner.output_file,
+        {
+            "verdict": result.verdict,
+            "report-json": str(result.report_json or ""),
+            "report-markdown": str(result.report_markdown or ""),
+            "metrics": json.dumps(result.metrics, separators=(",", ":"), sort_keys=True),
+        },
+    )

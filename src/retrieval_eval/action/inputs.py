@@ -1,0 +1,249 @@
+"""``ActionSettings``: every Action input and runner variable, converted and checked once.
+
+Built from a mapping (the process environment at the edge, a dict in tests).
+Every bad value is collected, so one failed run lists all of them, each naming
+the input and what it accepts. The token is a ``SecretStr``: it never shows in
+a repr, a log line or an error message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import SecretStr
+
+from retrieval_eval.action.action_inputs import INPUTS, InputSpec
+from retrieval_eval.errors import ConfigError
+
+CommentMode = Literal["update", "new", "off"]
+BaselineSource = Literal["base", "workspace"]
+Mode = Literal["evaluate", "publish"]
+
+_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
+_SPECS: dict[str, InputSpec] = {spec.name: spec for spec in INPUTS}
+_ORDER: dict[str, int] = {spec.name: index for index, spec in enumerate(INPUTS)}
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RunnerContext:
+    """What the runner says about this job (``GITHUB_*`` variables)."""
+
+    event_name: str
+    event_path: Path
+    repository: str
+    sha: str
+    api_url: str
+    server_url: str
+    run_id: str
+    workspace: Path
+    output_file: Path | None
+    step_summary_file: Path | None
+    # Set by the container image: the runner replaces HOME, so the model cannot live under it.
+    model_dir: Path | None = None
+    # The judge's key, from the step's `env` rather than an input: that is how secrets are
+    # passed, and a fork's pull_request run gets none.
+    anthropic_api_key: SecretStr | None = None
+
+    @property
+    def run_url(self) -> str:
+        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
+
+
+@dataclass(frozen=True)
+class ActionSettings:
+    datasets: Path | None
+    corpus: Path | None
+    config: Path | None
+    baseline: Path
+    paths: tuple[str, ...]
+    tolerance: float
+    fail_on_regression: bool
+    github_token: SecretStr
+    comment: CommentMode
+    comment_id: str
+    status_context: str
+    baseline_source: BaselineSource
+    mode: Mode
+    report_dir: Path
+    cache_dir: Path | None
+    github_retry_seconds: float
+    runner: RunnerContext
+    judge: bool = False
+
+
+class _Collector:
+    """Converts inputs one by one, remembering every problem instead of stopping at the first."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.problems: list[tuple[int, str]] = []  # (declaration order, message)
+
+    def raw(self, name: str) -> str:
+        spec = _SPECS[name]
+        value = self.env.get(spec.env_name)
+        # The runner always passes declared inputs; a missing one means "not run by the runner".
+        return (value if value is not None else spec.default).strip()
+
+    def convert(self, name: str, converter: Callable[[str], T], fallback: T) -> T:
+        try:
+            return converter(self.raw(name))
+        except ValueError as error:
+            self.problems.append((_ORDER[name], f"input `{name}`: {error}"))
+            return fallback
+
+    def runner(self, variable: str, *, required: bool = True) -> str:
+        value = self.env.get(variable, "").strip()
+        if required and not value:
+            self.problems.append(
+                (
+                    -1,
+                    f"{variable} is not set: "
+                    "`retrieval-eval action` runs as a step of a GitHub Actions job",
+                )
+            )
+        return value
+
+
+def _choice(*allowed: str) -> Callable[[str], str]:
+    def convert(value: str) -> str:
+        if value not in allowed:
+            raise ValueError(f"accepts {' | '.join(allowed)}, got {value!r}")
+        return value
+
+    return convert
+
+
+def _boolean(value: str) -> bool:
+    if value.lower() in {"true", "false"}:
+        return value.lower() == "true"
+    raise ValueError(f"accepts true | false, got {value!r}")
+
+
+def _tolerance(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"accepts a number from 0 to 1 (0.05 = 5%), got {value!r}") from None
+    if not 0.0 <= number < 1.0:
+        raise ValueError(f"accepts a number from 0 to 1 (0.05 = 5%), got {value!r}")
+    return number
+
+
+def _seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"accepts a number of seconds from 0 to 3600, got {value!r}") from None
+    if not 0.0 <= number <= 3600.0:
+        raise ValueError(f"accepts a number of seconds from 0 to 3600, got {value!r}")
+    return number
+
+
+def _identifier(value: str) -> str:
+    if not _ID_PATTERN.fullmatch(value):
+        raise ValueError(
+            "accepts letters, digits and . _ / - (up to 100, starting with a letter or digit), "
+            f"got {value!r}"
+        )
+    return value
+
+
+def _globs(value: str) -> tuple[str, ...]:
+    patterns = tuple(line.strip() for line in value.splitlines() if line.strip())
+    for pattern in patterns:
+        if pattern.removeprefix("!") == "":
+            raise ValueError("accepts globs one per line, `!glob` to exclude; got a bare `!`")
+    return patterns
+
+
+def _in_workspace(workspace: Path) -> Callable[[str], Path]:
+    """Paths must stay inside the workspace: only it is mounted into the container."""
+
+    def convert(value: str) -> Path:
+        if not value:
+            raise ValueError("accepts a path inside the repository, got an empty value")
+        resolved = (workspace / value).resolve()
+        if not resolved.is_relative_to(workspace.resolve()):
+            raise ValueError(f"accepts a path inside the repository, got {value!r}")
+        return resolved
+
+    return convert
+
+
+def _optional(convert: Callable[[str], Path]) -> Callable[[str], Path | None]:
+    """Empty means "not given": the config file or the tool's default decides."""
+    return lambda value: convert(value) if value else None
+
+
+def _any_path(workspace: Path) -> Callable[[str], Path | None]:
+    def convert(value: str) -> Path | None:
+        return (workspace / value).resolve() if value else None
+
+    return convert
+
+
+def _token(value: str) -> SecretStr:
+    if not value:
+        raise ValueError("is empty; the default `${{ github.token }}` is what most workflows need")
+    return SecretStr(value)
+
+
+def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
+    """Raise one ``ConfigError`` listing every bad input, or return the settings."""
+    c = _Collector(env)
+    workspace = Path(c.runner("GITHUB_WORKSPACE") or ".")
+    required_path = _in_workspace(workspace)
+    optional_path = _optional(required_path)
+    status_context = c.convert("status-context", _identifier, "retrieval-eval")
+    comment_id = c.raw("comment-id")
+    runner = RunnerContext(
+        event_name=c.runner("GITHUB_EVENT_NAME"),
+        event_path=Path(c.runner("GITHUB_EVENT_PATH")),
+        repository=c.runner("GITHUB_REPOSITORY"),
+        sha=c.runner("GITHUB_SHA"),
+        api_url=(c.runner("GITHUB_API_URL", required=False) or "https://api.github.com").rstrip(
+            "/"
+        ),
+        server_url=(c.runner("GITHUB_SERVER_URL", required=False) or "https://github.com").rstrip(
+            "/"
+        ),
+        run_id=c.runner("GITHUB_RUN_ID"),
+        workspace=workspace,
+        output_file=Path(v) if (v := c.runner("GITHUB_OUTPUT", required=False)) else None,
+        step_summary_file=Path(v)
+        if (v := c.runner("GITHUB_STEP_SUMMARY", required=False))
+        else None,
+        model_dir=Path(v) if (v := c.runner("RETRIEVAL_EVAL_MODEL_DIR", required=False)) else None,
+        anthropic_api_key=SecretStr(v)
+        if (v := c.runner("ANTHROPIC_API_KEY", required=False))
+        else None,
+    )
+    settings = ActionSettings(
+        datasets=c.convert("datasets", optional_path, None),
+        corpus=c.convert("corpus", optional_path, None),
+        config=c.convert("config", optional_path, None),
+        baseline=c.convert("baseline", required_path, workspace),
+        paths=c.convert("paths", _globs, ()),
+        tolerance=c.convert("tolerance", _tolerance, 0.05),
+        fail_on_regression=c.convert("fail-on-regression", _boolean, True),
+        github_token=c.convert("github-token", _token, SecretStr("")),
+        comment=c.convert("comment", _choice("update", "new", "off"), "update"),  # type: ignore[arg-type]
+        comment_id=c.convert("comment-id", _identifier, "") if comment_id else status_context,
+        status_context=status_context,
+        baseline_source=c.convert("baseline-source", _choice("base", "workspace"), "base"),  # type: ignore[arg-type]
+        mode=c.convert("mode", _choice("evaluate", "publish"), "evaluate"),  # type: ignore[arg-type]
+        report_dir=c.convert("report-dir", required_path, workspace),
+        cache_dir=c.convert("cache-dir", _any_path(workspace), None),
+        github_retry_seconds=c.convert("github-retry-seconds", _seconds, 60.0),
+        runner=runner,
+        judge=c.convert("judge", _boolean, False),
+    )
+    if c.problems:
+        lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))
+        raise ConfigError(f"the Action's inputs are not valid:\n{lines}")
+    return settings

@@ -1,0 +1,162 @@
+"""Index once, search every fixture: the slow middle of a run.
+
+Retrievers are pooled by name for the whole run, so the corpus is indexed once
+per (corpus, retriever configuration): when one dataset uses ``dense`` and
+another ``hybrid``, hybrid fuses the very dense and bm25 indexes already built
+instead of embedding the corpus again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.load.documents import Corpus
+from retrieval_eval.load.fixtures import LocatedFixture
+from retrieval_eval.progress import Log, step
+from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.hybrid import HybridRetriever
+from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
+from retrieval_eval.settings import RunSettings
+
+EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
+
+
+class RetrieverPool:
+    def __init__(self, settings: RunSettings, corpus: Corpus, *, interactive: bool, log: Log):
+        self.settings = settings
+        self.corpus = corpus
+        self.interactive = interactive
+        self.log = log
+        self.corpus_fingerprint = corpus.fingerprint()
+        self._built: dict[str, tuple[Retriever, float]] = {}
+
+    def __enter__(self) -> RetrieverPool:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        for name, (retriever, _) in self._built.items():
+            if name != "hybrid":  # its sides are pooled themselves
+                close_retriever(retriever)
+
+    def get(self, name: str) -> tuple[Retriever, float]:
+        """The indexed retriever and the seconds its indexing took (0 when already built)."""
+        if name in self._built:
+            return self._built[name][0], 0.0
+        if name == "hybrid":
+            config = self.settings.retrievers
+            dense, dense_s = self.get("dense")
+            bm25, bm25_s = self.get("bm25")
+            retriever: Retriever = HybridRetriever(config.hybrid, {"dense": dense, "bm25": bm25})
+            seconds = dense_s + bm25_s
+        else:
+            retriever = build_retriever(name, self.settings.retrievers)
+            with step(
+                f"indexing for {name}",
+                len(self.corpus.documents),
+                interactive=self.interactive,
+                log=self.log,
+                unit="document",
+            ) as advance:
+                try:
+                    seconds = time_index(retriever, self.corpus)
+                except RetrievalEvalError:
+                    raise
+                except Exception as error:
+                    # A retriever crash is a run error (exit 2), reported in one line.
+                    raise RetrievalEvalError(
+                        f"retriever {name!r} failed to index: {error}"
+                    ) from error
+                advance(len(self.corpus.documents))
+        self._built[name] = (retriever, seconds)
+        return retriever, seconds
+
+    @property
+    def model_sha256(self) -> str | None:
+        dense = self._built.get("dense")
+        if dense is None:
+            return None
+        description = dense[0].describe()
+        sha = description.get("model_sha256")
+        return sha if isinstance(sha, str) else None
+
+    def embedding_counts(self) -> tuple[int, int] | None:
+        """(texts embedded, cache hits) so far, when a dense index exists."""
+        dense = self._built.get("dense")
+        embedding = getattr(dense[0], "embedding", None) if dense else None
+        if embedding is None:
+            return None
+        return int(embedding.texts_embedded), int(embedding.cache_hits)
+
+
+@dataclass(frozen=True)
+class SearchedDataset:
+    """One dataset's timed results and what produced them."""
+
+    retriever: str
+    retriever_config: Mapping[str, object]
+    setup_s: float
+    timed: tuple[TimedResult, ...]
+    # (texts embedded, cache hits) by this dataset's search; None when it embedded nothing.
+    embedding_counts: tuple[int, int] | None
+
+    def passages(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Each query's ranked (doc id, chunk text): what the LLM judge reads."""
+        return {
+            t.query_id: tuple((hit.doc_id, hit.text) for hit in t.result.hits) for t in self.timed
+        }
+
+
+def search_dataset(
+    path: Path,
+    fixtures: Sequence[LocatedFixture],
+    pool: RetrieverPool,
+    settings: RunSettings,
+    interactive: bool,
+    log: Log,
+) -> SearchedDataset:
+    """Search every fixture of one dataset with its configured retriever."""
+    name = settings.retriever_for(path.name)
+    if name is None:
+        raise RetrievalEvalError(
+            f"no retriever is configured for {path.name}; add it under [dataset_retrievers] "
+            f'(e.g. "{path.name}" = "hybrid")',
+            file=path,
+        )
+    before = pool.embedding_counts() or (0, 0)
+    retriever, setup_s = pool.get(name)
+    queries = [
+        QuerySpec(
+            query_id=lf.fixture.query_id, text=lf.fixture.query, tags=lf.fixture.filter_tags()
+        )
+        for lf in fixtures
+    ]
+    with step(
+        f"{path.name}: searching with {name}", len(queries), interactive=interactive, log=log
+    ) as advance:
+        try:
+            timed = run_queries(retriever, queries, settings.k, on_result=lambda _: advance(1))
+        except RetrievalEvalError:
+            raise
+        except Exception as error:
+            raise RetrievalEvalError(f"retriever {name!r} failed: {error}", file=path) from error
+    after = pool.embedding_counts()
+    counts = None
+    if after is not None and name in EMBEDDING_RETRIEVERS:
+        counts = (after[0] - before[0], after[1] - before[1])
+    return SearchedDataset(
+        retriever=name,
+        retriever_config=retriever.describe(),
+        setup_s=setup_s,
+        timed=tuple(timed),
+        embedding_counts=counts,
+    )

@@ -1,0 +1,185 @@
+"""Turn one dataset's timed search results into measurements (a DatasetReport before gating).
+
+Aggregates are means over the scored queries: a query that returned nothing
+scores 0 and stays in the mean, while ``expect_empty`` fixtures are left out
+of every mean — they pass or fail on their own negative assertion.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from retrieval_eval.load.fixtures import LocatedFixture
+from retrieval_eval.results import (
+    Aggregate,
+    BreakdownRow,
+    DatasetReport,
+    Latency,
+    QueryResult,
+)
+from retrieval_eval.retrieval.search import SearchedDataset
+from retrieval_eval.score.breakdown import breakdown
+from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.groundedness import groundedness
+from retrieval_eval.score.latency import cost_summary, latency_summary
+from retrieval_eval.score.stats import bootstrap_ci
+from retrieval_eval.vocabulary import GROUNDEDNESS
+
+
+def measure_dataset(
+    *,
+    path: Path,
+    fixtures: Sequence[LocatedFixture],
+    searched: SearchedDataset,
+    corpus_fingerprint: str,
+    measures: Sequence[str],
+    seed: int,
+) -> DatasetReport:
+    timed = searched.timed
+    by_id = {t.query_id: t for t in timed}
+    scored = [lf for lf in fixtures if not lf.fixture.expect_empty]
+    qrels = {lf.fixture.query_id: lf.fixture.grades() for lf in scored}
+    rankings = {qid: [hit.doc_id for hit in by_id[qid].result.hits] for qid in qrels}
+    per_measure = evaluate(qrels, rankings, list(measures))
+
+    queries = []
+    for located in fixtures:
+        fixture = located.fixture
+        result = by_id[fixture.query_id]
+        hits = result.result.hits
+        metrics: dict[str, float] = {}
+        if not fixture.expect_empty:
+            metrics = {m: per_measure[m].get(fixture.query_id, 0.0) for m in measures}
+            if fixture.expected_keywords:
+                metrics[GROUNDEDNESS] = groundedness(
+                    fixture.expected_keywords, [hit.text for hit in hits]
+                )
+        grades = fixture.grades()
+        first = next((i for i, hit in enumerate(hits, 1) if grades.get(hit.doc_id, 0) > 0), None)
+        queries.append(
+            QueryResult(
+                query_id=fixture.query_id,
+                query=fixture.query,
+                line=located.line,
+                query_type=fixture.query_type,
+                tags=tuple(fixture.tags or ()),
+                ground_truth_source=fixture.ground_truth_source,
+                expect_empty=bool(fixture.expect_empty),
+                minimum_mrr=fixture.minimum_mrr,
+                retrieved=tuple(hit.doc_id for hit in hits),
+                first_relevant_rank=None if fixture.expect_empty else first,
+                metrics=metrics,
+                latency_ms=result.latency_s * 1000.0,
+                cost_usd=result.result.cost_usd,
+            )
+        )
+
+    latency = latency_summary([t.latency_s for t in timed])
+    counts = searched.embedding_counts
+    return DatasetReport(
+        name=path.name,
+        retriever=searched.retriever,
+        retriever_config=dict(searched.retriever_config),
+        dataset_fingerprint=dataset_fingerprint(fixtures),
+        corpus_fingerprint=corpus_fingerprint,
+        setup_s=searched.setup_s,
+        num_queries=len(queries),
+        num_scored=len(scored),
+        aggregates=aggregates(queries, [*measures, GROUNDEDNESS], seed=seed),
+        # A dataset with no queries cannot pass validation; 0.0 only keeps the model total.
+        latency=Latency(
+            p50_ms=latency.p50_ms or 0.0,
+            p95_ms=latency.p95_ms or 0.0,
+            p99_ms=latency.p99_ms or 0.0,
+            mean_ms=latency.mean_ms or 0.0,
+            count=latency.count,
+        ),
+        cost_per_query_usd=cost_summary([q.cost_usd for q in queries]),
+        breakdowns=breakdowns(queries, retrieval_types(fixtures)),
+        queries=tuple(queries),
+        rows=(),
+        failures=(),
+        baseline_established=False,
+        comparison=None,
+        embedded_texts=None if counts is None else counts[0],
+        cached_embeddings=None if counts is None else counts[1],
+    )
+
+
+def aggregates(
+    queries: Sequence[QueryResult], metrics: Sequence[str], *, seed: int
+) -> dict[str, Aggregate]:
+    """Mean and bootstrap CI of each metric over the queries that have it."""
+    result: dict[str, Aggregate] = {}
+    for metric in metrics:
+        values = [q.metrics[metric] for q in queries if metric in q.metrics]
+        if not values:
+            continue
+        low, high = bootstrap_ci(values, seed=seed)
+        result[metric] = Aggregate(
+            value=sum(values) / len(values), ci_low=low, ci_high=high, n=len(values)
+        )
+    return result
+
+
+def retrieval_types(fixtures: Sequence[LocatedFixture]) -> dict[str, str]:
+    """query id -> its fixture's retrieval_type, the first breakdown dimension."""
+    return {lf.fixture.query_id: str(lf.fixture.retrieval_type) for lf in fixtures}
+
+
+def breakdowns(
+    queries: Sequence[QueryResult], retrieval_type: Mapping[str, str]
+) -> tuple[BreakdownRow, ...]:
+    """Means per retrieval_type, query_type and tag (a query counts once in each of its tags)."""
+    scored = [query for query in queries if not query.expect_empty]
+    labels = {
+        query.query_id: _group_labels(query, retrieval_type[query.query_id]) for query in scored
+    }
+    sizes = Counter(label for query_labels in labels.values() for label in query_labels)
+    names = list(dict.fromkeys(name for query in scored for name in query.metrics))
+    means = {
+        name: breakdown(
+            {query.query_id: query.metrics[name] for query in scored if name in query.metrics},
+            labels,
+        )
+        for name in names
+    }
+    rows = []
+    for label in sorted(sizes, key=_label_order):
+        dimension, group = label.split(_LABEL_SEPARATOR, 1)
+        metrics = {name: means[name][label] for name in names if label in means[name]}
+        rows.append(BreakdownRow(dimension=dimension, group=group, n=sizes[label], metrics=metrics))
+    return tuple(rows)
+
+
+# Group labels are "dimension<TAB>group" strings because score.breakdown groups by string.
+_LABEL_SEPARATOR = "\t"
+_DIMENSION_ORDER = {"retrieval_type": 0, "query_type": 1, "tag": 2}
+
+
+def _group_labels(query: QueryResult, retrieval_type: str) -> list[str]:
+    pairs = [("retrieval_type", retrieval_type)]
+    if query.query_type:
+        pairs.append(("query_type", query.query_type))
+    pairs.extend(("tag", tag) for tag in query.tags)
+    joined = (f"{dimension}{_LABEL_SEPARATOR}{group}" for dimension, group in pairs)
+    return list(dict.fromkeys(joined))
+
+
+def _label_order(label: str) -> tuple[int, str]:
+    dimension, group = label.split(_LABEL_SEPARATOR, 1)
+    return (_DIMENSION_ORDER[dimension], group)
+
+
+def dataset_fingerprint(fixtures: Sequence[LocatedFixture]) -> str:
+    """sha256 over the fixtures' content in query-id order: reformatting a file changes nothing."""
+    digest = hashlib.sha256()
+    for located in sorted(fixtures, key=lambda lf: lf.fixture.query_id):
+        record = located.fixture.model_dump(mode="json", exclude_none=True)
+        digest.update(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()

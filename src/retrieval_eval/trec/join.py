@@ -1,0 +1,341 @@
+"""Rank a parsed run the way trec_eval does and find where the relevant documents landed.
+
+trec_eval ignores the rank column: it sorts each query's results by score
+descending and breaks ties by document id descending (``strcmp`` order). Most
+run files are already written in that order, so we verify it with one
+vectorised pass over adjacent lines and sort only the queries that break it.
+Ranks are then needed only for the few lines that match a judgment.
+
+Documents are matched to judgments by a key of (query, 64-bit hash of the id),
+and each key match is confirmed on the exact id bytes, so a hash collision can
+cost time but never a wrong number. Work on per-line arrays goes in chunks of
+CHUNK_ROWS lines so temporaries stay in cache instead of page-faulting 80 MB
+arrays into existence.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import numpy as np
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.score.ranked import IntArray, RankedHits, ideal_from_grades
+from retrieval_eval.trec.files import Columns
+from retrieval_eval.trec.values import WordArray, as_bytes_strings, order_keys, widen
+
+CHUNK_ROWS = 1 << 16
+_MIX = (
+    np.uint64(0x9E3779B97F4A7C15),
+    np.uint64(0xC2B2AE3D27D4EB4F),
+    np.uint64(0x165667B19E3779F9),
+    np.uint64(0xD6E8FEB86659FD93),
+)
+
+
+def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> RankedHits:
+    """Hits for trec_eval's query set: qrels queries that the run has (all of them if ``complete``).
+
+    Queries come out sorted by id, in trec_eval's ``strcmp`` order.
+    """
+    qrels_index = {qid: index for index, qid in enumerate(qrels.query_ids)}
+    run_to_qrels = np.array([qrels_index.get(qid, -1) for qid in run.query_ids], dtype=np.int64)
+    width = max(qrels.doc_words.shape[1], run.doc_words.shape[1])
+    qrels_docs, run_docs = widen(qrels.doc_words, width), widen(run.doc_words, width)
+    grades = np.asarray(qrels.value, dtype=np.int64)
+
+    # Join in the run's query numbering, so the run's keys rise with its lines.
+    qrels_to_run = np.full(len(qrels.query_ids), -1, dtype=np.int64)
+    known = run_to_qrels >= 0
+    qrels_to_run[run_to_qrels[known]] = np.flatnonzero(known)
+    qrels_query = qrels.query_rows()
+    judged_in_run = qrels_to_run[qrels_query]
+    has_run = judged_in_run >= 0
+    run_query_joined = np.where(known, np.arange(len(run.query_ids), dtype=np.int64), -1)
+    judged_rows = np.flatnonzero(has_run)
+    try:
+        matched_row, judged_subset = _match(
+            judged_in_run[has_run], qrels_docs[has_run], run, run_query_joined, run_docs
+        )
+    except _DuplicateJudgmentError as duplicate:
+        _reject_duplicate_judgment(qrels, qrels_docs, int(judged_rows[duplicate.second]))
+    matched_judgment = judged_rows[judged_subset]
+    _reject_duplicate_results(run, matched_row, matched_judgment, qrels)
+
+    relevant = grades[matched_judgment] >= 1
+    matched_row, matched_judgment = matched_row[relevant], matched_judgment[relevant]
+    rank = _trec_ranks(run, matched_row)
+
+    retrieved = run.rows_per_query()
+    retrieved_per_qrels_query = np.zeros(len(qrels.query_ids), dtype=np.int64)
+    retrieved_per_qrels_query[run_to_qrels[known]] = retrieved[known]
+    order = sorted(range(len(qrels.query_ids)), key=qrels.query_ids.__getitem__)
+    in_run = np.zeros(len(qrels.query_ids), dtype=bool)
+    in_run[run_to_qrels[known]] = True
+    selected = np.asarray([q for q in order if complete or in_run[q]], dtype=np.int64)
+    position = np.full(len(qrels.query_ids), -1, dtype=np.int64)
+    position[selected] = np.arange(selected.size, dtype=np.int64)
+
+    hit_query = position[qrels_query[matched_judgment]]
+    keep = hit_query >= 0
+    hit_query, hit_rank = hit_query[keep], rank[keep]
+    hit_gain = grades[matched_judgment][keep].astype(np.float64)
+    by_query_rank = np.lexsort((hit_rank, hit_query))
+
+    judged_query = position[qrels_query]
+    in_scope = judged_query >= 0
+    num_rel, offsets, ideal = ideal_from_grades(
+        judged_query[in_scope], grades[in_scope], selected.size
+    )
+    return RankedHits(
+        query_ids=tuple(qrels.query_ids[q] for q in selected.tolist()),
+        num_ret=retrieved_per_qrels_query[selected],
+        num_rel=num_rel,
+        hit_query=hit_query[by_query_rank],
+        hit_rank=hit_rank[by_query_rank],
+        hit_gain=hit_gain[by_query_rank],
+        ideal_offsets=offsets,
+        ideal_gains=ideal,
+    )
+
+
+def _chunks(rows: int) -> range:
+    return range(0, rows, CHUNK_ROWS)
+
+
+def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
+    """1-based trec_eval rank of each of ``rows`` (run line indices)."""
+    scores = np.asarray(run.value, dtype=np.float64)
+    if not run.contiguous:
+        everything = np.arange(run.rows, dtype=np.int64)
+        return _sorted_ranks(run, scores, everything)[rows]
+    starts = run.segment_starts
+    segment = np.searchsorted(starts, rows, side="right") - 1
+    rank = rows - starts[segment] + 1
+    broken = _queries_out_of_order(run, scores)
+    if broken.size == 0:
+        return rank
+    lengths = np.diff(np.append(starts, run.rows))
+    first, count = starts[broken], lengths[broken]  # contiguous: one segment per query
+    offsets = np.repeat(np.cumsum(count) - count, count)
+    to_sort = np.repeat(first, count) + np.arange(int(count.sum()), dtype=np.int64) - offsets
+    sorted_rank = _sorted_ranks(run, scores, to_sort)
+    inside = np.isin(segment, broken)
+    rank[inside] = sorted_rank[np.searchsorted(to_sort, rows[inside])]
+    return rank
+
+
+def _queries_out_of_order(run: Columns, scores: np.ndarray) -> IntArray:
+    """Segments (= queries, for a contiguous run) whose lines are not in trec_eval order."""
+    bad: list[IntArray] = []
+    total = run.rows
+    for start in _chunks(total):
+        stop = min(start + CHUNK_ROWS + 1, total)  # one row of overlap for the pair across chunks
+        query = run.query_rows(start, stop)
+        score = scores[start:stop]
+        keys = order_keys(run.doc_words[start:stop])
+        same_query = query[1:] == query[:-1]
+        in_order = (score[:-1] > score[1:]) | (
+            (score[:-1] == score[1:]) & _greater(keys[:-1], keys[1:])
+        )
+        broken = np.flatnonzero(same_query & ~in_order)
+        if broken.size:
+            bad.append(broken + start + 1)
+    if not bad:
+        return np.zeros(0, dtype=np.int64)
+    rows = np.concatenate(bad)
+    return np.unique(np.searchsorted(run.segment_starts, rows, side="right") - 1)
+
+
+def _greater(left: WordArray, right: WordArray) -> np.ndarray:
+    """Row-wise left > right in lexicographic (strcmp) order of big-endian words."""
+    greater = np.zeros(left.shape[0], dtype=bool)
+    equal = np.ones(left.shape[0], dtype=bool)
+    for column in range(left.shape[1]):
+        greater |= equal & (left[:, column] > right[:, column])
+        equal &= left[:, column] == right[:, column]
+    return greater
+
+
+def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
+    """Ranks of ``rows`` (whole queries) after trec_eval's sort: score desc, then id desc."""
+    query = run.query_of(rows)
+    keys = order_keys(run.doc_words[rows])
+    reversed_ids = tuple(~keys[:, column] for column in range(keys.shape[1] - 1, -1, -1))
+    order = np.lexsort((*reversed_ids, -scores[rows], query))
+    sorted_query = query[order]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = sorted_query[1:] != sorted_query[:-1]
+    starts = np.flatnonzero(first)
+    within = np.arange(order.size, dtype=np.int64) - np.repeat(
+        starts, np.diff(np.append(starts, order.size))
+    )
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = within + 1
+    return rank
+
+
+def _keys(query: IntArray, docs: WordArray, query_bits: int) -> np.ndarray:
+    """Query index in the high bits, a hash of the document id in the rest.
+
+    Keeping the query in the high bits makes the run's keys rise with its lines, so
+    the binary searches below walk memory forward instead of jumping at random.
+    """
+    value = np.full(query.size, _MIX[0], dtype=np.uint64)
+    for column in range(docs.shape[1]):
+        mixed = (docs[:, column] ^ value) * _MIX[(column % 3) + 1]
+        value = mixed ^ (mixed >> np.uint64(31))
+    return (query.astype(np.uint64) << np.uint64(64 - query_bits)) | (
+        value >> np.uint64(query_bits)
+    )
+
+
+def _match(
+    judged_query: IntArray,
+    judged_docs: WordArray,
+    run: Columns,
+    run_query_joined: IntArray,
+    run_docs: WordArray,
+) -> tuple[IntArray, IntArray]:
+    """(run line, judgment) pairs naming the same query and document.
+
+    ``run_query_joined`` maps the run's query indices to themselves, or -1 for
+    queries without judgments; ``judged_query`` uses the same numbering.
+    """
+    empty = np.zeros(0, dtype=np.int64)
+    if judged_query.size == 0:
+        return empty, empty
+    query_bits = max(1, len(run_query_joined).bit_length())
+    judged_keys = _keys(judged_query, judged_docs, query_bits)
+    order = np.argsort(judged_keys, kind="stable")
+    sorted_keys = judged_keys[order]
+    if bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
+        return _match_exact(judged_query, judged_docs, run_query_joined[run.query_rows()], run_docs)
+    table = _ProbeTable(sorted_keys, order)
+    rows_found: list[IntArray] = []
+    judgments_found: list[IntArray] = []
+    for start in _chunks(run.rows):
+        stop = start + CHUNK_ROWS
+        query = run_query_joined[run.query_rows(start, stop)]
+        docs = run_docs[start:stop]
+        if bool((query >= 0).all()):  # the usual case: every query of the run is judged
+            found_at, judgments = table.find(_keys(query, docs, query_bits))
+            rows = found_at
+        else:
+            wanted = np.flatnonzero(query >= 0)
+            found_at, judgments = table.find(_keys(query[wanted], docs[wanted], query_bits))
+            rows = wanted[found_at]
+        if judgments.size == 0:
+            continue
+        same_query = judged_query[judgments] == query[rows]
+        exact = same_query & (judged_docs[judgments] == docs[rows]).all(axis=1)
+        rows_found.append(rows[exact] + start)
+        judgments_found.append(judgments[exact])
+    if not rows_found:
+        return empty, empty
+    return np.concatenate(rows_found), np.concatenate(judgments_found)
+
+
+class _ProbeTable:
+    """Sorted keys plus a bucket directory on their high bits: a lookup is two small gathers.
+
+    Bucket b holds the keys whose top ``bits`` bits equal b, at
+    ``keys[directory[b]:directory[b + 1]]`` (the keys are sorted, so buckets are
+    contiguous). With under one key per two buckets most lookups read a single
+    candidate; fuller buckets are walked in a few vectorised rounds. The query
+    index sits in the keys' high bits, so one chunk of run lines touches one small
+    stretch of the directory.
+    """
+
+    def __init__(self, sorted_keys: np.ndarray, values: IntArray) -> None:
+        bits = max(4, (2 * sorted_keys.size).bit_length())
+        self._shift = np.uint64(64 - bits)
+        bucket = (sorted_keys >> self._shift).astype(np.int64)
+        self._directory = np.zeros((1 << bits) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(bucket, minlength=1 << bits), out=self._directory[1:])
+        self._keys = sorted_keys
+        self._values = values
+
+    def find(self, keys: np.ndarray) -> tuple[IntArray, IntArray]:
+        """(positions in ``keys`` that are present, their values)."""
+        bucket = (keys >> self._shift).astype(np.int64)
+        candidate = self._directory[bucket]
+        remaining = self._directory[bucket + 1] - candidate
+        active = np.flatnonzero(remaining > 0)
+        candidate, remaining = candidate[active], remaining[active]
+        found_positions: list[IntArray] = []
+        found_values: list[IntArray] = []
+        while active.size:
+            hit = self._keys[candidate] == keys[active]
+            if bool(hit.any()):
+                found_positions.append(active[hit])
+                found_values.append(self._values[candidate[hit]])
+            more = ~hit & (remaining > 1)
+            active, candidate, remaining = active[more], candidate[more] + 1, remaining[more] - 1
+        if not found_positions:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty
+        return np.concatenate(found_positions), np.concatenate(found_values)
+
+
+def _match_exact(
+    judged_query: IntArray, judged_docs: WordArray, run_query: IntArray, run_docs: WordArray
+) -> tuple[IntArray, IntArray]:
+    """Collision-free matching through a Python dictionary, for the rare key clash.
+
+    Also the place where a document judged twice for one query is caught: its two
+    judgments are the only way to get equal keys without a hash collision.
+    """
+    table: dict[tuple[int, bytes], int] = {}
+    for index, (query, docs) in enumerate(zip(judged_query.tolist(), judged_docs, strict=True)):
+        if table.setdefault((query, docs.tobytes()), index) != index:
+            raise _DuplicateJudgmentError(index)
+    rows: list[int] = []
+    judgments: list[int] = []
+    for row in np.flatnonzero(run_query >= 0).tolist():
+        judgment = table.get((int(run_query[row]), run_docs[row].tobytes()))
+        if judgment is not None:
+            rows.append(row)
+            judgments.append(judgment)
+    return np.asarray(rows, dtype=np.int64), np.asarray(judgments, dtype=np.int64)
+
+
+def _doc_text(words: WordArray) -> str:
+    raw: bytes = as_bytes_strings(words[None, :] if words.ndim == 1 else words)[0]
+    return raw.decode("utf-8", "replace")
+
+
+class _DuplicateJudgmentError(Exception):
+    def __init__(self, second: int) -> None:
+        super().__init__(second)
+        self.second = second
+
+
+def _reject_duplicate_judgment(qrels: Columns, docs: WordArray, second: int) -> NoReturn:
+    """trec_eval refuses a qrels file that judges one document twice for an evaluated query."""
+    qid = qrels.query_ids[int(qrels.query_of(np.array([second]))[0])]
+    raise InputError(
+        f"document {_doc_text(docs[second])!r} is judged twice for query {qid!r}; keep one line",
+        file=qrels.path,
+        line=qrels.lines.line(second),
+    )
+
+
+def _reject_duplicate_results(
+    run: Columns, rows: IntArray, judgments: IntArray, qrels: Columns
+) -> None:
+    """A judged document listed twice for a query would count twice; trec_eval refuses it too."""
+    if judgments.size == 0:
+        return
+    counts = np.bincount(judgments)
+    if int(counts.max()) <= 1:
+        return
+    judgment = int(np.flatnonzero(counts > 1)[0])
+    second = int(np.sort(rows[judgments == judgment])[1])
+    qid = qrels.query_ids[int(qrels.query_of(np.array([judgment]))[0])]
+    raise InputError(
+        f"document {_doc_text(run.doc_words[second])!r} appears twice for query {qid!r}; "
+        "list each document once per query",
+        file=run.path,
+        line=run.lines.line(second),
+    )

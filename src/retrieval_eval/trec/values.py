@@ -1,0 +1,105 @@
+"""Token spans to fixed-width keys and numbers, eight bytes per numpy operation.
+
+Ids are packed into zero-padded 64-bit words (one unaligned load per 8 bytes of
+id instead of one gather per byte). Byte-swapped, the words compare like
+``strcmp`` on the ids, which is what trec_eval's tie-break uses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.score.ranked import FloatArray, IntArray
+
+WordArray = npt.NDArray[np.uint64]
+# _KEEP_BYTES[n] keeps the low n bytes of a little-endian word.
+_KEEP_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+
+
+def load_words(
+    buffer: np.ndarray, starts: IntArray, lengths: IntArray, num_words: int
+) -> WordArray:
+    """(n, num_words) little-endian words holding each token's bytes, zero-padded.
+
+    ``buffer`` must extend at least 8 * num_words + 8 bytes past every token start
+    (trec.tokens pads each block).
+    """
+    # A uint64 view with a one-byte stride: element i is the 8 bytes starting at byte i,
+    # so an unaligned load is a single gather.
+    unaligned = np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+    out = np.empty((starts.size, num_words), dtype=np.uint64)
+    for word in range(num_words):
+        remaining = np.minimum(lengths, 8) if word == 0 else np.clip(lengths - 8 * word, 0, 8)
+        out[:, word] = unaligned[starts + 8 * word] & _KEEP_BYTES[remaining]
+    return out
+
+
+def words_for(buffer: np.ndarray, starts: IntArray, ends: IntArray) -> WordArray:
+    lengths = ends - starts
+    width = int(lengths.max()) if lengths.size else 1
+    return load_words(buffer, starts, lengths, max(1, -(-width // 8)))
+
+
+def widen(words: WordArray, num_words: int) -> WordArray:
+    if words.shape[1] == num_words:
+        return words
+    out = np.zeros((words.shape[0], num_words), dtype=np.uint64)
+    out[:, : words.shape[1]] = words
+    return out
+
+
+def as_bytes_strings(words: WordArray) -> np.ndarray:
+    """The tokens as numpy ``S`` strings (a view; trailing zero bytes are padding)."""
+    contiguous = np.ascontiguousarray(words)
+    return contiguous.view(f"S{8 * words.shape[1]}").reshape(-1)
+
+
+def order_keys(words: WordArray) -> WordArray:
+    """Big-endian words: integer order equals byte-wise (strcmp) order of the ids."""
+    return words.byteswap()
+
+
+def parse_floats(
+    words: WordArray, lengths: IntArray, line_numbers: IntArray, path: Path, what: str
+) -> FloatArray:
+    """Decimal tokens to float64, exactly as C's strtod rounds them."""
+    strings = as_bytes_strings(words)
+    if (
+        int(lengths.max(initial=0)) > 8 * words.shape[1]
+    ):  # pragma: no cover - words_for sizes to fit
+        raise AssertionError("token wider than its words")
+    try:
+        return strings.astype(np.float64)
+    except ValueError:
+        pass
+    out = np.empty(strings.size, dtype=np.float64)
+    for row, token in enumerate(strings.tolist()):
+        try:
+            out[row] = float(token)
+        except ValueError:
+            text = token.decode("utf-8", "replace")
+            raise InputError(
+                f"{what} {text!r} is not a number", file=path, line=int(line_numbers[row])
+            ) from None
+    return out
+
+
+def parse_ints(words: WordArray, line_numbers: IntArray, path: Path, what: str) -> IntArray:
+    strings = as_bytes_strings(words)
+    try:
+        return strings.astype(np.int64)
+    except ValueError:
+        pass
+    for row, token in enumerate(strings.tolist()):
+        try:
+            int(token)
+        except ValueError:
+            text = token.decode("utf-8", "replace")
+            raise InputError(
+                f"{what} {text!r} is not an integer", file=path, line=int(line_numbers[row])
+            ) from None
+    raise AssertionError("unreachable")  # pragma: no cover

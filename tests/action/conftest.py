@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.action.runner_env import TOKEN
+from tests.support.fake_github import FakeGitHub
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub(token=TOKEN, repository="octo/notes") as api:
+        yield api

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import pytest
+
+from retrieval_eval.action.status import skipped_description
+from retrieval_eval.vocabulary import fit_status_description, state_for
+
+
+@pytest.mark.parametrize(
+    ("verdict", "state"),
+    [
+        ("passed", "success"),
+        ("baseline-established", "success"),
+        ("skipped", "success"),
+        ("regression", "failure"),
+        ("threshold", "failure"),
+        ("invalid", "failure"),
+        ("error", "error"),
+        ("something new", "error"),
+    ],
+)
+def test_state_of_each_verdict(verdict: str, state: str) -> None:
+    assert state_for(verdict) == state
+
+
+def test_description_is_one_line_of_at_most_140_characters() -> None:
+    text = "regression: ndcg@10 0.812 → 0.700 (−13.8%)\non keyword.jsonl " + "x" * 200
+    fitted = fit_status_description(text)
+    assert len(fitted) == 140
+    assert "\n" not in fitted and fitted.endswith("…")
+    assert fit_status_description("passed: ndcg@10 0.81") == "passed: ndcg@10 0.81"
+
+
+def test_skipped_description_names_the_paths() -> None:
+    assert skipped_description("datasets/**, !docs/**") == (
+        "skipped: no changes under datasets/**, !docs/**"
+    )

@@ -1,0 +1,252 @@
+"""``retrieval-eval trec`` as a user runs it: real files, a real subprocess, exact output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+from retrieval_eval.trec import tokens as trec_tokens
+from retrieval_eval.trec.report import format_trec, trec_evaluate
+
+
+def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "trec", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def cranfield_files(
+    cranfield_beir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
+    """Cranfield's real judgments, and a run that retrieves some of them among decoys.
+
+    Scores come in steps of 0.5 so many tie; lines are shuffled and the rank column lies.
+    """
+    rng = np.random.default_rng(7)
+    folder = tmp_path_factory.mktemp("cranfield")
+    rows = [
+        line.split("\t")
+        for line in (cranfield_beir / "qrels" / "test.tsv").read_text().splitlines()[1:]
+    ]
+    qrels = folder / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in rows))
+    judged: dict[str, list[str]] = {}
+    for q, d, _ in rows:
+        judged.setdefault(q, []).append(d)
+    lines = []
+    for q, docs in judged.items():
+        if rng.random() < 0.1:
+            continue  # some queries missing from the run
+        keep = [d for d in docs if rng.random() < 0.6]
+        decoys = [
+            str(x)
+            for x in rng.choice(np.arange(1, 1401), size=30, replace=False)
+            if str(x) not in docs
+        ]
+        for d in keep + decoys:
+            lines.append(
+                f"{q} Q0 {d} {rng.integers(1, 99)} {rng.integers(0, 12) / 2:.1f} cranrun\n"
+            )
+    run = folder / "run.txt"
+    run.write_text("".join(lines[i] for i in rng.permutation(len(lines))))
+    return qrels, run
+
+
+def _pytrec_reference(qrels: Path, run: Path, measures: set[str]) -> dict[str, dict[str, float]]:
+    with qrels.open() as handle:
+        judgments = pytrec_eval.parse_qrel(handle)
+    with run.open() as handle:
+        results = pytrec_eval.parse_run(handle)
+    return pytrec_eval.RelevanceEvaluator(judgments, measures).evaluate(results)
+
+
+def test_cranfield_output_matches_trec_eval(cranfield_files: tuple[Path, Path]) -> None:
+    qrels, run = cranfield_files
+    measures = [
+        "map",
+        "Rprec",
+        "recip_rank",
+        "P.5,10",
+        "recall.10,100",
+        "ndcg_cut.10",
+        "map_cut.10",
+    ]
+    reference = _pytrec_reference(
+        qrels, run, {m for m in measures} | {"num_ret", "num_rel", "num_rel_ret"}
+    )
+    names = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P_5", "P_10"]
+    names += ["recall_10", "recall_100", "ndcg_cut_10", "map_cut_10"]
+    counts = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
+
+    def line(name: str, qid: str, value: float) -> str:
+        return (
+            f"{name:<22}\t{qid}\t{int(value)}"
+            if name in counts
+            else f"{name:<22}\t{qid}\t{value:6.4f}"
+        )
+
+    expected = []
+    for qid in sorted(reference):
+        expected.extend(line(name, qid, reference[qid][name]) for name in names)
+    expected.append(line("num_q", "all", len(reference)))
+    for name in names:
+        values = [reference[qid][name] for qid in reference]
+        expected.append(
+            line(name, "all", sum(values) if name in counts else sum(values) / len(values))
+        )
+
+    args = ["-q", "-m", "num_q", "-m", "num_ret", "-m", "num_rel", "-m", "num_rel_ret"]
+    for measure in measures:
+        args += ["-m", measure]
+    completed = run_cli(*args, qrels, run)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines() == expected
+    assert len(reference) > 150
+
+
+def test_exact_text_and_tie_breaking_on_a_tiny_run(tmp_path: Path) -> None:
+    # Three documents tie at 2.0: trec_eval orders them b, ab, a (ids descending),
+    # whatever the rank column says, so the relevant "a" is at rank 3.
+    qrels = tmp_path / "qrels"
+    qrels.write_text("7 0 a 1\n7 0 zz 0\n10 0 x 2\n")
+    run = tmp_path / "run"
+    run.write_text("7 Q0 a 1 2.0 t\n7 Q0 ab 2 2.0 t\n7 Q0 b 3 2.0 t\n7 Q0 c 4 9 t\n10 Q0 x 1 1 t\n")
+    completed = run_cli("-q", "-m", "recip_rank", "-m", "P.2", "-m", "num_ret", qrels, run)
+    assert completed.returncode == 0
+    assert completed.stdout == (
+        "num_ret               \t10\t1\n"
+        "recip_rank            \t10\t1.0000\n"
+        "P_2                   \t10\t0.5000\n"
+        "num_ret               \t7\t4\n"
+        "recip_rank            \t7\t0.2500\n"
+        "P_2                   \t7\t0.0000\n"
+        "num_ret               \tall\t5\n"
+        "recip_rank            \tall\t0.6250\n"
+        "P_2                   \tall\t0.2500\n"
+    )
+
+
+def test_complete_flag_and_json(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n2 0 b 1\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 1.0 t\n")
+    plain = json.loads(run_cli("--json", "-m", "recip_rank", "-m", "num_q", qrels, run).stdout)
+    assert plain == {"all": {"num_q": 1, "recip_rank": 1.0}}
+    complete = json.loads(
+        run_cli("--json", "-c", "-q", "-m", "recip_rank", "-m", "num_q", qrels, run).stdout
+    )
+    assert complete == {
+        "all": {"num_q": 2, "recip_rank": 0.5},
+        "per_query": {"1": {"recip_rank": 1.0}, "2": {"recip_rank": 0.0}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("qrels_text", "run_text", "message"),
+    [
+        (
+            "1 0 a 1\n",
+            "1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5\n",
+            "run:2: expected 6 whitespace-separated fields (qid Q0 docid rank score tag), found 5",
+        ),
+        ("1 0 a 1\n", "1 Q0 a 1 1.0 t\n1 Q0 b 2 high t\n", "run:2: score 'high' is not a number"),
+        ("1 0 a 1\n1 0 b yes\n", "1 Q0 a 1 1.0 t\n", "qrels:2: relevance 'yes' is not an integer"),
+        (
+            "1 0 a 1 extra\n",
+            "1 Q0 a 1 1.0 t\n",
+            "qrels:1: expected 4 whitespace-separated fields (qid iter docid rel), found 5",
+        ),
+        (
+            "1 0 a 1\n1 0 a 0\n",
+            "1 Q0 a 1 1.0 t\n",
+            "qrels:2: document 'a' is judged twice for query '1'; keep one line",
+        ),
+        (
+            "1 0 a 1\n",
+            "1 Q0 a 1 1.0 t\n1 Q0 a 2 0.5 t\n",
+            "run:2: document 'a' appears twice for query '1'; list each document once per query",
+        ),
+        (
+            "1 0 a 1\n",
+            "2 Q0 a 1 1.0 t\n",
+            "run: no query has both results in the run and judgments in the "
+            "qrels; check the query ids",
+        ),
+        ("1 0 a 1\n", "1 Q0 a 1 nan t\n", "run:1: score is NaN; scores must be numbers"),
+    ],
+)
+def test_bad_input_names_file_and_line_and_exits_2(
+    tmp_path: Path, qrels_text: str, run_text: str, message: str
+) -> None:
+    (tmp_path / "qrels").write_text(qrels_text)
+    (tmp_path / "run").write_text(run_text)
+    completed = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "trec", "qrels", "run"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert completed.returncode == 2
+    assert completed.stderr == f"error: {message}\n"
+    assert completed.stdout == ""
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "run").write_text("1 Q0 a 1 1.0 t\n")
+    completed = run_cli(tmp_path / "nope", tmp_path / "run")
+    assert completed.returncode == 2
+    assert completed.stderr == f"error: {tmp_path / 'nope'}: file not found\n"
+
+
+def test_irregular_whitespace_comments_and_long_scores_parse_like_clean_files(
+    tmp_path: Path,
+) -> None:
+    clean_qrels = "1 0 a 2\n1 0 b 1\n2 0 c 1\n"
+    clean_run = "1 Q0 b 1 0.30000000000000004 t\n1 Q0 a 2 1e-1 t\n1 Q0 z 3 -2.5 t\n2 Q0 c 1 7 t\n"
+    messy_qrels = "# judged by hand\n1\t0  a 2\r\n\n1 0 b   1\n2 0 c 1"
+    messy_run = (
+        "  1 Q0 b 1 0.30000000000000004 t extra fields\n1\tQ0\ta\t2\t1e-1\tt\r\n"
+        "\n# note\n1 Q0 z 3 -2.5 t\n2 Q0 c 1 7 t"
+    )
+    outputs = []
+    for name, qrels_text, run_text in (
+        ("clean", clean_qrels, clean_run),
+        ("messy", messy_qrels, messy_run),
+    ):
+        (tmp_path / f"{name}.qrels").write_text(qrels_text)
+        (tmp_path / f"{name}.run").write_text(run_text)
+        result = trec_evaluate(
+            tmp_path / f"{name}.qrels", tmp_path / f"{name}.run", ("map", "ndcg_cut.3", "num_ret")
+        )
+        outputs.append(format_trec(result, per_query=True))
+    assert outputs[0] == outputs[1]
+    # b (score 0.3, grade 1) ranks above a (0.1, grade 2): (1 + 2/log2(3)) / (2 + 1/log2(3))
+    assert "ndcg_cut_3            \t1\t0.8597\n" in outputs[0]
+
+
+def test_lines_split_across_read_blocks(
+    cranfield_files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    qrels, run = cranfield_files
+    measures = ("map", "ndcg_cut.10", "P.5", "num_ret")
+    whole = format_trec(trec_evaluate(qrels, run, measures), per_query=True)
+    long_id = "x" * 300  # longer than a whole block: the buffer has to grow
+    long_run = tmp_path / "run_with_long_id"
+    long_run.write_text(run.read_text() + f"1 Q0 {long_id} 1 -100 t\n")
+    monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", 64)
+    assert format_trec(trec_evaluate(qrels, run, measures), per_query=True) == whole
+    with_long = format_trec(trec_evaluate(qrels, long_run, measures), per_query=True)
+    monkeypatch.undo()
+    assert with_long == format_trec(trec_evaluate(qrels, long_run, measures), per_query=True)
