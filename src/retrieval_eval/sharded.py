@@ -69,6 +69,13 @@ def run_shard(
     with RetrieverPool(settings, corpus, interactive=progress, log=log) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
             mine = [lf for lf in fixtures if shard.holds(lf.fixture.query_id)]
+            # Indexed first, on its own: its embedding counts are the same in every shard
+            # and must be counted once, while the queries' counts add up across shards.
+            before = pool.embedding_counts()
+            name = settings.retriever_for(path.name)
+            if name is not None:
+                pool.get(name)
+            after = pool.embedding_counts()
             searched_here = search_dataset(path, mine, pool, settings, progress, log)
             measured = measure_dataset(
                 path=path,
@@ -86,6 +93,7 @@ def run_shard(
                     report=measured,
                     query_order=tuple(lf.fixture.query_id for lf in fixtures),
                     retrieval_types=retrieval_types(mine),
+                    index_embedding_counts=_difference(after, before),
                 )
             )
             searched += len(mine)
@@ -138,3 +146,10 @@ def merge_shards(
         )
     except RetrievalEvalError as error:
         return error_outcome(error)
+
+
+def _difference(after: tuple[int, int] | None, before: tuple[int, int] | None) -> tuple[int, int]:
+    if after is None:
+        return (0, 0)
+    start = before or (0, 0)
+    return (after[0] - start[0], after[1] - start[1])

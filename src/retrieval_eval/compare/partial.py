@@ -49,6 +49,9 @@ class PartialDataset(_Frozen):
     report: DatasetReport  # measured over this shard's queries only
     query_order: tuple[str, ...]  # every query id of the dataset, in fixture order
     retrieval_types: dict[str, str]  # this shard's query id -> retrieval_type
+    # (texts embedded, cache hits) while indexing for this dataset; the report's own counts
+    # are then this shard's queries' alone.
+    index_embedding_counts: tuple[int, int] = (0, 0)
 
 
 class Partial(_Frozen):
@@ -121,7 +124,7 @@ def check_complete(partials: Sequence[tuple[Path, Partial]], settings: RunSettin
         ):
             if mine != theirs:
                 raise InputError(
-                    f"was made from a different {what} than {first_path / PARTIAL_FILE}: "
+                    f"its {what} fingerprint differs from {first_path / PARTIAL_FILE}'s: "
                     "every shard must evaluate the same commit",
                     file=where,
                 )
@@ -171,8 +174,6 @@ def _merge_dataset(
         )
     queries = [by_id[query_id] for query_id in first.query_order]
     latency = latency_summary([latency_s[q.query_id] for q in queries])
-    counts = [share.report.embedded_texts for share in shares]
-    cached = [share.report.cached_embeddings for share in shares]
     return first.report.model_copy(
         update={
             # Each shard indexed the whole corpus itself: the slowest one is the setup.
@@ -192,17 +193,23 @@ def _merge_dataset(
             "cost_per_query_usd": cost_summary([q.cost_usd for q in queries]),
             "breakdowns": breakdowns(queries, types),
             "queries": tuple(queries),
-            # Every shard embedded (or found cached) the same corpus; counting it N times
-            # would report work the unsharded run never does.
-            "embedded_texts": _largest(counts),
-            "cached_embeddings": _largest(cached),
+            "embedded_texts": _embedding_count(shares, 0),
+            "cached_embeddings": _embedding_count(shares, 1),
         }
     )
 
 
-def _largest(values: Sequence[int | None]) -> int | None:
-    present = [value for value in values if value is not None]
-    return max(present) if present else None
+def _embedding_count(shares: Sequence[PartialDataset], which: int) -> int | None:
+    """Indexing counted once (every shard indexed the same corpus, counting it N times
+    would report work the unsharded run never does), queries summed over the shards."""
+    queries = [
+        share.report.embedded_texts if which == 0 else share.report.cached_embeddings
+        for share in shares
+    ]
+    if all(value is None for value in queries):
+        return None
+    indexing = max(share.index_embedding_counts[which] for share in shares)
+    return indexing + sum(value or 0 for value in queries)
 
 
 def shard_partial(

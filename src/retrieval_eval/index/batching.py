@@ -12,8 +12,10 @@ import numpy.typing as npt
 DEFAULT_BATCH_SIZE = 64
 # Most token positions (texts × padded length) one model call may hold. Attention keeps
 # batch × 12 heads × length² floats per layer, so this bounds a batch's memory whatever
-# the text lengths: 8,192 positions is 32 full-length texts or 64 texts of 128 tokens.
-DEFAULT_TOKEN_BUDGET = 8192
+# the text lengths: 2,048 positions is 8 full-length texts or 64 texts of 32 tokens.
+# Peak RSS embedding 256-token passages with the model alone: 803 MB at 64 × 256
+# positions, 535 MB at 2,048 (docs/benchmarks.md, "Memory").
+DEFAULT_TOKEN_BUDGET = 2048
 
 
 def token_batches(

@@ -89,9 +89,13 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         options = ort.SessionOptions()
         options.log_severity_level = 3
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Without the arena onnxruntime frees each call's buffers instead of keeping the
-        # largest batch's high-water mark for the life of the process.
+        # Memory over speed where the speed difference is small: without the arena and
+        # memory patterns onnxruntime frees each call's buffers instead of keeping the
+        # largest batch's high-water mark, and without pre-packing it keeps one copy of
+        # the weights instead of two (~80 MB less peak RSS, measured).
         options.enable_cpu_mem_arena = False
+        options.enable_mem_pattern = False
+        options.add_session_config_entry("session.disable_prepacking", "1")
         if self.intra_op_threads is not None:
             options.intra_op_num_threads = self.intra_op_threads
         return ort.InferenceSession(
