@@ -119,6 +119,7 @@ def merge_shards(
     shard_dirs: Sequence[Path],
     *,
     notices: Sequence[str] = (),
+    write_baseline: bool = True,
     log: Log = stderr_log,
 ) -> RunOutcome:
     """Combine the partials, gate once and write the report (and baseline) as ``run`` would."""
@@ -140,7 +141,7 @@ def merge_shards(
             model_sha256=ordered[0].model_sha256,
             started=started,
             notices=notices,
-            write=True,
+            write=write_baseline,
             rewrite=False,
             log=log,
         )

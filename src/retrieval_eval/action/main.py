@@ -22,6 +22,7 @@ from retrieval_eval.action.inputs import ActionSettings, load_action_settings
 from retrieval_eval.action.publish_mode import run_publish
 from retrieval_eval.action.pull_request import run_pull_request
 from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode
 
@@ -51,6 +52,8 @@ def run_action(env: Mapping[str, str], commands: WorkflowCommands | None = None)
 
 
 def _dispatch(settings: ActionSettings, commands: WorkflowCommands) -> ExitCode:
+    if settings.mode in SHARD_MODES:
+        return run_shard_mode(settings, commands)
     runner = settings.runner
     activity = decide_activity(
         mode=settings.mode,

@@ -200,16 +200,22 @@ def _merge_dataset(
 
 
 def _embedding_count(shares: Sequence[PartialDataset], which: int) -> int | None:
-    """Indexing counted once (every shard indexed the same corpus, counting it N times
-    would report work the unsharded run never does), queries summed over the shards."""
-    queries = [
+    """What the unsharded run would count. Indexing counts once: every shard indexed the
+    same corpus, and counting it N times would report work the unsharded run never does.
+    Queries add up, except that each shard's search embedded its first query twice (the
+    unrecorded warm-up, timed.run_queries) where the unsharded search did so once."""
+    counts = [
         share.report.embedded_texts if which == 0 else share.report.cached_embeddings
         for share in shares
     ]
-    if all(value is None for value in queries):
+    if all(value is None for value in counts):
         return None
     indexing = max(share.index_embedding_counts[which] for share in shares)
-    return indexing + sum(value or 0 for value in queries)
+    queries = sum(value or 0 for value in counts)
+    if which == 0:
+        searched = sum(1 for share in shares if share.report.queries)
+        queries -= max(0, searched - 1)
+    return indexing + queries
 
 
 def shard_partial(
