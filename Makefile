@@ -49,9 +49,9 @@ $(MODEL_STAMP): $(VENV)/.runtime requirements/model.lock
 
 # Regenerate the hashed locks after changing pyproject.toml (needs uv: pip install uv).
 lock:
-	uv pip compile -q pyproject.toml requirements/build.in --generate-hashes \
+	uv pip compile -q pyproject.toml requirements/build.in --extra postgres --generate-hashes \
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/runtime.lock
-	uv pip compile -q pyproject.toml requirements/build.in --extra test --extra bench --generate-hashes \
+	uv pip compile -q pyproject.toml requirements/build.in --extra test --extra postgres --extra bench --generate-hashes \
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/test.lock
 	uv pip compile -q requirements/model.in --no-deps --generate-hashes -o requirements/model.lock
 

@@ -14,6 +14,7 @@ import argparse
 import json
 import re
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -25,8 +26,6 @@ from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_
 from retrieval_eval.index.embedding import MiniLMEmbedding, available_cores
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.index.model_install import default_model_dir
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared/datasets/cranfield/beir/corpus.jsonl"
 
 
 def _sentences(corpus: Path) -> list[str]:
@@ -118,10 +117,14 @@ def main() -> None:
 
     model_dir = default_model_dir(Path.home())
     threads = args.threads or available_cores()
-    short = passages(CORPUS, args.short, 40)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from cranfield_data import cranfield_beir
+
+    corpus = cranfield_beir() / "corpus.jsonl"
+    short = passages(corpus, args.short, 40)
     # 300 words of Cranfield text always exceed 256 wordpieces (230 words sometimes do
     # not), so every long passage is truncated to exactly 256 tokens by both.
-    long = passages(CORPUS, args.long, 300)
+    long = passages(corpus, args.long, 300)
     batch = {} if args.batch_size is None else {"batch_size": args.batch_size}
     ours = MiniLMEmbedding(model_dir, intra_op_threads=threads, **batch)
     theirs = ONNXMiniLM_L6_V2(preferred_providers=["CPUExecutionProvider"])

@@ -41,7 +41,6 @@ from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index
 from retrieval_eval.retrieval.tokenizer import KeywordTokenizer
 from retrieval_eval.score.evaluate import evaluate
 
-DATASET = Path(__file__).resolve().parents[2] / "shared/datasets/cranfield/beir"
 MEASURES = ("ndcg@10", "mrr@10", "p@5", "recall@100")
 SYSTEMS = ("bm25", "bm25s-lucene", "bm25-1.2-0.75", "fts5", "like", "dense", "hybrid")
 K = 100
@@ -145,12 +144,19 @@ def child(system: str, dataset: Path) -> dict[str, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", type=Path, default=DATASET)
+    parser.add_argument(
+        "--dataset", type=Path, help="BEIR folder (default: Cranfield from tests/data)"
+    )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--json", type=Path, help="also write every run's numbers here")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.dataset is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from cranfield_data import cranfield_beir
+
+        args.dataset = cranfield_beir()
     if args.child:
         print(json.dumps(child(args.child, args.dataset)))
         return

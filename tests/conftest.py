@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
 
 
 @pytest.fixture(scope="session")
@@ -16,20 +15,11 @@ def repo_root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def cranfield_beir() -> Path:
-    """The real Cranfield collection in BEIR layout (../shared, on every machine and in CI)."""
-    path = SHARED / "datasets" / "cranfield" / "beir"
-    assert path.is_dir(), (
-        f"{path} is missing: the shared datasets come with every checkout's ../shared"
-    )
-    return path
+def cranfield_beir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real Cranfield collection in BEIR layout, unpacked from tests/data/cranfield."""
+    from tests.data.cranfield import unpack_cranfield
 
-
-@pytest.fixture(scope="session")
-def cranfield_raw() -> Path:
-    path = SHARED / "datasets" / "cranfield" / "raw"
-    assert path.is_dir(), f"{path} is missing"
-    return path
+    return unpack_cranfield(tmp_path_factory.mktemp("cranfield-beir"))
 
 
 @pytest.fixture(scope="session")

@@ -148,4 +148,4 @@ def test_a_dataset_can_have_its_own_threshold(tmp_path: Path) -> None:
     assert settings.threshold_for("ndcg@10", "hybrid.jsonl") == Threshold(min=0.6)
     assert settings.threshold_for("ndcg@10", "semantic.jsonl") == Threshold(min=0.7)
     assert settings.threshold_for("mrr@10", "hybrid.jsonl") is None
-    assert settings.threshold_for("mrr@10", "semantic.jsonl") is None  # the seed's is hybrid-only
+    assert settings.threshold_for("mrr@10", "semantic.jsonl") is None  # the default is hybrid-only

@@ -22,12 +22,16 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "trec": ("retrieval_eval.commands.trec:trec", "trec_eval-compatible scoring of a run."),
     "model": ("retrieval_eval.commands.model:model_group", "Build the offline embedding model."),
     "beir": ("retrieval_eval.commands.beir:beir", "Evaluate a built-in retriever on BEIR."),
+    "tune": ("retrieval_eval.commands.tune:tune", "Cross-validated search of hybrid settings."),
     "run": ("retrieval_eval.commands.run:run", "Evaluate, gate against the baseline, report."),
     "baseline": ("retrieval_eval.commands.baseline:baseline_group", "Manage the baseline."),
     "merge": ("retrieval_eval.commands.shards:merge", "Combine `run --shard` partials."),
     "embed": ("retrieval_eval.commands.embed:embed", "Fill the embedding cache (or a shard)."),
     "cache": ("retrieval_eval.commands.cache:cache_group", "Merge embedding caches."),
     "action": ("retrieval_eval.commands.action:action", "Entry point of the GitHub Action."),
+    "init": ("retrieval_eval.commands.init:init", "Scaffold config, workflow and datasets/."),
+    "generate": ("retrieval_eval.commands.generate:generate", "Write synthetic fixtures."),
+    "review": ("retrieval_eval.commands.review:review", "Review synthetic fixtures."),
 }
 
 

@@ -116,6 +116,10 @@ class QueryMove(_Frozen):
     current: float
     rank_before: int | None
     rank_after: int | None
+    top_after: str | None = Field(
+        default=None,
+        description="id of the document this run ranks first (None: nothing came back)",
+    )
 
 
 class FixtureFailure(_Frozen):
@@ -166,6 +170,10 @@ class DatasetReport(_Frozen):
     num_scored: int = Field(description="queries averaged in (expect_empty fixtures are not)")
     aggregates: dict[str, Aggregate]
     latency: Latency
+    rerank_latency: Latency | None = Field(
+        default=None,
+        description="the hybrid's rerank stage alone (inside latency); None without a reranker",
+    )
     cost_per_query_usd: float
     breakdowns: tuple[BreakdownRow, ...]
     queries: tuple[QueryResult, ...]
@@ -175,9 +183,26 @@ class DatasetReport(_Frozen):
     comparison: Comparison | None
     embedded_texts: int | None = None
     cached_embeddings: int | None = None
+    queries_missing: int | None = Field(
+        default=None,
+        description="queries the run file (retriever run-file) did not answer, scored as empty",
+    )
     judge: JudgeSummary | None = Field(
         default=None, description="how the judge column came about; None when no judge was involved"
     )
+
+
+class RemovedDataset(_Frozen):
+    """A dataset the baseline holds values for that this run did not find.
+
+    It fails the gate: deleting or renaming a dataset file must not pass as
+    "nothing to compare". To retire one, remove its baseline entry first.
+    """
+
+    name: str
+    retriever: str | None
+    baselined_queries: int
+    status: RowStatus = "removed"
 
 
 class RunReport(_Frozen):
@@ -191,6 +216,12 @@ class RunReport(_Frozen):
     baseline_path: str
     baseline_written: bool
     datasets: tuple[DatasetReport, ...]
+    removed_datasets: tuple[RemovedDataset, ...] = ()
     environment: Environment
     baseline_environment: Environment | None
     duration_s: float
+    history: dict[str, dict[str, tuple[float, ...]]] = Field(
+        default_factory=dict,
+        description="dataset -> metric -> values of the last recorded runs "
+        "(retrieval-eval-history.jsonl), oldest first; this run is not included",
+    )

@@ -42,7 +42,7 @@ CONFIG_FILE_NAME = "retrieval-eval.toml"
 class Threshold(BaseModel):
     """An absolute bound on one metric: ``min`` for quality, ``max`` for latency and cost.
 
-    ``datasets`` restricts it to some dataset files (the seed's MRR ≥ 0.75 is a
+    ``datasets`` restricts it to some dataset files (the default MRR ≥ 0.75 is a
     hybrid-retrieval target); empty means every dataset.
     """
 
@@ -71,7 +71,8 @@ class Threshold(BaseModel):
         return f"≥ {self.min:g}" if self.min is not None else f"≤ {self.max:g}"
 
 
-# The seed's pass thresholds (shared/seeds/003): each can be changed, or removed with `false`.
+# The default pass thresholds (docs/configuration.md explains each): each can be changed, or
+# removed with `false`.
 DEFAULT_THRESHOLDS: dict[str, Threshold] = {
     "mrr@10": Threshold(min=0.75, datasets=("hybrid.jsonl",)),
     "ndcg@10": Threshold(min=0.70),
@@ -118,6 +119,7 @@ class RunSettings(BaseModel):
     datasets: Path = Path("datasets")
     corpus: Path = Path("datasets/corpus")
     baseline: Path = Path("baseline.json")
+    history: Path | None = None  # None: retrieval-eval-history.jsonl next to the baseline
     report_dir: Path = Path("retrieval-eval-report")
     cache_dir: Path = Path(".retrieval-eval-cache")
     model_dir: Path | None = None  # None: where `retrieval-eval model install` puts it
@@ -208,6 +210,17 @@ class RunSettings(BaseModel):
     def retriever_for(self, dataset_name: str) -> str | None:
         return self.dataset_retrievers.get(dataset_name)
 
+    def require_retriever(self, dataset: Path) -> str:
+        """The retriever configured for a dataset file; naming none is a configuration error."""
+        name = self.retriever_for(dataset.name)
+        if name is None:
+            raise ConfigError(
+                f"no retriever is configured for {dataset.name}; add it under "
+                f'[dataset_retrievers] (e.g. "{dataset.name}" = "hybrid")',
+                file=dataset,
+            )
+        return name
+
 
 def _check_thresholds(thresholds: Mapping[str, Threshold], known: set[str]) -> None:
     for name, threshold in thresholds.items():
@@ -225,7 +238,15 @@ def _measured(info: ValidationInfo) -> set[str]:
     return {*measures, GROUNDEDNESS, JUDGE, LATENCY_P95, COST_PER_QUERY}
 
 
-_PATH_FIELDS = ("datasets", "corpus", "baseline", "report_dir", "cache_dir", "model_dir")
+_PATH_FIELDS = (
+    "datasets",
+    "corpus",
+    "baseline",
+    "history",
+    "report_dir",
+    "cache_dir",
+    "model_dir",
+)
 _MERGED_TABLES = ("thresholds", "dataset_retrievers")
 # `--judge` sets only judge.enabled; the file's model and prices must survive it.
 _DEEP_TABLES = ("retrievers", "judge")
@@ -262,12 +283,14 @@ def load_settings(
     overrides_source: str = "command line",
     home: Path | None = None,
     cores: int | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> RunSettings:
     """Merge the layers and validate once; a bad key or value names itself and its source.
 
     Relative paths are taken relative to ``workdir``. ``home`` and ``cores``
     fill the machine-dependent defaults (model folder, ONNX threads); they
-    default to this machine's, which is what the command-line edges want.
+    default to this machine's, which is what the command-line edges want; so
+    does ``environ``, where the services' secrets (``dsn_env``, ``headers_env``) are read.
     """
     if config_file is not None:
         path = config_file if config_file.is_absolute() else workdir / config_file
@@ -292,10 +315,18 @@ def load_settings(
         if isinstance(value, str | Path):
             merged[name] = (workdir / Path(value)).resolve()
     for name in _PATH_FIELDS:
-        if name not in merged and name != "model_dir":
+        if name not in merged and name not in ("model_dir", "history"):
             merged[name] = (workdir / RunSettings.model_fields[name].default).resolve()
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
-    return _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
+    settings = _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
+    from retrieval_eval.retrieval.services import with_service_environment
+
+    retrievers = with_service_environment(
+        settings.retrievers,
+        workdir=workdir,
+        environ=os.environ if environ is None else environ,
+    )
+    return settings.model_copy(update={"retrievers": retrievers})
 
 
 def _with_machine_defaults(

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from retrieval_eval.compare.baseline import load_baseline
 from retrieval_eval.compare.gate import gate_dataset
 from retrieval_eval.compare.judge_column import carry_over, with_fingerprints
@@ -34,7 +36,7 @@ from retrieval_eval.score.measure import dataset_fingerprint, measure_dataset, r
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.sharding import Shard
 from retrieval_eval.validate import validate_datasets
-from retrieval_eval.vocabulary import ExitCode
+from retrieval_eval.vocabulary import LOWER_IS_BETTER, ExitCode
 
 
 @dataclass(frozen=True)
@@ -46,9 +48,16 @@ class ShardOutcome:
 
 
 def run_shard(
-    settings: RunSettings, shard: Shard, *, progress: bool, log: Log = stderr_log
+    settings: RunSettings,
+    shard: Shard,
+    *,
+    progress: bool,
+    log: Log = stderr_log,
+    anthropic_api_key: SecretStr | None = None,
 ) -> ShardOutcome:
-    """Evaluate this shard's queries of every dataset and write ``partial.json``."""
+    """Evaluate this shard's queries of every dataset and write ``partial.json``.
+
+    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``."""
     if settings.judge.enabled:
         raise ConfigError(
             "the LLM judge does not run in sharded evaluation: turn it off for "
@@ -66,17 +75,25 @@ def run_shard(
         return ShardOutcome(outcome.exit_code, outcome.status_description, invalid=outcome)
     shares: list[PartialDataset] = []
     searched = total = 0
-    with RetrieverPool(settings, corpus, interactive=progress, log=log) as pool:
+    with RetrieverPool(
+        settings.retrievers,
+        corpus,
+        interactive=progress,
+        log=log,
+        cache_dir=settings.cache_dir,
+        anthropic_api_key=anthropic_api_key.get_secret_value() if anthropic_api_key else None,
+    ) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
             mine = [lf for lf in fixtures if shard.holds(lf.fixture.query_id)]
+            name = settings.require_retriever(path)
             # Indexed first, on its own: its embedding counts are the same in every shard
             # and must be counted once, while the queries' counts add up across shards.
             before = pool.embedding_counts()
-            name = settings.retriever_for(path.name)
-            if name is not None:
-                pool.get(name)
+            pool.get(name)
             after = pool.embedding_counts()
-            searched_here = search_dataset(path, mine, pool, settings, progress, log)
+            searched_here = search_dataset(
+                path, mine, pool, name=name, k=settings.k, interactive=progress, log=log
+            )
             measured = measure_dataset(
                 path=path,
                 fixtures=mine,
@@ -128,7 +145,8 @@ def merge_shards(
         partials = [(directory, read_partial(directory)) for directory in shard_dirs]
         check_complete(partials, settings)
         ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
-        previous = load_baseline(settings.baseline)
+        gated = [m for m in (*settings.measures, *LOWER_IS_BETTER) if settings.is_gated(m)]
+        previous = load_baseline(settings.baseline, gated=gated)
         datasets = []
         for measured in merge_datasets(ordered, settings):
             recorded = previous.datasets.get(measured.name) if previous else None

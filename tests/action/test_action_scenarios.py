@@ -100,9 +100,9 @@ class Repo:
         git(self.path, "checkout", "-q", head)
         return self.action("pull_request", payload, sha="e" * 40, **inputs)
 
-    def push(self, sha: str, **inputs: str) -> ActionRun:
+    def push(self, sha: str, *, branch: str = "main", **inputs: str) -> ActionRun:
         git(self.path, "checkout", "-q", sha)
-        return self.action("push", push_event(sha), sha=sha, **inputs)
+        return self.action("push", push_event(sha, branch=branch), sha=sha, **inputs)
 
 
 @pytest.fixture
@@ -301,6 +301,34 @@ def test_push_leaves_the_established_baseline_for_a_commit_step(repo: Repo) -> N
     # The next push is gated against it.
     again = repo.push(commit_all(repo.path, "commit the baseline"))
     assert again.outputs["verdict"] == "passed", again.log
+
+
+def test_pushes_to_main_are_recorded_in_the_history_and_a_pull_request_shows_the_trend(
+    repo: Repo,
+) -> None:
+    base = establish_baseline_on_main(repo)
+    history = repo.path / "retrieval-eval-history.jsonl"
+    second = repo.push(base)
+    assert second.outputs["verdict"] == "passed", second.log
+    lines = [json.loads(line) for line in history.read_text().splitlines()]
+    assert [line["commit"] for line in lines] == [git(repo.path, "rev-parse", "HEAD^"), base]
+    assert lines[1]["aggregates"]["keyword.jsonl"]["mrr@10"] == pytest.approx(1.0)
+    assert "Recorded this run in retrieval-eval-history.jsonl" in second.log
+    main = commit_all(repo.path, "retrieval-eval: record the run")
+
+    # A push to another branch is not recorded.
+    branch(repo, main, "feature")
+    feature = repo.push(main, branch="feature")
+    assert feature.returncode == 0, feature.log
+    assert len(history.read_text().splitlines()) == 2
+
+    head = repo.commit(REGRESSING_NOTES, "rewrite two notes")
+    result = repo.pull_request(9, main, head)
+    assert result.outputs["verdict"] == "regression", result.log
+    [comment] = repo.github.comments_on(9)
+    # The two recorded runs and this one, as a sparkline before the value.
+    assert "| keyword.jsonl | ██▁\u00a00.667 | −33.3% |" in comment["body"]
+    assert "| keyword.jsonl | ██▁\u00a00.667 | −33.3% |" in result.summary
 
 
 def test_workflow_dispatch_evaluates_the_checked_out_commit(repo: Repo) -> None:

@@ -15,7 +15,8 @@ def test_defaults_as_the_runner_passes_them(tmp_path: Path) -> None:
     assert settings.report_dir == tmp_path.resolve() / "retrieval-eval-report"
     assert (settings.datasets, settings.corpus, settings.config, settings.cache_dir) == (None,) * 4
     assert settings.paths == ()
-    assert settings.tolerance == 0.05
+    # Empty inputs are "not given": the config file, else the built-in default, decides.
+    assert (settings.tolerance, settings.baseline_input, settings.report_dir_input) == (None,) * 3
     assert settings.fail_on_regression is True
     assert (settings.comment, settings.baseline_source, settings.mode) == (
         "update",

@@ -6,7 +6,8 @@ import io
 import json
 from pathlib import Path
 
-from retrieval_eval.action.evaluation import evaluate
+from retrieval_eval.action.evaluation import configure, evaluate
+from retrieval_eval.action.event import decide_activity, read_event
 from retrieval_eval.action.inputs import load_action_settings
 from retrieval_eval.action.runner_files import WorkflowCommands
 from tests.action.payloads import pull_request_event
@@ -27,13 +28,17 @@ def _evaluate(tmp_path: Path, *, head_repo: str, env_extra: dict[str, str]) -> t
     )
     env = runner_env(project.root, event_path=event, judge="true") | env_extra
     settings = load_action_settings(env)
+    activity = decide_activity(
+        mode=settings.mode, event_name="pull_request", payload=read_event(event), sha="e" * 40
+    )
     log = io.StringIO()
+    commands = WorkflowCommands(log)
     result = evaluate(
-        settings,
+        configure(settings, activity, commands),
         baseline=project.baseline,
         notices=(),
         write_baseline=False,
-        commands=WorkflowCommands(log),
+        commands=commands,
     )
     return result.verdict, log.getvalue()
 

@@ -175,7 +175,7 @@ KEYWORD_FIXTURES = [
     ),
 ]
 
-# Single-answer queries cannot reach the seed's P@5 >= 0.65 (at most 1/5), so the
+# Single-answer queries cannot reach the default P@5 >= 0.65 (at most 1/5), so the
 # tiny project drops that threshold, as docs/configuration.md advises.
 CONFIG = """\
 min_fixtures = 5

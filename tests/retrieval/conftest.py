@@ -1,4 +1,4 @@
-"""A small notes corpus in the seed's spirit, and the installed embedding model."""
+"""A small notes corpus of personal Markdown notes, and the installed embedding model."""
 
 from __future__ import annotations
 

@@ -18,11 +18,24 @@ from retrieval_eval.retrieval.registry import (
     build_retriever,
     with_machine_defaults,
 )
+from retrieval_eval.retrieval.services_config import (
+    ChromaConfig,
+    HttpConfig,
+    PostgresConfig,
+    RunFileConfig,
+)
 
 
 def test_every_name_builds_a_retriever_of_that_name(retrievers_config: RetrieversConfig) -> None:
+    # Building connects to nothing: the services are reached when indexing.
     config = retrievers_config.model_copy(
-        update={"custom": CustomConfig(python="tests.retrieval.own_retriever:make")}
+        update={
+            "custom": CustomConfig(python="tests.retrieval.own_retriever:make"),
+            "postgres": PostgresConfig(dsn="postgresql://127.0.0.1:1/none"),
+            "chroma": ChromaConfig(url="http://127.0.0.1:1"),
+            "http": HttpConfig(url="http://127.0.0.1:1/search"),
+            "run_file": RunFileConfig(path=Path("run.trec")),
+        }
     )
     names = {name: build_retriever(name, config).name for name in RETRIEVER_NAMES}
     assert names == {
@@ -31,6 +44,10 @@ def test_every_name_builds_a_retriever_of_that_name(retrievers_config: Retriever
         "like": "like",
         "hybrid": "hybrid",
         "custom": "title-search",
+        "postgres": "postgres",
+        "chroma": "chroma",
+        "http": "http",
+        "run-file": "run-file",
     }
 
 
@@ -38,13 +55,20 @@ def test_an_unknown_name_lists_the_accepted_ones() -> None:
     with pytest.raises(ConfigError) as caught:
         build_retriever("elastic", RetrieversConfig())
     assert str(caught.value) == (
-        "unknown retriever 'elastic'; choose one of: dense, bm25, like, hybrid, custom"
+        "unknown retriever 'elastic'; choose one of: "
+        "dense, bm25, like, hybrid, custom, postgres, chroma, http, run-file"
     )
 
 
 def test_custom_without_its_table_says_what_to_add() -> None:
     with pytest.raises(ConfigError, match=r"needs a \[retrievers.custom\] table"):
         build_retriever("custom", RetrieversConfig())
+
+
+@pytest.mark.parametrize("name", ["postgres", "chroma", "http", "run-file"])
+def test_a_service_without_its_table_says_what_to_add(name: str) -> None:
+    with pytest.raises(ConfigError, match=rf"needs a \[retrievers.{name}\] table"):
+        build_retriever(name, RetrieversConfig())
 
 
 def test_dense_without_a_model_folder_is_a_configuration_error() -> None:
@@ -85,6 +109,12 @@ def test_defaults_are_the_documented_ones() -> None:
         True,
         False,
     )
-    assert (config.hybrid.rrf_k, config.hybrid.depth) == (60, 100)
-    assert config.hybrid.weights == {"dense": 1.0, "bm25": 1.0}
+    hybrid = config.hybrid
+    assert (hybrid.fusion, hybrid.alpha, hybrid.normalisation) == (
+        "convex",
+        0.95,
+        "theoretical-min",
+    )
+    assert (hybrid.depth, hybrid.reranker, hybrid.rerank_depth) == (100, "none", 20)
+    assert (hybrid.rrf_k, hybrid.weights) == (60, {"dense": 1.0, "bm25": 1.0})
     assert (config.dense.chunk_tokens, config.dense.chunk_overlap) == (254, 32)

@@ -1,4 +1,4 @@
-"""Hand-computed values for every measure, and the seed's metric table definitions."""
+"""Hand-computed values for every measure, and the metric definitions in docs/metrics.md."""
 
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ def test_hand_computed_value(measure: str) -> None:
     )
 
 
-def test_seed_metric_table_definitions() -> None:
-    """Seed 003: MRR = 1/rank of first relevant; NDCG@10 binary; P@5 = relevant in top 5 / 5."""
+def test_the_documented_metric_definitions() -> None:
+    """MRR = 1/rank of first relevant; NDCG@10 binary; P@5 = relevant in top 5 / 5."""
     qrels = {"q": {"r1": 1, "r2": 1}}
     ranking = {"q": ["a", "r1", "b", "r2", "c", "d"]}
     values = evaluate(qrels, ranking, ["mrr", "ndcg@10", "p@5"])

@@ -42,8 +42,9 @@ INPUTS: tuple[InputSpec, ...] = (
     ),
     InputSpec(
         "baseline",
-        "baseline.json",
-        "Baseline file the run is compared with (path in the repository).",
+        "",
+        "Baseline file the run is compared with (path in the repository). Empty: from the config "
+        "file, else `baseline.json`.",
     ),
     InputSpec(
         "paths",
@@ -52,7 +53,12 @@ INPUTS: tuple[InputSpec, ...] = (
         "matching file the evaluation is skipped and the status is success. Empty: always "
         "evaluate.",
     ),
-    InputSpec("tolerance", "0.05", "Largest allowed relative drop of a gated metric (0.05 = 5%)."),
+    InputSpec(
+        "tolerance",
+        "",
+        "Largest allowed relative drop of a gated metric (0.05 = 5%). Empty: from the config "
+        "file, else `0.05`.",
+    ),
     InputSpec(
         "fail-on-regression",
         "true",
@@ -99,9 +105,9 @@ INPUTS: tuple[InputSpec, ...] = (
     ),
     InputSpec(
         "report-dir",
-        "retrieval-eval-report",
+        "",
         "Folder for `report.json`, `report.md` and, on fork pull requests, the files `mode: "
-        "publish` reads.",
+        "publish` reads. Empty: from the config file, else `retrieval-eval-report`.",
     ),
     InputSpec(
         "cache-dir",

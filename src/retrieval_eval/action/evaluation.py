@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from retrieval_eval.action.comment import room_for_report
+from retrieval_eval.action.event import Activity, PullRequestActivity
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.compare.history import history_file
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
@@ -33,16 +35,15 @@ class Evaluated:
     metrics: dict[str, dict[str, float]]
 
 
-def run_overrides(settings: ActionSettings, baseline: Path) -> dict[str, object]:
+def run_overrides(settings: ActionSettings) -> dict[str, object]:
     """Action inputs that map onto run settings; empty inputs leave the config file's value."""
-    overrides: dict[str, object] = {
-        "baseline": baseline,
-        "tolerance": settings.tolerance,
-        "report_dir": settings.report_dir,
-    }
+    overrides: dict[str, object] = {}
     for key, value in (
         ("datasets", settings.datasets),
         ("corpus", settings.corpus),
+        ("baseline", settings.baseline_input),
+        ("tolerance", settings.tolerance),
+        ("report_dir", settings.report_dir_input),
         ("cache_dir", settings.cache_dir),
         ("model_dir", settings.runner.model_dir),
     ):
@@ -53,18 +54,42 @@ def run_overrides(settings: ActionSettings, baseline: Path) -> dict[str, object]
     return overrides
 
 
-def fork_without_judge_key(settings: ActionSettings) -> bool:
-    """A fork's pull_request run gets no secrets: a missing key there is expected, not an error."""
-    from retrieval_eval.action.event import PullRequestActivity, decide_activity, read_event
+def configure(
+    settings: ActionSettings, activity: Activity, commands: WorkflowCommands
+) -> ActionSettings:
+    """Build the run's settings once: built-in default < configuration file < non-empty input.
 
+    An invalid configuration is kept, not raised: it becomes the run's ``error``
+    verdict only if the run evaluates (a pull request outside ``paths`` skips).
+    """
+    from retrieval_eval.settings import load_settings
+
+    try:
+        with commands.group("Configuration"):
+            run = load_settings(
+                workdir=settings.runner.workspace,
+                config_file=settings.config,
+                overrides=run_overrides(settings),
+                overrides_source="Action inputs",
+            )
+            if run.judge.enabled and _fork_without_judge_key(settings, activity):
+                commands.warning(
+                    "the LLM judge is skipped: this fork pull request's run gets no secrets, "
+                    "so ANTHROPIC_API_KEY is not set"
+                )
+                run = run.model_copy(
+                    update={"judge": run.judge.model_copy(update={"enabled": False})}
+                )
+            commands.info(run.model_dump_json(indent=2))
+    except RetrievalEvalError as error:
+        return replace(settings, config_error=error)
+    return replace(settings, run=run)
+
+
+def _fork_without_judge_key(settings: ActionSettings, activity: Activity) -> bool:
+    """A fork's pull_request run gets no secrets: a missing key there is expected, not an error."""
     if settings.runner.anthropic_api_key is not None:
         return False
-    activity = decide_activity(
-        mode=settings.mode,
-        event_name=settings.runner.event_name,
-        payload=read_event(settings.runner.event_path),
-        sha=settings.runner.sha,
-    )
     return isinstance(activity, PullRequestActivity) and activity.token_is_read_only
 
 
@@ -82,25 +107,20 @@ def evaluate(
     from retrieval_eval.action.shard_modes import shard_report_folders
     from retrieval_eval.pipeline import run_evaluation
     from retrieval_eval.render.markdown import render_markdown
-    from retrieval_eval.settings import load_settings
     from retrieval_eval.sharded import merge_shards
 
+    if settings.config_error is not None:
+        return failed(settings.config_error, commands, settings, notices)
+    assert settings.run is not None, "configure() runs before evaluate()"
+    run_settings = settings.run
+    if baseline.resolve() != run_settings.baseline:
+        # A pull request is gated against its base commit's baseline, read into a scratch copy;
+        # the history (it only draws the sparklines) stays the one beside the workspace's.
+        history = run_settings.history or history_file(run_settings.baseline)
+        run_settings = run_settings.model_copy(
+            update={"baseline": baseline.resolve(), "history": history}
+        )
     try:
-        with commands.group("Configuration"):
-            run_settings = load_settings(
-                workdir=settings.runner.workspace,
-                config_file=settings.config,
-                overrides=run_overrides(settings, baseline),
-                overrides_source="Action inputs",
-            )
-            if run_settings.judge.enabled and fork_without_judge_key(settings):
-                commands.warning(
-                    "the LLM judge is skipped: this fork pull request's run gets no secrets, "
-                    "so ANTHROPIC_API_KEY is not set"
-                )
-                off = run_settings.judge.model_copy(update={"enabled": False})
-                run_settings = run_settings.model_copy(update={"judge": off})
-            commands.info(run_settings.model_dump_json(indent=2))
         with commands.group("Evaluation"):
             if settings.mode == "merge":
                 outcome = merge_shards(
@@ -125,12 +145,17 @@ def evaluate(
     if outcome.error is not None:
         commands.error(str(outcome.error))
     if outcome.report is not None:
-        summary = render_markdown(outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices)
+        summary = render_markdown(
+            outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices, full=outcome.markdown
+        )
         comment = render_markdown(
-            outcome.report, max_chars=room_for_report(settings.comment_id), notices=notices
+            outcome.report,
+            max_chars=room_for_report(settings.comment_id),
+            notices=notices,
+            full=outcome.markdown,
         )
     else:
-        summary = comment = _no_report_markdown(outcome, notices)
+        summary = comment = _no_report_markdown(outcome, notices, settings.runner.workspace)
     result = Evaluated(
         verdict=outcome.verdict,
         exit_code=outcome.exit_code,
@@ -144,20 +169,18 @@ def evaluate(
     return result
 
 
-def _no_report_markdown(outcome: Any, notices: Sequence[str]) -> str:
+def _no_report_markdown(outcome: Any, notices: Sequence[str], workspace: Path) -> str:
     """Invalid datasets or a failed run produce no report; say what went wrong instead."""
-    lines = [*notices, f"### retrieval-eval: {outcome.verdict}", "", outcome.status_description, ""]
-    lines += [f"- `{_location(p)}` {getattr(p, 'message', p)}" for p in outcome.problems[:50]]
-    if len(outcome.problems) > 50:
-        lines.append(f"- … and {len(outcome.problems) - 50} more (see the job's annotations)")
-    if outcome.error is not None:
-        lines.append(f"```\n{outcome.error}\n```")
-    return "\n".join(lines) + "\n"
+    from retrieval_eval.render.no_report import no_report_markdown
 
-
-def _location(problem: Any) -> str:
-    file, line = getattr(problem, "file", None), getattr(problem, "line", None)
-    return f"{file}:{line}" if line else str(file or "")
+    return no_report_markdown(
+        verdict=outcome.verdict,
+        description=outcome.status_description,
+        problems=outcome.problems,
+        error=outcome.error,
+        notices=notices,
+        workspace=workspace,
+    )
 
 
 def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None:
@@ -181,9 +204,15 @@ def failed(
     notices: Sequence[str],
 ) -> Evaluated:
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
+    from retrieval_eval.render.no_report import no_report_markdown
+
     commands.error(str(error), file=error.file, line=error.line)
-    markdown = "\n".join(
-        [*notices, "### ❌ retrieval-eval could not evaluate", "", "```", str(error), "```", ""]
+    markdown = no_report_markdown(
+        verdict="error",
+        description="retrieval-eval could not evaluate:",
+        error=error,
+        notices=notices,
+        workspace=settings.runner.workspace,
     )
     result = Evaluated(
         verdict="error",

@@ -1,6 +1,12 @@
 """``ActionSettings``: every Action input and runner variable, converted and checked once.
 
 Built from a mapping (the process environment at the edge, a dict in tests).
+An input that can also be set in the configuration file (``datasets``,
+``corpus``, ``baseline``, ``tolerance``, ``report-dir``, ``cache-dir``)
+defaults to empty in ``action.yml``, and empty means "not given": the runner
+passes every declared input, so a non-empty default would always override the
+file. ``action.evaluation.configure`` then builds the run's settings once:
+built-in default < configuration file < non-empty input.
 Every bad value is collected, so one failed run lists all of them, each naming
 the input and what it accepts. The token is a ``SecretStr``: it never shows in
 a repr, a log line or an error message.
@@ -17,7 +23,8 @@ from typing import Literal, TypeVar, get_args
 from pydantic import SecretStr
 
 from retrieval_eval.action.action_inputs import INPUTS, InputSpec
-from retrieval_eval.errors import ConfigError
+from retrieval_eval.errors import ConfigError, RetrievalEvalError
+from retrieval_eval.settings import RunSettings
 
 CommentMode = Literal["update", "new", "off"]
 BaselineSource = Literal["base", "workspace"]
@@ -60,9 +67,9 @@ class ActionSettings:
     datasets: Path | None
     corpus: Path | None
     config: Path | None
-    baseline: Path
+    baseline_input: Path | None  # None: the `baseline` input was empty
     paths: tuple[str, ...]
-    tolerance: float
+    tolerance: float | None
     fail_on_regression: bool
     github_token: SecretStr
     comment: CommentMode
@@ -70,13 +77,36 @@ class ActionSettings:
     status_context: str
     baseline_source: BaselineSource
     mode: Mode
-    report_dir: Path
+    report_dir_input: Path | None  # None: the `report-dir` input was empty
     cache_dir: Path | None
     github_retry_seconds: float
     runner: RunnerContext
     judge: bool = False
     shard: str = ""  # "I/N"; parsed where it is used
     shard_artifacts: Path | None = None
+    # The run's settings (defaults < config file < inputs), built once by
+    # ``action.evaluation.configure``; or why they could not be.
+    run: RunSettings | None = None
+    config_error: RetrievalEvalError | None = None
+
+    @property
+    def baseline(self) -> Path:
+        return self._path("baseline", self.baseline_input)
+
+    @property
+    def report_dir(self) -> Path:
+        return self._path("report_dir", self.report_dir_input)
+
+    def _path(self, name: str, given: Path | None) -> Path:
+        """The run's value; before the configuration is read (or when it is invalid),
+        the input, else the built-in default."""
+        if self.run is not None:
+            value: Path = getattr(self.run, name)
+            return value
+        if given is not None:
+            return given
+        default: Path = RunSettings.model_fields[name].default
+        return (self.runner.workspace / default).resolve()
 
 
 class _Collector:
@@ -135,6 +165,11 @@ def _tolerance(value: str) -> float:
     if not 0.0 <= number < 1.0:
         raise ValueError(f"accepts a number from 0 to 1 (0.05 = 5%), got {value!r}")
     return number
+
+
+def _optional_number(convert: Callable[[str], float]) -> Callable[[str], float | None]:
+    """Empty means "not given": the config file or the tool's default decides."""
+    return lambda value: convert(value) if value else None
 
 
 def _seconds(value: str) -> float:
@@ -230,9 +265,9 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         datasets=c.convert("datasets", optional_path, None),
         corpus=c.convert("corpus", optional_path, None),
         config=c.convert("config", optional_path, None),
-        baseline=c.convert("baseline", required_path, workspace),
+        baseline_input=c.convert("baseline", optional_path, None),
         paths=c.convert("paths", _globs, ()),
-        tolerance=c.convert("tolerance", _tolerance, 0.05),
+        tolerance=c.convert("tolerance", _optional_number(_tolerance), None),
         fail_on_regression=c.convert("fail-on-regression", _boolean, True),
         github_token=c.convert("github-token", _token, SecretStr("")),
         comment=c.convert("comment", _choice("update", "new", "off"), "update"),  # type: ignore[arg-type]
@@ -240,7 +275,7 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         status_context=status_context,
         baseline_source=c.convert("baseline-source", _choice("base", "workspace"), "base"),  # type: ignore[arg-type]
         mode=c.convert("mode", _choice(*MODES), "evaluate"),  # type: ignore[arg-type]
-        report_dir=c.convert("report-dir", required_path, workspace),
+        report_dir_input=c.convert("report-dir", optional_path, None),
         cache_dir=c.convert("cache-dir", _any_path(workspace), None),
         github_retry_seconds=c.convert("github-retry-seconds", _seconds, 60.0),
         runner=runner,

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from retrieval_eval.action.commit import run_commit
+from retrieval_eval.action.evaluation import configure
 from retrieval_eval.action.event import (
     CommitActivity,
     PublishActivity,
@@ -61,6 +62,7 @@ def _dispatch(settings: ActionSettings, commands: WorkflowCommands) -> ExitCode:
         payload=read_event(runner.event_path),
         sha=runner.sha,
     )
+    settings = configure(settings, activity, commands)
     quiet_identity_probe()
     api = GitHubApi(
         token=settings.github_token,

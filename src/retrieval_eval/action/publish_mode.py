@@ -23,6 +23,11 @@ def run_publish(
     settings: ActionSettings, activity: PublishActivity, api: GitHubApi, commands: WorkflowCommands
 ) -> ExitCode:
     summary = settings.runner.step_summary_file
+    if settings.config_error is not None:
+        commands.warning(
+            f"the configuration file is not valid ({settings.config_error}); reading fork "
+            f"results from {settings.report_dir.name}/"
+        )
     try:
         results = read_fork_results(settings.report_dir)
     except RetrievalEvalError as error:

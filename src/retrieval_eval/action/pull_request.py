@@ -8,8 +8,10 @@ comment and status are posted (or, for a fork, written to files for
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
+from retrieval_eval.action.base_config import base_config_file, gate_from_base, proposal_notice
 from retrieval_eval.action.baseline_source import (
     BaselineChoice,
     baseline_at_base,
@@ -18,7 +20,7 @@ from retrieval_eval.action.baseline_source import (
 )
 from retrieval_eval.action.changed_files import ChangedFiles, changed_files
 from retrieval_eval.action.deliver import deliver
-from retrieval_eval.action.evaluation import Evaluated, evaluate, failed
+from retrieval_eval.action.evaluation import Evaluated, evaluate, failed, run_overrides
 from retrieval_eval.action.event import PullRequestActivity
 from retrieval_eval.action.fork import ForkMetadata, write_fork_results
 from retrieval_eval.action.github_api import GitHubApi
@@ -55,7 +57,11 @@ def run_pull_request(
             choice = _choose_baseline(settings, pull, api, changes, Path(scratch))
         except RetrievalEvalError as error:
             return _publish(settings, pull, api, commands, failed(error, commands, settings, ()))
-        notices = []
+        try:
+            settings, proposal = _gate_from_base(settings, pull, api, Path(scratch), commands)
+        except RetrievalEvalError as error:
+            return _publish(settings, pull, api, commands, failed(error, commands, settings, ()))
+        notices = [proposal] if proposal else []
         if choice.changed_by_pr:
             notices.append(change_notice(choice))
             commands.warning(change_notice(choice).replace("**", ""), title="baseline changed")
@@ -65,6 +71,41 @@ def run_pull_request(
             settings, baseline=choice.path, notices=notices, write_baseline=False, commands=commands
         )
     return _publish(settings, pull, api, commands, result)
+
+
+def _gate_from_base(
+    settings: ActionSettings,
+    pull: PullRequestActivity,
+    api: GitHubApi,
+    scratch: Path,
+    commands: WorkflowCommands,
+) -> tuple[ActionSettings, str | None]:
+    """With ``baseline-source: base``, the gate's settings come from the base commit too."""
+    if settings.baseline_source != "base" or settings.run is None:
+        return settings, None
+    base_file, origin = base_config_file(
+        workspace=settings.runner.workspace,
+        config_input=settings.config,
+        base_sha=pull.base_sha,
+        fetch_from_api=api.file_at,
+        scratch_dir=scratch,
+    )
+    gate = gate_from_base(
+        settings.run,
+        base_file=base_file,
+        origin=origin,
+        workspace=settings.runner.workspace,
+        overrides=run_overrides(settings),
+    )
+    commands.info(f"The gate's settings come from {origin}.")
+    notice = proposal_notice(gate)
+    if notice is not None:
+        commands.warning(
+            "This pull request changes settings that decide the verdict; they take effect "
+            "after merge: " + "; ".join(f"{b} → {a}" for b, a in gate.proposed),
+            title="gate settings changed",
+        )
+    return replace(settings, run=gate.run), notice
 
 
 def _log_changes(

@@ -36,7 +36,7 @@ def run_shard_mode(settings: ActionSettings, commands: WorkflowCommands) -> Exit
         run_settings = load_settings(
             workdir=settings.runner.workspace,
             config_file=settings.config,
-            overrides=run_overrides(settings, settings.baseline),
+            overrides=run_overrides(settings),
             overrides_source="Action inputs",
         )
         commands.info(run_settings.model_dump_json(indent=2))
@@ -55,7 +55,12 @@ def run_shard_mode(settings: ActionSettings, commands: WorkflowCommands) -> Exit
                 merged = merge_caches(run_settings.cache_dir, caches, verify_model(dense.model_dir))
                 commands.info(f"{merged.added} vectors from {merged.sources} cache(s)")
         with commands.group(f"Evaluating shard {shard}"):
-            outcome = run_shard(run_settings, shard, progress=False)
+            outcome = run_shard(
+                run_settings,
+                shard,
+                progress=False,
+                anthropic_api_key=settings.runner.anthropic_api_key,
+            )
         if outcome.invalid is not None:
             for problem in outcome.invalid.problems:
                 commands.error(problem.message, file=str(problem.file), line=problem.line)

@@ -1,4 +1,4 @@
-"""`retrieval-eval beir DIR`: a built-in retriever on a BEIR folder, scored.
+"""`retrieval-eval beir DIR`: a retriever on a BEIR folder, scored.
 
 For comparing our retrievers with published BEIR numbers and with each other
 on real judgments (docs/benchmarks.md uses it on Cranfield). The TREC run it
@@ -18,6 +18,7 @@ from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.registry import (
+    RETRIEVER_NAMES,
     build_retriever,
     close_retriever,
     with_machine_defaults,
@@ -28,6 +29,8 @@ from retrieval_eval.score.latency import latency_summary
 from retrieval_eval.vocabulary import ExitCode
 
 BUILT_IN = ("dense", "bm25", "hybrid", "like")
+# `custom` and the services need their [retrievers.<name>] table, given with --config.
+CONFIGURED = tuple(name for name in RETRIEVER_NAMES if name not in BUILT_IN)
 MEASURES = ("ndcg@10", "mrr@10", "p@5", "recall@100", "map")
 _PATH = click.Path(path_type=Path)
 
@@ -37,10 +40,17 @@ _PATH = click.Path(path_type=Path)
 @click.option(
     "--retriever",
     "retriever_name",
-    type=click.Choice(BUILT_IN),
+    type=click.Choice(RETRIEVER_NAMES),
     default="bm25",
     show_default=True,
-    help="Built-in retriever to evaluate.",
+    help=f"Retriever to evaluate ({', '.join(CONFIGURED)} need --config).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="retrieval-eval.toml (or pyproject.toml) whose [retrievers] tables to use; "
+    "relative paths in it are taken from the current directory.",
 )
 @click.option(
     "--split", default="test", show_default=True, help="qrels/<split>.tsv to score against."
@@ -67,6 +77,7 @@ _PATH = click.Path(path_type=Path)
 def beir(
     directory: Path,
     retriever_name: str,
+    config_file: Path | None,
     split: str,
     k: int,
     json_path: Path | None,
@@ -74,23 +85,21 @@ def beir(
     model_dir: Path | None,
     cache_dir: Path | None,
 ) -> int:
-    """Evaluate a built-in retriever on the BEIR folder DIRECTORY."""
-    data = load_beir(directory, split)
-    config = RetrieversConfig()
-    config = config.model_copy(
-        update={
-            "dense": config.dense.model_copy(
-                update={"model_dir": model_dir, "cache_dir": cache_dir}
-            )
-        }
+    """Evaluate a retriever on the BEIR folder DIRECTORY."""
+    config = retrievers_config(config_file, model_dir=model_dir, cache_dir=cache_dir)
+    retriever = build_retriever(
+        retriever_name,
+        config,
+        anthropic_api_key=anthropic_api_key_value(),
+        rerank_cache_dir=cache_dir / "rerank" if cache_dir is not None else None,
     )
-    config = with_machine_defaults(config, home=Path.home(), cores=_available_cores())
-    retriever = build_retriever(retriever_name, config)
     try:
+        data = load_beir(directory, split)
         setup_s = time_index(retriever, data.corpus)
         queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
         timed = run_queries(retriever, queries, k)
         described = dict(retriever.describe())
+        missing = getattr(retriever, "queries_missing", None)
     finally:
         close_retriever(retriever)
 
@@ -107,15 +116,59 @@ def beir(
         **{measure: _mean(per_query[measure].values()) for measure in MEASURES},
         "latency_p50_ms": latency.p50_ms,
         "latency_p95_ms": latency.p95_ms,
+        **_rerank_latency(timed),
+        "cost_per_query_usd": _mean(t.result.cost_usd for t in timed),
         "setup_s": setup_s,
         "config": described,
     }
+    if isinstance(missing, list):
+        summary["queries_missing"] = len(missing)
     click.echo(_table(summary))
     if json_path is not None:
         atomic_write_text(json_path, json.dumps(summary, indent=2, default=str) + "\n")
     if run_path is not None:
         atomic_write_text(run_path, trec_run(timed, run_name=f"retrieval-eval-{retriever_name}"))
     return ExitCode.OK
+
+
+def retrievers_config(
+    config_file: Path | None, *, model_dir: Path | None, cache_dir: Path | None
+) -> RetrieversConfig:
+    """The [retrievers] tables: the file's (secrets from the environment) or the defaults.
+    The flags win over the file for the model and the embedding cache."""
+    dense_flags = {
+        name: value
+        for name, value in (("model_dir", model_dir), ("cache_dir", cache_dir))
+        if value is not None
+    }
+    if config_file is None:
+        config = RetrieversConfig()
+        config = config.model_copy(
+            update={"dense": config.dense.model_copy(update={"cache_dir": None, **dense_flags})}
+        )
+        return with_machine_defaults(config, home=Path.home(), cores=_available_cores())
+    from retrieval_eval.settings import load_settings
+
+    settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides={})
+    config = settings.retrievers
+    if dense_flags:
+        config = config.model_copy(update={"dense": config.dense.model_copy(update=dense_flags)})
+    return config
+
+
+def anthropic_api_key_value() -> str | None:
+    """The rerank stage's key comes only from the environment: config files get committed."""
+    value = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+    return value or None
+
+
+def _rerank_latency(timed: list[TimedResult]) -> dict[str, float | None]:
+    """The rerank stage's own latency, when the retriever has one (inside latency_*)."""
+    seconds = [t.result.rerank_s for t in timed if t.result.rerank_s is not None]
+    if not seconds:
+        return {}
+    summary = latency_summary(seconds)
+    return {"rerank_p50_ms": summary.p50_ms, "rerank_p95_ms": summary.p95_ms}
 
 
 def trec_run(timed: list[TimedResult], *, run_name: str) -> str:
@@ -149,6 +202,12 @@ def _table(summary: dict[str, object]) -> str:
         *((measure, f"{summary[measure]:.4f}") for measure in MEASURES),
         ("latency p50", _millis(summary["latency_p50_ms"])),
         ("latency p95", _millis(summary["latency_p95_ms"])),
+        *(
+            (label, _millis(summary[key]))
+            for label, key in (("rerank p50", "rerank_p50_ms"), ("rerank p95", "rerank_p95_ms"))
+            if key in summary
+        ),
+        ("cost/query", f"${summary['cost_per_query_usd']:.6f}"),
         ("setup", f"{summary['setup_s']:.2f} s"),
     ]
     return "\n".join(f"{name:<12} {value}" for name, value in rows)

@@ -109,8 +109,8 @@ def report_outcome(outcome: RunOutcome, *, print_report: bool) -> None:
         click.echo(f"{shown}:{problem.line}: {problem.message}", err=True)
     if outcome.error is not None:
         click.echo(f"error: {outcome.error}", err=True)
-    if print_report and outcome.report_markdown is not None:
-        click.echo(outcome.report_markdown.read_text(encoding="utf-8"), nl=False)
+    if print_report and outcome.markdown is not None:
+        click.echo(outcome.markdown, nl=False)
     if outcome.report_json is not None:
         click.echo(f"report: {outcome.report_json} and {outcome.report_markdown}", err=True)
     click.echo(outcome.status_description, err=True)

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from retrieval_eval.commands.run import (
+    anthropic_api_key,
     report_outcome,
     settings_from_flags,
     settings_options,
@@ -18,7 +19,9 @@ from retrieval_eval.sharding import parse_shard
 
 
 def run_one_shard(settings: RunSettings, shard_text: str, *, progress: bool) -> int:
-    outcome = run_shard(settings, parse_shard(shard_text), progress=progress)
+    outcome = run_shard(
+        settings, parse_shard(shard_text), progress=progress, anthropic_api_key=anthropic_api_key()
+    )
     if outcome.invalid is not None:
         report_outcome(outcome.invalid, print_report=False)
         return int(outcome.exit_code)

@@ -32,7 +32,7 @@ PARTIAL_SCHEMA_VERSION = 1
 # Settings that say where things are on one machine or how fast it works, never what
 # is measured: jobs of one matrix may differ in them and still merge.
 _LOCAL_SETTINGS = frozenset(
-    {"datasets", "corpus", "baseline", "report_dir", "cache_dir", "model_dir"}
+    {"datasets", "corpus", "baseline", "history", "report_dir", "cache_dir", "model_dir"}
 )
 _LOCAL_DENSE_SETTINGS = frozenset(
     {"model_dir", "cache_dir", "persist_dir", "threads", "batch_size", "token_budget"}

@@ -14,11 +14,8 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-import onnx
-
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_bytes
-from retrieval_eval.index.model_build import build_model
 from retrieval_eval.index.model_quantize import (
     INT8_SHA256,
     PINNED_WITH_ONNXRUNTIME,
@@ -121,6 +118,12 @@ def install_model(
             return InstalledModel(model_dir, expected, built=False)
     except InputError:
         pass
+    # Imported here, not at the top: every run verifies the model, only an install builds
+    # it, and the Action's image drops onnx once its model is built (docker/unused.txt).
+    import onnx
+
+    from retrieval_eval.index.model_build import build_model
+
     source = weights_dir if weights_dir is not None else packaged_weights_dir()
     missing = [name for name in TOKENIZER_FILES if not (source / name).is_file()]
     if missing:

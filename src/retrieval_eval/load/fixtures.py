@@ -115,7 +115,3 @@ class LocatedFixture:
     fixture: Fixture
     file: Path
     line: int
-
-    @property
-    def location(self) -> str:
-        return f"{self.file}:{self.line}"

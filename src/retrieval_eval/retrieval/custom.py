@@ -26,8 +26,19 @@ def build_custom(config: CustomConfig) -> Retriever:
 
 
 def load_factory(spec: str, options: Mapping[str, object]) -> Retriever:
-    module_name, _, attribute = spec.partition(":")
     label = f"retrievers.custom.python = {spec!r}"
+    retriever = call_factory(spec, options, label=label)
+    if not isinstance(retriever, Retriever):
+        raise ConfigError(
+            f"{label}: the factory returned {type(retriever).__name__}, which lacks the Retriever "
+            "protocol (name, index(corpus), search(query, k, tags), describe())"
+        )
+    return retriever
+
+
+def call_factory(spec: str, options: Mapping[str, object], *, label: str) -> object:
+    """Import ``module:callable`` and call it with ``options`` as keyword arguments."""
+    module_name, _, attribute = spec.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
@@ -36,17 +47,11 @@ def load_factory(spec: str, options: Mapping[str, object]) -> Retriever:
     if not callable(factory):
         raise ConfigError(f"{label}: {module_name} has no callable {attribute}")
     try:
-        retriever = factory(**options)
+        return factory(**options)
     except Exception as error:
         raise RetrievalEvalError(
             f"{label}: the factory raised {type(error).__name__}: {error}"
         ) from error
-    if not isinstance(retriever, Retriever):
-        raise ConfigError(
-            f"{label}: the factory returned {type(retriever).__name__}, which lacks the Retriever "
-            "protocol (name, index(corpus), search(query, k, tags), describe())"
-        )
-    return retriever
 
 
 class FactoryRetriever:

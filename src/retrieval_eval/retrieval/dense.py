@@ -49,10 +49,16 @@ class DenseRetriever:
         self.model_dir = config.model_dir
         self._embedding: MiniLMEmbedding | None = None
         self._cache: EmbeddingCache | None = None
+        self._warnings: list[str] = []
         self._client: Any = None
         self._collection: Any = None
         self._table: ChunkTable | None = None
         self._position: dict[str, int] = {}
+
+    @property
+    def warnings(self) -> list[str]:
+        """What indexing healed on its way (a damaged embedding cache), for the run's log."""
+        return list(self._warnings)
 
     @property
     def embedding(self) -> MiniLMEmbedding | None:
@@ -64,6 +70,7 @@ class DenseRetriever:
         # Model loading happens here, not in __init__, so it is counted as setup time.
         if self.config.cache_dir is not None:
             self._cache = EmbeddingCache(self.config.cache_dir)
+            self._warnings = list(self._cache.warnings)
         embedding = MiniLMEmbedding(
             self.model_dir,
             self._cache,
@@ -83,22 +90,9 @@ class DenseRetriever:
         tags_by_doc = {doc.id: doc.tags for doc in corpus.documents}
         fingerprint = self._fingerprint(corpus, embedding.model_sha256)
 
-        if self.config.persist_dir is None:
-            self._client = chromadb.EphemeralClient()
-            # Ephemeral clients in one process share one store: a unique name keeps
-            # two retrievers (hybrid in a test next to dense) from seeing each other.
-            name = f"retrieval-eval-{uuid.uuid4().hex}"
-        else:
-            self._client = chromadb.PersistentClient(path=str(self.config.persist_dir))
-            name = PERSISTENT_COLLECTION
-            if self._reuse(name, fingerprint, len(chunks)):
-                self._detach_cache()
-                return
-        self._collection = self._client.create_collection(
-            name,
-            metadata={"hnsw:space": "cosine", "fingerprint": fingerprint},
-            embedding_function=embedding,
-        )
+        if self._open_collection(fingerprint, len(chunks)):
+            self._detach_cache()
+            return
         for start in range(0, len(chunks), EMBED_BATCH):
             batch = chunks[start : start + EMBED_BATCH]
             vectors = embedding.embed([chunk.text for chunk in batch])
@@ -173,6 +167,26 @@ class DenseRetriever:
         if self._cache is not None:
             self._cache.close()
             self._cache = None
+
+    def _open_collection(self, fingerprint: str, chunk_count: int) -> bool:
+        """Open the store and the collection to search; True when a kept collection
+        already holds these chunks (nothing to add). Other stores override this."""
+        if self.config.persist_dir is None:
+            self._client = chromadb.EphemeralClient()
+            # Ephemeral clients in one process share one store: a unique name keeps
+            # two retrievers (hybrid in a test next to dense) from seeing each other.
+            name = f"retrieval-eval-{uuid.uuid4().hex}"
+        else:
+            self._client = chromadb.PersistentClient(path=str(self.config.persist_dir))
+            name = PERSISTENT_COLLECTION
+            if self._reuse(name, fingerprint, chunk_count):
+                return True
+        self._collection = self._client.create_collection(
+            name,
+            metadata={"hnsw:space": "cosine", "fingerprint": fingerprint},
+            embedding_function=self._embedding,
+        )
+        return False
 
     def _reuse(self, name: str, fingerprint: str, chunk_count: int) -> bool:
         """Keep a persisted collection built from the same corpus, chunking and model."""

@@ -1,11 +1,11 @@
-"""The seed's keyword baseline, kept exactly: SQLite ``LIKE '%word%'``, ranked by hit count.
+"""The naive keyword baseline: SQLite ``LIKE '%word%'``, ranked by hit count.
 
 Deliberately naive — substring matching, no term weighting, no stemming — so
 it is the yardstick that shows what the other retrievers add (paraphrases and
 synonyms it cannot match). A document's hit count is the number of distinct
 query words (stop words removed) found in its title or body; more hits rank
 higher, ties go to the smaller document id, and the hit text is the whole
-document, as in the seed ("keyword groundedness uses the full text").
+document, so keyword groundedness is measured on the full text.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Retriever, SearchResult
@@ -30,6 +31,21 @@ class TimedResult:
     latency_s: float
 
 
+@runtime_checkable
+class QueryListRetriever(Protocol):
+    """A retriever that answers the whole query list itself: by query id (a run file),
+    or with several queries in flight (a search service). It measures each query's
+    latency the way ``run_queries`` does and calls ``on_result`` in query order."""
+
+    def search_queries(
+        self,
+        queries: Sequence[QuerySpec],
+        k: int,
+        *,
+        on_result: Callable[[TimedResult], None] | None = None,
+    ) -> list[TimedResult]: ...
+
+
 def time_index(retriever: Retriever, corpus: Corpus) -> float:
     """Seconds spent in ``retriever.index(corpus)``: the setup time reported beside latency."""
     started = time.perf_counter()
@@ -47,6 +63,8 @@ def run_queries(
     """Search every query once, in order; ``on_result`` lets a caller show progress."""
     if not queries:
         return []
+    if isinstance(retriever, QueryListRetriever):
+        return retriever.search_queries(queries, k, on_result=on_result)
     warm_up = queries[0]
     retriever.search(warm_up.text, k, warm_up.tags)
     results: list[TimedResult] = []

@@ -1,11 +1,11 @@
 """Keyword groundedness: did the retrieved text contain what an answer needs?
 
-Defined by the seed methodology as |expected keywords found in the retrieved
+Defined as |expected keywords found in the retrieved
 text| / |expected keywords|, matched case-insensitively as substrings. Keywords
 are compared case-folded and de-duplicated; blank ones are ignored.
 
-With no expected keywords the value is 1.0, the seed's convention. The seed
-warns that this makes a "no match" case look perfect even when a broken filter
+With no expected keywords the value is 1.0 (nothing was missing). That makes
+a "no match" case look perfect even when a broken filter
 returned unrelated text, so expect-empty fixtures must be judged by their own
 assertion (results must be empty), never by this number.
 """

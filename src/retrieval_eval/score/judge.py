@@ -1,6 +1,6 @@
 """The optional LLM judge: does the retrieved text support answering the query?
 
-Seed 000 treats the judge as useful but not deterministic, so it is opt-in, it
+An LLM judge is useful but not deterministic, so it is opt-in, it
 fails the run on an API error or a malformed score instead of recording a fake
 zero, and its scores survive a judge-disabled run only while every query's
 retrieved ids and judged text are exactly what was judged (see

@@ -25,16 +25,23 @@ def load_words(
 ) -> WordArray:
     """(n, num_words) little-endian words holding each token's bytes, zero-padded.
 
-    ``buffer`` must extend at least 8 * num_words + 8 bytes past every token start
-    (trec.tokens pads each block).
+    ``buffer`` must hold at least 8 bytes after every token's end (trec.tokens pads
+    each block). ``num_words`` is sized for the longest token, so a shorter token near
+    the end of the buffer has word offsets past its end: those loads are clamped into
+    the buffer and masked to zero, as they hold no byte of the token.
     """
     # A uint64 view with a one-byte stride: element i is the 8 bytes starting at byte i,
     # so an unaligned load is a single gather.
     unaligned = np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+    last = unaligned.size - 1
     out = np.empty((starts.size, num_words), dtype=np.uint64)
     for word in range(num_words):
-        remaining = np.minimum(lengths, 8) if word == 0 else np.clip(lengths - 8 * word, 0, 8)
-        out[:, word] = unaligned[starts + 8 * word] & _KEEP_BYTES[remaining]
+        if word == 0:
+            out[:, 0] = unaligned[starts] & _KEEP_BYTES[np.minimum(lengths, 8)]
+            continue
+        remaining = np.clip(lengths - 8 * word, 0, 8)
+        offsets = np.minimum(starts + 8 * word, last)
+        out[:, word] = unaligned[offsets] & _KEEP_BYTES[remaining]
     return out
 
 

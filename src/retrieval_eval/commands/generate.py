@@ -1,0 +1,204 @@
+"""`retrieval-eval generate`: synthetic golden fixtures written by Claude, checked against
+the corpus with BM25 and dense retrieval before they are kept."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast, get_args
+
+import click
+
+from retrieval_eval.author.claude import CachedClaude
+from retrieval_eval.author.generate import (
+    Checker,
+    GeneratePlan,
+    fixture_line,
+    flagged_line,
+)
+from retrieval_eval.author.generate import (
+    generate as run_generate,
+)
+from retrieval_eval.author.prompts import PROMPT_VERSION
+from retrieval_eval.commands.run import anthropic_api_key
+from retrieval_eval.errors import ConfigError, InputError
+from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.load.fixtures import RetrievalType
+from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, build_client
+from retrieval_eval.settings import load_settings
+from retrieval_eval.validate import validate_datasets
+from retrieval_eval.vocabulary import ExitCode
+
+_TYPES: tuple[str, ...] = get_args(RetrievalType)
+_CHECKERS = ("bm25", "dense", "like", "hybrid")
+
+
+def _csv(
+    choices: tuple[str, ...],
+) -> Callable[[click.Context, click.Parameter, str], tuple[str, ...]]:
+    """A comma-separated list of ``choices`` (order kept, repeats dropped)."""
+
+    def convert(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+        items = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+        if not items or any(v not in choices for v in items):
+            raise click.BadParameter(f"expected a comma-separated list of {', '.join(choices)}")
+        return items
+
+    return convert
+
+
+@click.command("generate")
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(path_type=Path),
+    help="Corpus to write queries about. Default: `corpus` from the config file.",
+)
+@click.option(
+    "--per-file",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Fixtures to keep in each dataset file.",
+)
+@click.option(
+    "--types",
+    "types",
+    callback=_csv(_TYPES),
+    default="semantic,keyword,hybrid",
+    show_default=True,
+    help="Dataset files to write.",
+)
+@click.option(
+    "--tags",
+    is_flag=True,
+    help="Add tag_filter cases to each file: one on a real tag, one expect_empty.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write into. Default: `datasets` from the config file.",
+)
+@click.option("--model", default=DEFAULT_JUDGE_MODEL, show_default=True, help="Claude model.")
+@click.option(
+    "--max-cost-usd",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="Stop before the API spend could pass this.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Which documents are chosen.")
+@click.option(
+    "--check-with",
+    "check_with",
+    callback=_csv(_CHECKERS),
+    default="bm25,dense",
+    show_default=True,
+    help="Retrievers every query is checked against.",
+)
+@click.option(
+    "--flagged",
+    "flagged_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where flagged queries go. Default: generate-flagged.jsonl in the report folder.",
+)
+@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Config file.")
+@click.option("--force", is_flag=True, help="Overwrite dataset files that exist.")
+def generate(
+    corpus_path: Path | None,
+    per_file: int,
+    types: tuple[str, ...],
+    tags: bool,
+    out: Path | None,
+    model: str,
+    max_cost_usd: float,
+    seed: int,
+    check_with: tuple[str, ...],
+    flagged_path: Path | None,
+    config_file: Path | None,
+    force: bool,
+) -> int:
+    """Write synthetic fixtures (ground_truth_source "synthetic") for each dataset file.
+
+    Needs ANTHROPIC_API_KEY unless every answer is already cached. Replies are cached
+    in the cache folder, so a re-run is free and writes the same files. Exit 0 when
+    done, 1 when the cost cap stopped it early (what was made is written), 2 on error.
+    """
+    overrides: dict[str, object] = {}
+    if corpus_path is not None:
+        overrides["corpus"] = corpus_path
+    if out is not None:
+        overrides["datasets"] = out
+    settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides=overrides)
+    targets = [settings.datasets / f"{kind}.jsonl" for kind in types]
+    existing = [t for t in targets if t.exists()]
+    if existing and not force:
+        raise InputError("exists; pass --force to replace it", file=existing[0])
+    corpus = load_corpus(settings.corpus)
+    key = anthropic_api_key()
+    client = (
+        build_client(
+            api_key=key.get_secret_value(),
+            base_url=settings.judge.base_url,
+            max_retries=settings.judge.max_retries,
+            timeout_s=settings.judge.timeout_s,
+        )
+        if key is not None
+        else None
+    )
+    claude = CachedClaude(
+        client,
+        model=model,
+        prompt_version=PROMPT_VERSION,
+        cache_dir=settings.cache_dir / "generate",
+        pricing=settings.judge.pricing(),
+        max_cost_usd=max_cost_usd,
+    )
+    retrievers = [build_retriever(name, settings.retrievers) for name in check_with]
+    try:
+        for retriever in retrievers:
+            click.echo(f"indexing {len(corpus.documents)} documents for {retriever.name}", err=True)
+            retriever.index(corpus)
+        plan = GeneratePlan(
+            types=cast(tuple[RetrievalType, ...], types), per_file=per_file, tags=tags, seed=seed
+        )
+        result = run_generate(
+            corpus, plan, claude, Checker(retrievers), progress=lambda m: click.echo(m, err=True)
+        )
+    finally:
+        for retriever in retrievers:
+            close_retriever(retriever)
+
+    flagged = [f for file in result.files for f in file.flagged]
+    for file in result.files:
+        path = settings.datasets / f"{file.retrieval_type}.jsonl"
+        lines = [fixture_line(f) for f in sorted(file.kept, key=lambda f: f.query_id)]
+        atomic_write_text(path, "".join(line + "\n" for line in lines))
+    flagged_file = flagged_path or settings.report_dir / "generate-flagged.jsonl"
+    if flagged:
+        atomic_write_text(flagged_file, "".join(flagged_line(f) + "\n" for f in flagged))
+
+    written = [settings.datasets / f"{f.retrieval_type}.jsonl" for f in result.files]
+    report = validate_datasets(written, corpus=corpus, min_fixtures=0, min_human=0)
+    if report.problems:  # our own output must validate; if not, that is a bug to report
+        raise ConfigError(f"generated fixtures do not validate: {report.problems[0]}")
+
+    for file in result.files:
+        click.echo(
+            f"{settings.datasets.name}/{file.retrieval_type}.jsonl: {len(file.kept)} fixtures "
+            f"({len(file.flagged)} flagged, {file.regenerated} regenerated)"
+        )
+        if len(file.kept) < per_file and result.stopped is None:
+            click.echo(f"warning: fewer than {per_file}: the corpus ran out of documents", err=True)
+    if flagged:
+        click.echo(f"flagged queries (not kept): {flagged_file}")
+    click.echo(
+        f"cost: ${claude.spent_usd:.4f} ({claude.calls} API calls, {claude.cached_calls} cached)"
+    )
+    if result.stopped is not None:
+        click.echo(f"stopped early: {result.stopped}", err=True)
+        return int(ExitCode.FAILED)
+    click.echo("next: retrieval-eval review FILE marks the ones you check as human-annotated")
+    return int(ExitCode.OK)

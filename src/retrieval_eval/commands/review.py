@@ -1,0 +1,84 @@
+"""`retrieval-eval review FILE`: accept, fix or reject synthetic fixtures one at a time."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from retrieval_eval.author.review import Console, DatasetLines, Review, SkipState
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.retrieval.registry import RETRIEVER_NAMES, build_retriever, close_retriever
+from retrieval_eval.settings import load_settings
+from retrieval_eval.vocabulary import ExitCode
+
+
+@click.command("review")
+@click.argument("dataset", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(path_type=Path),
+    help="Corpus the ids refer to. Default: `corpus` from the config file.",
+)
+@click.option(
+    "--retriever",
+    "retriever_name",
+    type=click.Choice(RETRIEVER_NAMES),
+    help="Retriever whose top 5 is shown. Default: the one the config file maps "
+    "this dataset file to.",
+)
+@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Config file.")
+@click.option("--include-skipped", is_flag=True, help="Show fixtures skipped earlier again.")
+def review(
+    dataset: Path,
+    corpus_path: Path | None,
+    retriever_name: str | None,
+    config_file: Path | None,
+    include_skipped: bool,
+) -> int:
+    """Review DATASET's synthetic fixtures: accepting one marks it human-annotated.
+
+    Every decision is written to the file at once; quit at any time (x, or end of
+    input) and run the command again to resume where you left off.
+    """
+    overrides: dict[str, object] = {"corpus": corpus_path} if corpus_path is not None else {}
+    settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides=overrides)
+    lines = DatasetLines(dataset)
+    state = SkipState(settings.cache_dir, dataset)
+    if include_skipped:
+        state.skipped.clear()
+    name = retriever_name or settings.retriever_for(dataset.name) or "hybrid"
+    if name not in RETRIEVER_NAMES:
+        raise ConfigError(f"retriever {name!r} for {dataset.name} is not one of {RETRIEVER_NAMES}")
+    corpus = load_corpus(settings.corpus)
+    retriever = build_retriever(name, settings.retrievers)
+    try:
+        if not Review(lines, state, corpus, retriever, _console()).pending():
+            click.echo(f"{dataset}: nothing to review (no synthetic fixtures left)")
+            return int(ExitCode.OK)
+        retriever.index(corpus)
+        session = Review(lines, state, corpus, retriever, _console())
+        left = session.run()
+    finally:
+        close_retriever(retriever)
+    t = session.tally
+    click.echo(
+        f"\n{t.accepted} accepted, {t.edited} edited, {t.rejected} rejected, {t.skipped} skipped; "
+        + (f"{left} left to review: run the same command to resume" if left else "all reviewed")
+    )
+    return int(ExitCode.OK)
+
+
+def _console() -> Console:
+    def ask(prompt: str) -> str:
+        click.echo(click.style(prompt, bold=True) + " > ", nl=False)
+        line = sys.stdin.readline()
+        if not line:
+            click.echo("")
+            raise EOFError
+        return line.rstrip("\n")
+
+    return Console(echo=click.echo, ask=ask)

@@ -1,0 +1,133 @@
+"""`retrieval-eval init` in a repository: what it detects, writes, keeps and checks."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.author.cli import retrieval_eval
+
+
+@pytest.fixture
+def repo(tmp_path: Path, repo_root: Path) -> Path:
+    """A project with notes in kb/ and search code in app/search/."""
+    shutil.copytree(repo_root / "datasets" / "corpus", tmp_path / "kb")
+    (tmp_path / "docs").mkdir()
+    for name in ("a.md", "b.md", "c.md", "d.md"):  # documentation, not the corpus
+        (tmp_path / "docs" / name).write_text("# Docs\n")
+    code = tmp_path / "app" / "search"
+    code.mkdir(parents=True)
+    (code / "index.py").write_text("import chromadb\n\nclient = chromadb.Client()\n")
+    (tmp_path / "app" / "web.py").write_text("print('hello')\n")
+    (tmp_path / "README.md").write_text("# My project\n")
+    return tmp_path
+
+
+def _workflow(path: Path) -> dict[Any, Any]:
+    loaded: dict[Any, Any] = yaml.safe_load(path.read_text())
+    return loaded
+
+
+def test_init_detects_the_corpus_and_code_and_writes_checked_files(repo: Path) -> None:
+    result = retrieval_eval("init", cwd=repo)
+
+    assert result.returncode == 0, result.stderr
+    assert "corpus: kb (61 Markdown notes)" in result.stdout
+    assert "retrieval code: app/search" in result.stdout
+    config = (repo / "retrieval-eval.toml").read_text()
+    assert 'corpus = "kb"' in config and 'datasets = "datasets"' in config
+    steps = _workflow(repo / ".github/workflows/retrieval-eval.yml")["jobs"]["evaluate"]["steps"]
+    assert steps[1]["uses"] == "org/retrieval-eval@v1"
+    assert steps[1]["with"]["paths"].split() == [
+        "app/search/**",
+        "kb/**",
+        "datasets/**",
+        "retrieval-eval.toml",
+        "baseline.json",
+    ]
+    assert "expected_top_k_ids" in (repo / "datasets" / "README.md").read_text()
+    assert not (repo / ".github/workflows/retrieval-eval-publish.yml").exists()
+    # The next three commands, with the detected paths filled in.
+    assert "retrieval-eval generate --corpus kb --per-file 20" in result.stdout
+    assert "retrieval-eval review datasets/semantic.jsonl" in result.stdout
+    assert "retrieval-eval run" in result.stdout
+    # The config is one `run` accepts: validation is what fails next (no datasets yet).
+    run = retrieval_eval("validate", "datasets", "--corpus", "kb", cwd=repo)
+    assert "no dataset files in this folder" in run.stderr
+
+
+def test_init_twice_changes_nothing_and_never_overwrites_without_force(repo: Path) -> None:
+    assert retrieval_eval("init", cwd=repo).returncode == 0
+    snapshot = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+
+    again = retrieval_eval("init", cwd=repo)
+    assert again.returncode == 0
+    assert again.stdout.count(": unchanged") == 3
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == snapshot
+
+    config = repo / "retrieval-eval.toml"
+    config.write_text("tolerance = 0.1\n" + config.read_text())
+    kept = retrieval_eval("init", cwd=repo)
+    assert "retrieval-eval.toml: exists and differs; kept (use --force" in kept.stdout
+    assert config.read_text().startswith("tolerance = 0.1\n")
+
+    forced = retrieval_eval("init", "--force", cwd=repo)
+    assert "retrieval-eval.toml: overwritten (--force)" in forced.stdout
+    assert "tolerance = 0.1" not in config.read_text()
+
+
+def test_a_broken_existing_config_is_reported_not_trusted(repo: Path) -> None:
+    (repo / "retrieval-eval.toml").write_text("tolerence = 0.1\n")
+    result = retrieval_eval("init", cwd=repo)
+    assert result.returncode == 2
+    assert "retrieval-eval.toml: unknown key 'tolerence'" in result.stderr
+
+
+def _readme_workflow(readme: str, title: str) -> dict[Any, Any]:
+    after = readme.split(title, 1)[1]
+    block = re.search(r"```yaml\n(.*?)```", after, re.DOTALL)
+    assert block is not None
+    loaded: dict[Any, Any] = yaml.safe_load(block.group(1))
+    return loaded
+
+
+def test_fork_safe_writes_the_readme_pair_plus_paths(repo: Path, repo_root: Path) -> None:
+    result = retrieval_eval("init", "--fork-safe", "--corpus", "kb", cwd=repo)
+    assert result.returncode == 0, result.stderr
+
+    readme = (repo_root / "README.md").read_text()
+    evaluate = _workflow(repo / ".github/workflows/retrieval-eval.yml")
+    paths = evaluate["jobs"]["evaluate"]["steps"][1].pop("with")["paths"]
+    assert "kb/**" in paths.split()
+    assert evaluate == _readme_workflow(readme, "`.github/workflows/retrieval-eval.yml` (every")
+    publish = _workflow(repo / ".github/workflows/retrieval-eval-publish.yml")
+    assert publish == _readme_workflow(readme, "`.github/workflows/retrieval-eval-publish.yml`")
+
+
+@pytest.mark.parametrize(
+    ("layout", "expected"),
+    [
+        ({"data/beir/corpus.jsonl": '{"_id": "1", "text": "x"}\n'}, "data/beir"),
+        ({"docs.jsonl": '{"id": "a", "title": "", "text": "hello"}\n'}, "docs.jsonl"),
+        ({"notes/a.md": "# A\n", "notes/b.md": "# B\n", "notes/x/c.md": "# C\n"}, "notes"),
+    ],
+)
+def test_corpus_formats_are_detected(tmp_path: Path, layout: dict[str, str], expected: str) -> None:
+    for name, text in layout.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    result = retrieval_eval("init", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f'corpus = "{expected}"' in (tmp_path / "retrieval-eval.toml").read_text()
+
+
+def test_no_corpus_found_says_so(tmp_path: Path) -> None:
+    result = retrieval_eval("init", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "warning: no corpus found" in result.stderr
+    assert 'corpus = "corpus"' in (tmp_path / "retrieval-eval.toml").read_text()

@@ -1,0 +1,1 @@
+"""Data files the tests and benchmarks need, shipped inside the repository."""

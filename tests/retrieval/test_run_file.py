@@ -1,0 +1,186 @@
+"""`run-file`: a precomputed run scored through `retrieval-eval beir`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.retrieval.run_file import parse_jsonl_run, parse_trec_run
+from tests.retrieval.service_helpers import REPO, beir_json, run_cli, tiny_beir
+
+# q1 perfect (d1, d3), q2 finds d4 second, q3 finds nothing relevant; q4–q6 are absent.
+TREC_RUN = """\
+q1 Q0 d1 1 2.5 nightly
+q1 Q0 d3 2 1.5 nightly
+q2 Q0 d1 1 0.9 nightly
+q2 Q0 d4 2 0.8 nightly
+q3 Q0 d4 1 0.1 nightly
+"""
+
+
+def _config(tmp_path: Path, run: Path | str, fmt: str) -> Path:
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text(f'[retrievers.run-file]\npath = "{run}"\nformat = "{fmt}"\n')
+    return config
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    return tiny_beir(tmp_path / "tiny")
+
+
+def test_a_trec_run_is_scored_and_missing_queries_are_counted(tmp_path: Path, tiny: Path) -> None:
+    run = tmp_path / "nightly.trec"
+    run.write_text(TREC_RUN)
+    # The path in the file is relative to where the command runs (like `run`).
+    done = run_cli(
+        "beir",
+        str(tiny),
+        "--retriever",
+        "run-file",
+        "--config",
+        str(_config(tmp_path, "nightly.trec", "trec")),
+        "--json",
+        "out.json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out.json").read_text())
+    assert summary["num_queries"] == 6
+    assert summary["queries_missing"] == 3
+    # MRR@10: q1 1, q2 1/2, q3 0, q4–q6 0 (missing = empty) → 1.5 / 6.
+    assert summary["mrr@10"] == pytest.approx(1.5 / 6)
+    assert summary["config"] == {"retriever": "run-file", "path": "nightly.trec", "format": "trec"}
+
+
+def test_a_jsonl_run_gives_the_same_numbers_as_the_trec_one(tmp_path: Path, tiny: Path) -> None:
+    trec, jsonl = tmp_path / "run.trec", tmp_path / "run.jsonl"
+    trec.write_text(TREC_RUN)
+    by_query: dict[str, list[dict[str, object]]] = {}
+    for line in TREC_RUN.splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        by_query.setdefault(qid, []).append({"id": doc, "score": float(score)})
+    jsonl.write_text(
+        "".join(json.dumps({"query_id": q, "hits": h}) + "\n" for q, h in by_query.items())
+    )
+    first = beir_json(tiny, "run-file", tmp_path / "a.json", config=_config(tmp_path, trec, "trec"))
+    (tmp_path / "b").mkdir()
+    second = beir_json(
+        tiny, "run-file", tmp_path / "b.json", config=_config(tmp_path / "b", jsonl, "jsonl")
+    )
+    for measure in ("ndcg@10", "mrr@10", "p@5", "recall@100", "map", "queries_missing"):
+        assert first[measure] == second[measure]
+
+
+def test_a_broken_line_is_reported_with_file_and_line(tmp_path: Path, tiny: Path) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 2.5 x\nq1 Q0 d3 2 high x\n")
+    done = run_cli(
+        "beir",
+        str(tiny),
+        "--retriever",
+        "run-file",
+        "--config",
+        str(_config(tmp_path, run, "trec")),
+    )
+    assert done.returncode == 2
+    assert done.stderr == f"error: {run}:2: score 'high' is not a number\n"
+
+
+def test_a_missing_file_fails_before_any_query(tmp_path: Path, tiny: Path) -> None:
+    config = _config(tmp_path, tmp_path / "absent.trec", "trec")
+    done = run_cli("beir", str(tiny), "--retriever", "run-file", "--config", str(config))
+    assert done.returncode == 2
+    assert "retrievers.run-file.path: no such file" in done.stderr
+    assert done.stdout == ""
+
+
+_ids = st.text(alphabet="abcdefghij0123456789-_/", min_size=1, max_size=8)
+_scores = st.floats(allow_nan=False, allow_infinity=False, width=32)
+
+
+@given(st.dictionaries(_ids, st.dictionaries(_ids, _scores, max_size=6), max_size=5))
+def test_trec_and_jsonl_parsers_read_back_what_was_written(
+    run: dict[str, dict[str, float]],
+) -> None:
+    trec = "".join(
+        f"{qid} Q0 {doc} {rank} {score!r} tag\n"
+        for qid, docs in run.items()
+        for rank, (doc, score) in enumerate(docs.items(), start=1)
+    )
+    jsonl = "".join(
+        json.dumps({"query_id": qid, "hits": [{"id": d, "score": s} for d, s in docs.items()]})
+        + "\n"
+        for qid, docs in run.items()
+    )
+    expected = {qid: docs for qid, docs in run.items() if docs}
+    parsed_trec = parse_trec_run(trec, file=Path("run.trec"))
+    assert {q: {h.doc_id: h.score for h in hits} for q, hits in parsed_trec.items()} == expected
+    parsed_jsonl = parse_jsonl_run(jsonl, file=Path("run.jsonl"))
+    assert {q: {h.doc_id: h.score for h in hits} for q, hits in parsed_jsonl.items() if hits} == (
+        expected
+    )
+
+
+@given(st.text(max_size=200))
+def test_the_parsers_take_any_text_without_crashing(text: str) -> None:
+    for parse in (parse_trec_run, parse_jsonl_run):
+        try:
+            parse(text, file=Path("run"))
+        except InputError as error:
+            assert error.line is not None
+
+
+def test_run_gates_a_run_file_and_counts_missing_queries_in_the_report(tmp_path: Path) -> None:
+    """`retrieval-eval run` on this repository's datasets with every fixture answered from
+    a run file: the expected documents for all fixtures but the first three, which are left
+    out. A tag filter on a fixture drops hits outside its tags."""
+    fixtures = [
+        json.loads(line)
+        for dataset in sorted((REPO / "datasets").glob("*.jsonl"))
+        for line in dataset.read_text(encoding="utf-8").splitlines()
+    ]
+    answered = fixtures[3:]
+    lines = [
+        f"{f['query_id']} Q0 {doc} {rank} {10 - rank} nightly"
+        for f in answered
+        for rank, doc in enumerate(f.get("expected_top_k_ids") or [], start=1)
+    ]
+    # A hit outside the corpus's tags for a tag-filtered fixture is dropped, not ranked.
+    tagged = next(f for f in answered if f.get("filters") and f.get("expected_top_k_ids"))
+    lines.append(f"{tagged['query_id']} Q0 untagged/nowhere 0 99 nightly")
+    (tmp_path / "nightly.trec").write_text("\n".join(lines) + "\n")
+    (tmp_path / "retrieval-eval.toml").write_text(
+        '[dataset_retrievers]\n"semantic.jsonl" = "run-file"\n"keyword.jsonl" = "run-file"\n'
+        '"hybrid.jsonl" = "run-file"\n\n[retrievers.run-file]\npath = "nightly.trec"\n'
+    )
+    done = run_cli(
+        "run",
+        "--datasets",
+        str(REPO / "datasets"),
+        "--corpus",
+        str(REPO / "datasets" / "corpus"),
+        "--baseline",
+        str(tmp_path / "baseline.json"),
+        "--report-dir",
+        str(tmp_path / "report"),
+        "--quiet",
+        cwd=tmp_path,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    missing = {d["name"]: d["queries_missing"] for d in report["datasets"]}
+    # Left out: the first three, and the fixtures expecting no result (no line to write).
+    in_file = {line.split()[0] for line in lines}
+    assert sum(missing.values()) == sum(f["query_id"] not in in_file for f in fixtures)
+    assert missing["hybrid.jsonl"] >= 3
+    assert all(d["retriever_config"]["retriever"] == "run-file" for d in report["datasets"])
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "queries are missing from the run file; they count as empty results." in markdown
+    ranked = {q["query_id"]: q for d in report["datasets"] for q in d["queries"]}
+    assert "untagged/nowhere" not in json.dumps(ranked[tagged["query_id"]])
