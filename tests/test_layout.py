@@ -31,7 +31,7 @@ STAGES = (
     "pipeline",
 )
 # Small modules every stage may use; they import nothing but each other.
-SHARED = frozenset({"", "errors", "fileio", "vocabulary", "results", "progress"})
+SHARED = frozenset({"", "errors", "fileio", "vocabulary", "results", "progress", "sharding"})
 # The edges: they call the pipeline or the stages, nothing calls them. `author` holds the
 # authoring tools behind `init`, `generate` and `review`.
 EDGES = frozenset({"action", "commands", "author", "cli", "__main__"})

@@ -105,9 +105,8 @@ def evaluate(
     # Imported here: the Action's settings and event handling must work (and fail clearly)
     # without paying for chromadb and onnxruntime.
     from retrieval_eval.action.shard_modes import shard_report_folders
-    from retrieval_eval.pipeline import run_evaluation
+    from retrieval_eval.pipeline import merge_shards, run_evaluation
     from retrieval_eval.render.markdown import render_markdown
-    from retrieval_eval.sharded import merge_shards
 
     if settings.config_error is not None:
         return failed(settings.config_error, commands, settings, notices)

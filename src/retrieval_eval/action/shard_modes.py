@@ -24,9 +24,9 @@ def run_shard_mode(settings: ActionSettings, commands: WorkflowCommands) -> Exit
     from retrieval_eval.index.cache_merge import merge_caches
     from retrieval_eval.index.model_install import verify_model
     from retrieval_eval.load.corpus import load_corpus
+    from retrieval_eval.pipeline import run_shard
     from retrieval_eval.retrieval.embed_shard import embed_into_cache
     from retrieval_eval.settings import load_settings
-    from retrieval_eval.sharded import run_shard
     from retrieval_eval.sharding import parse_shard
 
     if not settings.shard:

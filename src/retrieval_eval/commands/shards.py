@@ -13,8 +13,8 @@ from retrieval_eval.commands.run import (
     settings_from_flags,
     settings_options,
 )
+from retrieval_eval.pipeline import merge_shards, run_shard
 from retrieval_eval.settings import RunSettings
-from retrieval_eval.sharded import merge_shards, run_shard
 from retrieval_eval.sharding import parse_shard
 
 
