@@ -142,8 +142,7 @@ def _run(
     )
     if validation.problems:
         return invalid_outcome(validation.problems)
-    gated = [m for m in (*settings.measures, *LOWER_IS_BETTER) if settings.is_gated(m)]
-    previous = None if rewrite else load_baseline(settings.baseline, gated=gated)
+    previous = None if rewrite else load_baseline(settings.baseline, gated=_gated(settings))
 
     datasets: list[DatasetReport] = []
     with RetrieverPool(
@@ -399,8 +398,7 @@ def merge_shards(
         partials = [(directory, read_partial(directory)) for directory in shard_dirs]
         check_complete(partials, settings)
         ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
-        gated = [m for m in (*settings.measures, *LOWER_IS_BETTER) if settings.is_gated(m)]
-        previous = load_baseline(settings.baseline, gated=gated)
+        previous = load_baseline(settings.baseline, gated=_gated(settings))
         datasets = []
         for measured in merge_datasets(ordered, settings):
             recorded = previous.datasets.get(measured.name) if previous else None
@@ -419,6 +417,11 @@ def merge_shards(
         )
     except RetrievalEvalError as error:
         return error_outcome(error)
+
+
+def _gated(settings: RunSettings) -> list[str]:
+    """The metrics the gate compares, which is what the baseline is checked for."""
+    return [m for m in (*settings.measures, *LOWER_IS_BETTER) if settings.is_gated(m)]
 
 
 def _difference(after: tuple[int, int] | None, before: tuple[int, int] | None) -> tuple[int, int]:
