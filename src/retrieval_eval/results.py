@@ -170,6 +170,10 @@ class DatasetReport(_Frozen):
     num_scored: int = Field(description="queries averaged in (expect_empty fixtures are not)")
     aggregates: dict[str, Aggregate]
     latency: Latency
+    rerank_latency: Latency | None = Field(
+        default=None,
+        description="the hybrid's rerank stage alone (inside latency); None without a reranker",
+    )
     cost_per_query_usd: float
     breakdowns: tuple[BreakdownRow, ...]
     queries: tuple[QueryResult, ...]
@@ -188,6 +192,19 @@ class DatasetReport(_Frozen):
     )
 
 
+class RemovedDataset(_Frozen):
+    """A dataset the baseline holds values for that this run did not find.
+
+    It fails the gate: deleting or renaming a dataset file must not pass as
+    "nothing to compare". To retire one, remove its baseline entry first.
+    """
+
+    name: str
+    retriever: str | None
+    baselined_queries: int
+    status: RowStatus = "removed"
+
+
 class RunReport(_Frozen):
     schema_version: int = REPORT_SCHEMA_VERSION
     verdict: Verdict
@@ -199,6 +216,7 @@ class RunReport(_Frozen):
     baseline_path: str
     baseline_written: bool
     datasets: tuple[DatasetReport, ...]
+    removed_datasets: tuple[RemovedDataset, ...] = ()
     environment: Environment
     baseline_environment: Environment | None
     duration_s: float

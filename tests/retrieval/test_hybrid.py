@@ -1,16 +1,17 @@
-"""RRF over the real dense and bm25 retrievers."""
+"""Fusion and reranking over the real dense and bm25 retrievers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 
 import pytest
 
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.base import Hit, Retriever
 from retrieval_eval.retrieval.config import HybridConfig, RetrieversConfig
 from retrieval_eval.retrieval.hybrid import HybridRetriever
 from retrieval_eval.retrieval.registry import build_retriever
+from retrieval_eval.retrieval.rerank.base import Reranking
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +27,9 @@ def sides(notes: Corpus, retrievers_config: RetrieversConfig) -> Iterator[dict[s
 
 
 def _hybrid(sides: dict[str, Retriever], **settings: object) -> HybridRetriever:
-    # The sides are already indexed; the hybrid only fuses their answers.
-    return HybridRetriever(HybridConfig.model_validate(settings), sides)
+    """RRF unless ``fusion`` says otherwise. The sides are already indexed; the
+    hybrid only fuses their answers."""
+    return HybridRetriever(HybridConfig.model_validate({"fusion": "rrf", **settings}), sides)
 
 
 QUERY = "pesto for the Lisbon trip budget"
@@ -98,6 +100,61 @@ def test_hit_text_comes_from_the_side_that_ranked_the_document_best(
 
 def test_describe_records_fusion_settings_and_both_sides(sides: dict[str, Retriever]) -> None:
     described = _hybrid(sides, weights={"dense": 2.0}).describe()
-    assert (described["rrf_k"], described["depth"]) == (60, 100)
+    assert (described["fusion"], described["rrf_k"], described["depth"]) == ("rrf", 60, 100)
     assert described["weights"] == {"dense": 2.0, "bm25": 1.0}
     assert set(described["sides"]) == {"dense", "bm25"}  # type: ignore[arg-type]
+    convex = _hybrid(sides, fusion="convex", alpha=0.3, normalisation="z-score").describe()
+    assert (convex["alpha"], convex["normalisation"]) == (0.3, "z-score")
+    assert "rrf_k" not in convex and "weights" not in convex
+
+
+def test_convex_fusion_of_theoretical_min_normalised_scores(sides: dict[str, Retriever]) -> None:
+    dense = {h.doc_id: h.score for h in sides["dense"].search(QUERY, 100).hits}
+    bm25 = {h.doc_id: h.score for h in sides["bm25"].search(QUERY, 100).hits}
+    top_dense, top_bm25 = max(dense.values()), max(bm25.values())
+    hits = (
+        _hybrid(sides, fusion="convex", alpha=0.7, normalisation="theoretical-min")
+        .search(QUERY, 10)
+        .hits
+    )
+    for hit in hits:
+        expected = 0.7 * ((dense[hit.doc_id] + 1) / (top_dense + 1) if hit.doc_id in dense else 0)
+        expected += 0.3 * (bm25[hit.doc_id] / top_bm25 if hit.doc_id in bm25 else 0)
+        assert hit.score == pytest.approx(expected)
+
+
+def test_an_alpha_of_one_runs_only_dense(sides: dict[str, Retriever]) -> None:
+    dense_only = _hybrid(sides, fusion="convex", alpha=1.0)
+    assert list(dense_only.sides) == ["dense"]
+    assert [h.doc_id for h in dense_only.search(QUERY, 5).hits] == [
+        h.doc_id for h in sides["dense"].search(QUERY, 5).hits
+    ]
+
+
+class _Reverse:
+    """A reranker that puts the fused candidates in reverse order."""
+
+    name = "reverse"
+
+    def __init__(self) -> None:
+        self.seen: list[list[str]] = []
+
+    def rerank(self, query: str, candidates: Sequence[Hit]) -> Reranking:
+        self.seen.append([hit.doc_id for hit in candidates])
+        return Reranking(tuple(hit.doc_id for hit in reversed(candidates)), cost_usd=0.001)
+
+    def describe(self) -> Mapping[str, object]:
+        return {"reranker": self.name}
+
+
+def test_the_reranker_reorders_only_the_top_rerank_depth(sides: dict[str, Retriever]) -> None:
+    fused = [h.doc_id for h in _hybrid(sides).search(QUERY, 10).hits]
+    reverse = _Reverse()
+    config = HybridConfig(fusion="rrf", rerank_depth=3)
+    result = HybridRetriever(config, sides, reverse).search(QUERY, 10)
+    assert reverse.seen == [fused[:3]]
+    assert [h.doc_id for h in result.hits] == fused[:3][::-1] + fused[3:]
+    assert [h.score for h in result.hits] == [1 / rank for rank in range(1, len(fused) + 1)]
+    assert result.cost_usd == pytest.approx(0.001)
+    assert result.rerank_s is not None and result.rerank_s >= 0
+    assert _hybrid(sides).search(QUERY, 10).rerank_s is None

@@ -109,6 +109,12 @@ def test_defaults_are_the_documented_ones() -> None:
         True,
         False,
     )
-    assert (config.hybrid.rrf_k, config.hybrid.depth) == (60, 100)
-    assert config.hybrid.weights == {"dense": 1.0, "bm25": 1.0}
+    hybrid = config.hybrid
+    assert (hybrid.fusion, hybrid.alpha, hybrid.normalisation) == (
+        "convex",
+        0.95,
+        "theoretical-min",
+    )
+    assert (hybrid.depth, hybrid.reranker, hybrid.rerank_depth) == (100, "none", 20)
+    assert (hybrid.rrf_k, hybrid.weights) == (60, {"dense": 1.0, "bm25": 1.0})
     assert (config.dense.chunk_tokens, config.dense.chunk_overlap) == (254, 32)

@@ -86,8 +86,13 @@ def beir(
     cache_dir: Path | None,
 ) -> int:
     """Evaluate a retriever on the BEIR folder DIRECTORY."""
-    config = _retrievers_config(config_file, model_dir=model_dir, cache_dir=cache_dir)
-    retriever = build_retriever(retriever_name, config)
+    config = retrievers_config(config_file, model_dir=model_dir, cache_dir=cache_dir)
+    retriever = build_retriever(
+        retriever_name,
+        config,
+        anthropic_api_key=anthropic_api_key_value(),
+        rerank_cache_dir=cache_dir / "rerank" if cache_dir is not None else None,
+    )
     try:
         data = load_beir(directory, split)
         setup_s = time_index(retriever, data.corpus)
@@ -111,6 +116,8 @@ def beir(
         **{measure: _mean(per_query[measure].values()) for measure in MEASURES},
         "latency_p50_ms": latency.p50_ms,
         "latency_p95_ms": latency.p95_ms,
+        **_rerank_latency(timed),
+        "cost_per_query_usd": _mean(t.result.cost_usd for t in timed),
         "setup_s": setup_s,
         "config": described,
     }
@@ -124,7 +131,7 @@ def beir(
     return ExitCode.OK
 
 
-def _retrievers_config(
+def retrievers_config(
     config_file: Path | None, *, model_dir: Path | None, cache_dir: Path | None
 ) -> RetrieversConfig:
     """The [retrievers] tables: the file's (secrets from the environment) or the defaults.
@@ -147,6 +154,21 @@ def _retrievers_config(
     if dense_flags:
         config = config.model_copy(update={"dense": config.dense.model_copy(update=dense_flags)})
     return config
+
+
+def anthropic_api_key_value() -> str | None:
+    """The rerank stage's key comes only from the environment: config files get committed."""
+    value = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+    return value or None
+
+
+def _rerank_latency(timed: list[TimedResult]) -> dict[str, float | None]:
+    """The rerank stage's own latency, when the retriever has one (inside latency_*)."""
+    seconds = [t.result.rerank_s for t in timed if t.result.rerank_s is not None]
+    if not seconds:
+        return {}
+    summary = latency_summary(seconds)
+    return {"rerank_p50_ms": summary.p50_ms, "rerank_p95_ms": summary.p95_ms}
 
 
 def trec_run(timed: list[TimedResult], *, run_name: str) -> str:
@@ -180,6 +202,12 @@ def _table(summary: dict[str, object]) -> str:
         *((measure, f"{summary[measure]:.4f}") for measure in MEASURES),
         ("latency p50", _millis(summary["latency_p50_ms"])),
         ("latency p95", _millis(summary["latency_p95_ms"])),
+        *(
+            (label, _millis(summary[key]))
+            for label, key in (("rerank p50", "rerank_p50_ms"), ("rerank p95", "rerank_p95_ms"))
+            if key in summary
+        ),
+        ("cost/query", f"${summary['cost_per_query_usd']:.6f}"),
         ("setup", f"{summary['setup_s']:.2f} s"),
     ]
     return "\n".join(f"{name:<12} {value}" for name, value in rows)

@@ -61,9 +61,16 @@ def template_environment() -> SandboxedEnvironment:
 
 
 def render_markdown(
-    report: RunReport, *, max_chars: int | None, notices: Sequence[str] = ()
+    report: RunReport,
+    *,
+    max_chars: int | None,
+    notices: Sequence[str] = (),
+    full: str | None = None,
 ) -> str:
-    """The report as GitHub Markdown; at most ``max_chars`` characters when given."""
+    """The report as GitHub Markdown; at most ``max_chars`` characters when given.
+
+    ``full`` is this report's uncapped text when already rendered (report.md): it is
+    reused as is when it fits, so a run renders the full report once."""
     template = template_environment().get_template(TEMPLATE)
     datasets = failing_first(report.datasets)
 
@@ -80,7 +87,7 @@ def render_markdown(
             spark_points=SPARKLINE_POINTS,
         )
 
-    text = render(None)
+    text = render(None) if full is None else full
     if max_chars is None or len(text) <= max_chars:
         return text
     for limit in _ROW_LIMITS:

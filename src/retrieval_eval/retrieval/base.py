@@ -22,10 +22,13 @@ class Hit:
 @dataclass(frozen=True)
 class SearchResult:
     """What one query returned. ``cost_usd`` is what the query cost, for systems
-    that pay per call (built-in retrievers cost nothing)."""
+    that pay per call (built-in retrievers cost nothing). ``rerank_s`` is the
+    seconds a rerank stage took, inside the query's latency, reported on its own
+    (None: no rerank stage)."""
 
     hits: tuple[Hit, ...]
     cost_usd: float = 0.0
+    rerank_s: float | None = None
 
 
 @runtime_checkable

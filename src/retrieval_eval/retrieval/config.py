@@ -9,7 +9,7 @@ comparison meaningless.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -61,7 +61,8 @@ class Bm25Config(_Strict):
     k1: float = Field(default=0.9, ge=0.0)
     b: float = Field(default=0.4, ge=0.0, le=1.0)
     stemming: bool = False
-    stopwords: bool = True
+    # True: Lucene's 33 English stop words; "en": the larger 179-word English list; False: none.
+    stopwords: bool | Literal["en"] = True
     chunk_tokens: int = Field(default=512, ge=16)
     chunk_overlap: int = Field(default=64, ge=0)
 
@@ -76,12 +77,48 @@ class LikeConfig(_Strict):
     yardstick the other retrievers are compared with."""
 
 
-class HybridConfig(_Strict):
-    """Reciprocal Rank Fusion: score(d) = sum over sides of weight / (rrf_k + rank)."""
+FUSIONS = ("rrf", "convex", "dbsf")
+NORMALISATIONS = ("min-max", "z-score", "theoretical-min")
+RERANKERS = ("none", "claude", "custom")
+# The lowest score each side's scoring function can give, for theoretical-min
+# normalisation: cosine similarity is at least −1, a BM25 score at least 0.
+SCORE_FLOORS: dict[str, float] = {"dense": -1.0, "bm25": 0.0}
 
-    rrf_k: int = Field(default=60, ge=1)
+
+class ClaudeRerankConfig(_Strict):
+    """``[retrievers.hybrid.claude]``: the listwise Claude reranker. The API key is not
+    here (files get committed): the edges read ``ANTHROPIC_API_KEY``."""
+
+    model: str = Field(default="claude-haiku-4-5", min_length=1)
+    # USD per million tokens, Claude Haiku 4.5's list prices; cost_per_query_usd uses them.
+    input_usd_per_mtok: float = Field(default=1.0, ge=0.0)
+    output_usd_per_mtok: float = Field(default=5.0, ge=0.0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    timeout_s: float = Field(default=60.0, gt=0)
+    base_url: str | None = None  # an Anthropic-compatible gateway; None: Anthropic's API
+    passage_chars: int = Field(default=600, ge=50)  # each candidate's text is cut to this
+    cache_dir: Path | None = None  # None: `run` uses <cache-dir>/rerank, `beir` none
+
+
+class HybridConfig(_Strict):
+    """Dense + BM25, each retrieving ``depth`` documents, fused, optionally reranked.
+
+    The defaults were chosen by 5-fold cross-validation on Cranfield
+    (docs/retrievers.md says how and why).
+    """
+
+    fusion: Literal["rrf", "convex", "dbsf"] = "convex"
     depth: int = Field(default=100, ge=1)
+    # rrf: score(d) = Σ weight / (rrf_k + rank); dbsf: Σ weight · three-sigma score.
+    rrf_k: int = Field(default=60, ge=1)
     weights: dict[str, float] = Field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
+    # convex: alpha · dense + (1 − alpha) · bm25 over normalised scores.
+    alpha: float = Field(default=0.95, ge=0.0, le=1.0)
+    normalisation: Literal["min-max", "z-score", "theoretical-min"] = "theoretical-min"
+    reranker: Literal["none", "claude", "custom"] = "none"
+    rerank_depth: int = Field(default=20, ge=1)
+    claude: ClaudeRerankConfig = Field(default_factory=ClaudeRerankConfig)
+    custom: CustomConfig | None = None  # the custom reranker: python factory or command
 
     @field_validator("weights")
     @classmethod
@@ -101,9 +138,37 @@ class HybridConfig(_Strict):
             raise ValueError("at least one weight must be > 0")
         return weights
 
+    @model_validator(mode="after")
+    def _custom_reranker_configured(self) -> HybridConfig:
+        if self.reranker == "custom" and self.custom is None:
+            raise ValueError(
+                'reranker = "custom" needs a [retrievers.hybrid.custom] table with '
+                "`python` (module:factory) or `command`"
+            )
+        return self
+
     def weight(self, side: str) -> float:
         """A side left out of ``weights`` keeps the default weight 1.0."""
         return self.weights.get(side, 1.0)
+
+    def side_used(self, side: str) -> bool:
+        """Whether fusion can be changed by ``side`` at all; an unused side is not run."""
+        if self.fusion == "convex":
+            share = self.alpha if side == "dense" else 1.0 - self.alpha
+            return share > 0
+        return self.weight(side) > 0
+
+    def fusion_settings(self) -> dict[str, object]:
+        """The settings that shape the fused ranking, and only those (for describe/tune)."""
+        settings: dict[str, object] = {"fusion": self.fusion, "depth": self.depth}
+        if self.fusion == "rrf":
+            settings["rrf_k"] = self.rrf_k
+        if self.fusion in ("rrf", "dbsf"):
+            settings["weights"] = {side: self.weight(side) for side in HYBRID_SIDES}
+        if self.fusion == "convex":
+            settings["alpha"] = self.alpha
+            settings["normalisation"] = self.normalisation
+        return settings
 
 
 class CustomConfig(_Strict):
@@ -135,6 +200,9 @@ class CustomConfig(_Strict):
         if self.command is not None and not self.command:
             raise ValueError("command must name a program, e.g. ['./my-search']")
         return self
+
+
+HybridConfig.model_rebuild()
 
 
 class RetrieversConfig(_Strict):

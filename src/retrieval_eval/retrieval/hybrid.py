@@ -1,65 +1,104 @@
-"""Reciprocal Rank Fusion of dense and BM25 (Cormack et al., 2009).
+"""Hybrid retrieval: dense and BM25, fused, optionally reranked.
 
-score(d) = Σ_side weight_side / (rrf_k + rank_side(d)), ranks from 1, over the
-sides that returned d within their top ``depth``. RRF uses ranks, not scores,
-because cosine similarities and BM25 scores live on unrelated scales. Both
-sides already collapse chunks to documents, so fusion is on document ids.
+Each side retrieves ``depth`` documents (both already collapse chunks to
+documents), the fusion function chosen by ``fusion`` turns the two runs into
+one (``fusion/``: pure functions, so ``tune`` re-fuses cached runs with the very
+same code), and an optional reranker reorders the fused top ``rerank_depth``.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Hit, Retriever, SearchResult
-from retrieval_eval.retrieval.config import HYBRID_SIDES, HybridConfig
+from retrieval_eval.retrieval.config import HYBRID_SIDES, SCORE_FLOORS, HybridConfig
+from retrieval_eval.retrieval.fusion import Run, dbsf, rrf
+from retrieval_eval.retrieval.fusion.convex import convex_sides
+from retrieval_eval.retrieval.rerank.base import Reranker, apply_reranking
+
+
+def fuse(config: HybridConfig, runs: Mapping[str, Run]) -> list[tuple[str, float]]:
+    """The fused run for ``config``'s fusion settings (each side cut to ``depth``)."""
+    cut = {side: runs[side][: config.depth] for side in HYBRID_SIDES if side in runs}
+    if config.fusion == "rrf":
+        return rrf(cut, k=config.rrf_k, weights=config.weights)
+    if config.fusion == "dbsf":
+        return dbsf(cut, weights=config.weights)
+    return convex_sides(
+        cut,
+        first="dense",
+        second="bm25",
+        alpha=config.alpha,
+        normalisation=config.normalisation,
+        floors=SCORE_FLOORS,
+    )
 
 
 class HybridRetriever:
     name = "hybrid"
 
-    def __init__(self, config: HybridConfig, sides: Mapping[str, Retriever]):
+    def __init__(
+        self,
+        config: HybridConfig,
+        sides: Mapping[str, Retriever],
+        reranker: Reranker | None = None,
+    ):
         missing = [side for side in HYBRID_SIDES if side not in sides]
         if missing:
             raise ValueError(f"hybrid needs the {', '.join(missing)} retriever(s)")
         self.config = config
-        # A side with weight 0 cannot change the fused ranking, so it is not run at all.
-        self.sides = {side: sides[side] for side in HYBRID_SIDES if self.config.weight(side) > 0}
+        # A side that cannot change the fused ranking (weight or share 0) is not run at all.
+        self.sides = {side: sides[side] for side in HYBRID_SIDES if config.side_used(side)}
+        self.reranker = reranker
 
     def index(self, corpus: Corpus) -> None:
         for retriever in self.sides.values():
             retriever.index(corpus)
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
-        fused: dict[str, float] = {}
+        runs: dict[str, Run] = {}
         # The hit text comes from the side that ranked the document best.
         best: dict[str, tuple[int, Hit]] = {}
         cost = 0.0
         for side, retriever in self.sides.items():
-            weight = self.config.weight(side)
             result = retriever.search(query, self.config.depth, tags)
             cost += result.cost_usd
+            runs[side] = [(hit.doc_id, hit.score) for hit in result.hits]
             for rank, hit in enumerate(result.hits, start=1):
-                fused[hit.doc_id] = fused.get(hit.doc_id, 0.0) + weight / (self.config.rrf_k + rank)
                 if hit.doc_id not in best or rank < best[hit.doc_id][0]:
                     best[hit.doc_id] = (rank, hit)
-        ranking = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[: max(k, 0)]
-        hits = tuple(
-            Hit(doc_id=doc_id, score=score, text=best[doc_id][1].text) for doc_id, score in ranking
+        fused = fuse(self.config, runs)
+        keep = max(k, 0)
+        if self.reranker is None:
+            hits = tuple(Hit(doc_id, score, best[doc_id][1].text) for doc_id, score in fused[:keep])
+            return SearchResult(hits=hits, cost_usd=cost)
+        fused_hits = [Hit(doc_id, score, best[doc_id][1].text) for doc_id, score in fused]
+        started = time.perf_counter()
+        reranked = apply_reranking(self.reranker, query, fused_hits, depth=self.config.rerank_depth)
+        rerank_s = time.perf_counter() - started
+        return SearchResult(
+            hits=tuple(reranked.hits[:keep]),
+            cost_usd=cost + reranked.cost_usd,
+            rerank_s=rerank_s,
         )
-        return SearchResult(hits=hits, cost_usd=cost)
 
     def describe(self) -> Mapping[str, object]:
-        return {
+        described: dict[str, object] = {
             "retriever": self.name,
-            "rrf_k": self.config.rrf_k,
-            "depth": self.config.depth,
-            "weights": {side: self.config.weight(side) for side in HYBRID_SIDES},
+            **self.config.fusion_settings(),
             "sides": {side: dict(retriever.describe()) for side, retriever in self.sides.items()},
         }
+        if self.reranker is not None:
+            described["reranker"] = {
+                "rerank_depth": self.config.rerank_depth,
+                **dict(self.reranker.describe()),
+            }
+        return described
 
     def close(self) -> None:
-        for retriever in self.sides.values():
+        for retriever in [*self.sides.values(), self.reranker]:
             close = getattr(retriever, "close", None)
             if callable(close):
                 close()

@@ -22,9 +22,16 @@ RETRIEVER_NAMES: tuple[str, ...] = (
 )
 
 
-def build_retriever(name: str, config: RetrieversConfig) -> Retriever:
+def build_retriever(
+    name: str,
+    config: RetrieversConfig,
+    *,
+    anthropic_api_key: str | None = None,
+    rerank_cache_dir: Path | None = None,
+) -> Retriever:
     """A fresh, unindexed retriever. Imports are local so that choosing ``bm25``
-    never pays for importing chromadb and onnxruntime."""
+    never pays for importing chromadb and onnxruntime. The key and the cache
+    folder are for ``hybrid``'s rerank stage (the edges read the key)."""
     if name == "bm25":
         from retrieval_eval.retrieval.bm25 import Bm25Retriever
 
@@ -41,10 +48,14 @@ def build_retriever(name: str, config: RetrieversConfig) -> Retriever:
         from retrieval_eval.retrieval.bm25 import Bm25Retriever
         from retrieval_eval.retrieval.dense import DenseRetriever
         from retrieval_eval.retrieval.hybrid import HybridRetriever
+        from retrieval_eval.retrieval.rerank.build import build_reranker
 
         return HybridRetriever(
             config.hybrid,
             {"dense": DenseRetriever(config.dense), "bm25": Bm25Retriever(config.bm25)},
+            build_reranker(
+                config.hybrid, anthropic_api_key=anthropic_api_key, cache_dir=rerank_cache_dir
+            ),
         )
     if name == "custom":
         if config.custom is None:

@@ -15,22 +15,31 @@ from __future__ import annotations
 import re
 
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN
+from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_EN_PLUS
 
 WORD = re.compile(r"\w+")
 ENGLISH_STOPWORDS: frozenset[str] = frozenset(STOPWORDS_EN)
+# `stopwords = "en"`: bm25s's 179-word English list (NLTK's, which includes Lucene's 33).
+ENGLISH_STOPWORDS_LONG: frozenset[str] = frozenset(STOPWORDS_EN_PLUS)
 
 
 class KeywordTokenizer:
-    def __init__(self, *, stopwords: bool = True, stemming: bool = False):
+    def __init__(self, *, stopwords: bool | str = True, stemming: bool = False):
         self.stopwords = stopwords
+        self._dropped: frozenset[str] = (
+            ENGLISH_STOPWORDS_LONG
+            if stopwords == "en"
+            else ENGLISH_STOPWORDS
+            if stopwords
+            else frozenset()
+        )
         self.stemming = stemming
         self._stemmer = Stemmer.Stemmer("english") if stemming else None
 
     def tokenize(self, text: str) -> list[str]:
         words = WORD.findall(text.lower())
-        if self.stopwords:
-            words = [word for word in words if word not in ENGLISH_STOPWORDS]
+        if self._dropped:
+            words = [word for word in words if word not in self._dropped]
         if self._stemmer is not None:
             stems: list[str] = self._stemmer.stemWords(words)
             return stems
@@ -40,6 +49,10 @@ class KeywordTokenizer:
         return {
             "lowercase": True,
             "split": r"\w+",
-            "stopwords": "lucene-english-33" if self.stopwords else None,
+            "stopwords": "english-179"
+            if self.stopwords == "en"
+            else "lucene-english-33"
+            if self.stopwords
+            else None,
             "stemmer": "snowball-english" if self.stemming else None,
         }

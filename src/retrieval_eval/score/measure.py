@@ -79,6 +79,7 @@ def measure_dataset(
         )
 
     latency = latency_summary([t.latency_s for t in timed])
+    rerank_seconds = [t.result.rerank_s for t in timed if t.result.rerank_s is not None]
     counts = searched.embedding_counts
     return DatasetReport(
         name=path.name,
@@ -98,6 +99,7 @@ def measure_dataset(
             mean_ms=latency.mean_ms or 0.0,
             count=latency.count,
         ),
+        rerank_latency=_latency(rerank_seconds) if rerank_seconds else None,
         cost_per_query_usd=cost_summary([q.cost_usd for q in queries]),
         breakdowns=breakdowns(queries, fixtures),
         queries=tuple(queries),
@@ -181,3 +183,14 @@ def dataset_fingerprint(fixtures: Sequence[LocatedFixture]) -> str:
         digest.update(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+def _latency(seconds: list[float]) -> Latency:
+    summary = latency_summary(seconds)
+    return Latency(
+        p50_ms=summary.p50_ms or 0.0,
+        p95_ms=summary.p95_ms or 0.0,
+        p99_ms=summary.p99_ms or 0.0,
+        mean_ms=summary.mean_ms or 0.0,
+        count=summary.count,
+    )

@@ -1,0 +1,172 @@
+"""`retrieval-eval tune DATASET --retriever hybrid --param NAME=SPEC ...`.
+
+Searches a grid of hybrid fusion settings on a BEIR folder without fooling
+itself: every side is retrieved once (``cached_runs``), each grid point only
+re-fuses, and the choice is judged by k-fold cross-validation over queries
+(``score/cross_validation``) next to the optimistic in-sample best. It prints
+the ``[retrievers.hybrid]`` table to paste into ``retrieval-eval.toml``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+
+from retrieval_eval.commands.beir import retrievers_config
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.load.beir import load_beir
+from retrieval_eval.retrieval.cached_runs import retrieve_sides
+from retrieval_eval.retrieval.config import HYBRID_SIDES
+from retrieval_eval.retrieval.grid import expand_grid, parse_param, settings_label, toml_block
+from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.retrieval.timed import QuerySpec, time_index
+from retrieval_eval.score.cross_validation import cross_validate
+from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.measures import parse_measure
+from retrieval_eval.vocabulary import ExitCode
+
+_PATH = click.Path(path_type=Path)
+
+
+@click.command("tune")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--retriever",
+    "retriever_name",
+    type=click.Choice(["hybrid"]),
+    default="hybrid",
+    show_default=True,
+    help="Retriever whose settings are searched.",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    required=True,
+    help="NAME=START:STOP:STEP or NAME=A,B,C (fusion, alpha, normalisation, rrf_k, depth, "
+    "weights.dense, weights.bm25). Repeat for a grid.",
+)
+@click.option("--metric", default="ndcg@10", show_default=True, help="Measure to maximise.")
+@click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold split.")
+@click.option("--split", default="test", show_default=True, help="qrels/<split>.tsv to use.")
+@click.option("--json", "json_path", type=_PATH, help="Write every point's score here.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Start from this file's [retrievers] tables (default: built-in settings).",
+)
+@click.option("--model-dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Embedding cache folder: a second tune on the same corpus embeds nothing.",
+)
+def tune(
+    directory: Path,
+    retriever_name: str,
+    params: tuple[str, ...],
+    metric: str,
+    folds: int,
+    seed: int,
+    split: str,
+    json_path: Path | None,
+    config_file: Path | None,
+    model_dir: Path | None,
+    cache_dir: Path | None,
+) -> int:
+    """Cross-validated grid search of hybrid fusion settings on the BEIR folder DIRECTORY."""
+    measure = parse_measure(metric).name
+    config = retrievers_config(config_file, model_dir=model_dir, cache_dir=cache_dir)
+    grid = expand_grid(config.hybrid, [parse_param(text) for text in params])
+    data = load_beir(directory, split)
+    queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
+    judged = [qid for qid, grades in data.qrels.items() if any(g >= 1 for g in grades.values())]
+    if len(judged) < folds:
+        raise ConfigError(f"{len(judged)} judged queries cannot be split into {folds} folds")
+
+    sides = {side: build_retriever(side, config) for side in HYBRID_SIDES}
+    try:
+        index_s = {side: time_index(retriever, data.corpus) for side, retriever in sides.items()}
+        depth = max(point.depth for point in grid)
+        cached = retrieve_sides(sides, queries, depth)
+    finally:
+        for retriever in sides.values():
+            close_retriever(retriever)
+
+    started = time.perf_counter()
+    k = parse_measure(measure).k or depth
+    scores = np.empty((len(grid), len(judged)), dtype=np.float64)
+    for row, point in enumerate(grid):
+        per_query = evaluate(data.qrels, cached.fused_rankings(point, k), [measure])[measure]
+        scores[row] = [per_query[qid] for qid in judged]
+    search_s = time.perf_counter() - started
+    result = cross_validate(scores, judged, folds=folds, seed=seed)
+    alone = {}
+    for side in HYBRID_SIDES:
+        per_query = evaluate(data.qrels, cached.side_rankings(side, k), [measure])[measure]
+        alone[side] = float(np.mean([per_query[qid] for qid in judged]))
+
+    best = grid[result.in_sample_best]
+    per_point_ms = search_s * 1000 / (len(grid) * max(len(queries), 1))
+    points = f"{len(grid)} grid point{'s' if len(grid) != 1 else ''}"
+    lines = [
+        f"tune {retriever_name} on {directory} (split {split}): {len(judged)} judged queries, "
+        f"{points}, {measure}, {folds} folds (seed {seed})",
+        "retrieved once: "
+        + ", ".join(f"{side} {cached.seconds[side]:.1f} s" for side in HYBRID_SIDES)
+        + f" (depth {depth}); index "
+        + ", ".join(f"{side} {index_s[side]:.1f} s" for side in HYBRID_SIDES),
+        f"grid: {search_s:.2f} s for {points} ({per_point_ms:.3f} ms per query "
+        "per point, fusion and scoring)",
+        *(f"{side + ' alone':<16} {alone[side]:.4f}" for side in HYBRID_SIDES),
+        f"{'in-sample best':<16} {result.in_sample_mean:.4f}  {settings_label(best)}",
+        f"{'cross-validated':<16} {result.mean:.4f}  95% CI [{result.ci[0]:.4f}, "
+        f"{result.ci[1]:.4f}]  (held-out folds; in-sample gap {result.gap:+.4f})",
+        *(
+            f"  fold {fold + 1}: {mean:.4f} held out, picked {settings_label(grid[pick])}"
+            for fold, (pick, mean) in enumerate(zip(result.picks, result.fold_means, strict=True))
+        ),
+    ]
+    click.echo("\n".join(lines))
+    if result.overfit:
+        click.echo(
+            f"warning: the in-sample best beats the cross-validated score by {result.gap:.4f}, "
+            f"more than the 95% CI half-width ({result.half_width:.4f}): the grid is fitting "
+            "these queries; expect the cross-validated score on new ones",
+            err=True,
+        )
+    click.echo("\nPaste into retrieval-eval.toml:\n")
+    click.echo(toml_block(best), nl=False)
+    if json_path is not None:
+        summary = {
+            "dataset": str(directory),
+            "split": split,
+            "metric": measure,
+            "folds": folds,
+            "seed": seed,
+            "queries": len(judged),
+            "alone": alone,
+            "in_sample": {"score": result.in_sample_mean, "settings": best.fusion_settings()},
+            "cross_validated": {"mean": result.mean, "ci95": list(result.ci)},
+            "overfit_warning": result.overfit,
+            "folds_held_out": [
+                {"settings": grid[pick].fusion_settings(), "score": mean}
+                for pick, mean in zip(result.picks, result.fold_means, strict=True)
+            ],
+            "retrieval_s": dict(cached.seconds),
+            "grid_s": search_s,
+            "ms_per_query_per_point": per_point_ms,
+            "points": [
+                {"settings": point.fusion_settings(), "score": float(scores[row].mean())}
+                for row, point in enumerate(grid)
+            ],
+        }
+        atomic_write_text(json_path, json.dumps(summary, indent=2) + "\n")
+    return ExitCode.OK

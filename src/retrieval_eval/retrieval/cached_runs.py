@@ -1,0 +1,55 @@
+"""Each hybrid side's runs, retrieved once, re-fused for as many settings as asked.
+
+``tune`` searches dozens of fusion settings; retrieving (and, for dense,
+embedding the query) per setting would repeat the expensive part every time.
+The sides are searched once at the deepest ``depth`` the grid needs; each
+setting then only runs its fusion function over these runs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.config import HybridConfig
+from retrieval_eval.retrieval.fusion import Run
+from retrieval_eval.retrieval.hybrid import fuse
+from retrieval_eval.retrieval.timed import QuerySpec
+
+
+@dataclass(frozen=True)
+class SideRuns:
+    """side → query id → run (doc id, score), and each side's retrieval seconds."""
+
+    runs: Mapping[str, Mapping[str, Run]]
+    seconds: Mapping[str, float]
+
+    def fused_rankings(self, config: HybridConfig, k: int) -> dict[str, list[str]]:
+        """query id → fused document ids, best first, cut to ``k``."""
+        query_ids = next(iter(self.runs.values())).keys() if self.runs else ()
+        rankings: dict[str, list[str]] = {}
+        for query_id in query_ids:
+            per_side = {side: runs[query_id] for side, runs in self.runs.items()}
+            rankings[query_id] = [doc_id for doc_id, _ in fuse(config, per_side)[:k]]
+        return rankings
+
+    def side_rankings(self, side: str, k: int) -> dict[str, list[str]]:
+        return {qid: [doc_id for doc_id, _ in run[:k]] for qid, run in self.runs[side].items()}
+
+
+def retrieve_sides(
+    sides: Mapping[str, Retriever], queries: Sequence[QuerySpec], depth: int
+) -> SideRuns:
+    """Search every query once on every (already indexed) side."""
+    runs: dict[str, dict[str, Run]] = {}
+    seconds: dict[str, float] = {}
+    for side, retriever in sides.items():
+        started = time.perf_counter()
+        runs[side] = {}
+        for query in queries:
+            hits = retriever.search(query.text, depth, query.tags).hits
+            runs[side][query.query_id] = [(hit.doc_id, hit.score) for hit in hits]
+        seconds[side] = time.perf_counter() - started
+    return SideRuns(runs=runs, seconds=seconds)

@@ -1,0 +1,63 @@
+"""Score normalisations for score-based fusion: one run's scores → comparable values.
+
+- ``min-max``: (s − min) / (max − min) over the run; all-equal scores become 1.
+- ``z-score``: (s − mean) / standard deviation over the run; all-equal scores become 0.
+- ``theoretical-min``: (s − floor) / (max − floor), where ``floor`` is the lowest
+  score the scoring function can give (0 for BM25, −1 for cosine similarity)
+  instead of the lowest score observed. Bruch, Gai and Ingber ("An Analysis of
+  Fusion Functions for Hybrid Retrieval", ACM TOIS 2023) found it more robust than
+  min-max and RRF: the observed minimum of a top-k list moves with k and with the
+  query, the function's floor does not.
+
+Each returns the normalised scores and the value a document the run did not
+return counts as (the least it could have scored in this run).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from retrieval_eval.retrieval.fusion.run import Run
+
+Normalised = tuple[dict[str, float], float]
+
+
+def min_max(run: Run, floor: float) -> Normalised:
+    if not run:
+        return {}, 0.0
+    values = [score for _, score in run]
+    low, high = min(values), max(values)
+    if high == low:
+        return {doc_id: 1.0 for doc_id, _ in run}, 0.0
+    span = high - low
+    return {doc_id: (score - low) / span for doc_id, score in run}, 0.0
+
+
+def z_score(run: Run, floor: float) -> Normalised:
+    if not run:
+        return {}, 0.0
+    values = [score for _, score in run]
+    mean = sum(values) / len(values)
+    deviation = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    if deviation == 0:
+        return {doc_id: 0.0 for doc_id, _ in run}, 0.0
+    normalised = {doc_id: (score - mean) / deviation for doc_id, score in run}
+    return normalised, min(normalised.values())
+
+
+def theoretical_min(run: Run, floor: float) -> Normalised:
+    if not run:
+        return {}, 0.0
+    high = max(score for _, score in run)
+    if high <= floor:
+        return {doc_id: 0.0 for doc_id, _ in run}, 0.0
+    span = high - floor
+    return {doc_id: (score - floor) / span for doc_id, score in run}, 0.0
+
+
+NORMALISATIONS: dict[str, Callable[[Run, float], Normalised]] = {
+    "min-max": min_max,
+    "z-score": z_score,
+    "theoretical-min": theoretical_min,
+}

@@ -1,0 +1,143 @@
+"""`retrieval-eval tune`, run as a user runs it, on a small hand-made BEIR folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from retrieval_eval.retrieval.config import HybridConfig
+
+CLI = Path(sys.executable).parent / "retrieval-eval"
+
+CORPUS = [
+    {"_id": "d1", "title": "Wing flutter", "text": "flutter of a swept wing at high speed"},
+    {"_id": "d2", "title": "Flutter tests", "text": "wind tunnel flutter tests of a wing"},
+    {"_id": "d3", "title": "Heat transfer", "text": "heat transfer in a hypersonic boundary layer"},
+    {"_id": "d4", "title": "Buckling", "text": "buckling of thin cylindrical shells"},
+    {"_id": "d5", "title": "Shock waves", "text": "oblique shock waves ahead of a blunt body"},
+    {"_id": "d6", "title": "Jet noise", "text": "noise radiated by a supersonic jet exhaust"},
+]
+QUERIES = [
+    {"_id": "q1", "text": "wing flutter"},
+    {"_id": "q2", "text": "collapse of shells under load"},
+    {"_id": "q3", "text": "heating at hypersonic speed"},
+    {"_id": "q4", "text": "shock ahead of a body"},
+    {"_id": "q5", "text": "loud engines"},
+    {"_id": "q6", "text": "vibration tests in a tunnel"},
+]
+QRELS = "query-id\tcorpus-id\tscore\n" + "".join(
+    f"{q}\t{d}\t1\n"
+    for q, d in [
+        ("q1", "d1"),
+        ("q1", "d2"),
+        ("q2", "d4"),
+        ("q3", "d3"),
+        ("q4", "d5"),
+        ("q5", "d6"),
+        ("q6", "d2"),
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def beir_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tune") / "tiny"
+    (folder / "qrels").mkdir(parents=True)
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in CORPUS))
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
+    (folder / "qrels" / "test.tsv").write_text(QRELS)
+    return folder
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(CLI), *args], capture_output=True, text=True, check=False)
+
+
+def test_tune_cross_validates_the_grid_and_prints_a_settings_block(
+    beir_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "tune.json"
+    done = _run(
+        "tune",
+        str(beir_dir),
+        "--retriever",
+        "hybrid",
+        "--param",
+        "fusion=rrf,convex",
+        "--param",
+        "alpha=0:1:0.5",
+        "--folds",
+        "3",
+        "--json",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "6 judged queries, 4 grid points, ndcg@10, 3 folds (seed 0)" in done.stdout
+    assert "cross-validated" in done.stdout and "95% CI" in done.stdout
+    assert done.stdout.count("held out, picked fusion=") == 3
+    block = done.stdout.split("Paste into retrieval-eval.toml:")[1]
+    table = tomllib.loads(block)["retrievers"]["hybrid"]
+    summary = json.loads(out.read_text())
+    assert HybridConfig.model_validate(table).fusion_settings() == summary["in_sample"]["settings"]
+    assert [p["settings"]["fusion"] for p in summary["points"]] == ["rrf", *["convex"] * 3]
+    best = max(p["score"] for p in summary["points"])
+    assert summary["in_sample"]["score"] == pytest.approx(best)
+    assert 0.0 <= summary["cross_validated"]["mean"] <= best
+    folds = summary["folds_held_out"]
+    assert len(folds) == 3 and all(0.0 <= fold["score"] <= 1.0 for fold in folds)
+    low, high = summary["cross_validated"]["ci95"]
+    assert low <= summary["cross_validated"]["mean"] <= high
+    # Dense returns every document of this corpus, so alpha = 1 is exactly dense's ranking.
+    by_alpha = {p["settings"].get("alpha"): p["score"] for p in summary["points"]}
+    assert by_alpha[1.0] == pytest.approx(summary["alone"]["dense"])
+
+
+def test_tune_agrees_with_beir_on_the_same_settings(beir_dir: Path, tmp_path: Path) -> None:
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text('[retrievers.hybrid]\nfusion = "dbsf"\nweights = { dense = 2.0 }\n')
+    tuned = _run(
+        "tune",
+        str(beir_dir),
+        "--param",
+        "fusion=dbsf",
+        "--folds",
+        "2",
+        "--config",
+        str(config),
+        "--json",
+        str(tmp_path / "t.json"),
+    )
+    assert tuned.returncode == 0, tuned.stderr
+    measured = _run(
+        "beir",
+        str(beir_dir),
+        "--retriever",
+        "hybrid",
+        "--config",
+        str(config),
+        "--json",
+        str(tmp_path / "b.json"),
+    )
+    assert measured.returncode == 0, measured.stderr
+    tune_score = json.loads((tmp_path / "t.json").read_text())["points"][0]["score"]
+    assert tune_score == pytest.approx(json.loads((tmp_path / "b.json").read_text())["ndcg@10"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--param", "beta=0:1:0.1"], "expected NAME=VALUES"),
+        (["--param", "alpha=2"], "grid point alpha=2.0"),
+        (["--param", "alpha=0,1", "--folds", "7"], "6 judged queries cannot be split into 7"),
+        (["--param", "alpha=0", "--metric", "ndcg@0"], "cut-offs start at 1"),
+    ],
+)
+def test_bad_requests_exit_2_with_the_reason(beir_dir: Path, args: list[str], message: str) -> None:
+    done = _run("tune", str(beir_dir), *args)
+    assert done.returncode == 2
+    assert message in done.stderr
