@@ -69,8 +69,8 @@ oauth = base64.b64encode((TOKEN + ":x-oauth-basic").encode()).decode()
 leaks = [TOKEN, basic, oauth, {runtime!r}, {oidc!r}, PASSWORD,
          urllib.parse.quote(PASSWORD, safe=""), base64.b64encode(PASSWORD.encode()).decode()]
 if mode == "fail":
-    print("debug: env " + " ".join(k + "=" + v for k, v in os.environ.items()), file=sys.stderr)
     print("debug: leaking " + " | ".join(leaks), file=sys.stderr)
+    print("debug: env " + " ".join(k + "=" + v for k, v in os.environ.items()), file=sys.stderr)
     sys.exit(1)
 docs = []
 for line in sys.stdin:

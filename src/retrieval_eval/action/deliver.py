@@ -10,14 +10,14 @@ from __future__ import annotations
 from retrieval_eval.action.comment import compose_body, post_comment
 from retrieval_eval.action.github_api import GitHubApi, GitHubApiError
 from retrieval_eval.action.inputs import ActionSettings
-from retrieval_eval.action.runner_files import WorkflowCommands, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.vocabulary import ExitCode, fit_status_description, state_for
 
 
 def deliver(
     api: GitHubApi,
     settings: ActionSettings,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     *,
     sha: str,
     verdict: str,
@@ -27,12 +27,12 @@ def deliver(
     comment_markdown: str | None = None,
 ) -> ExitCode | None:
     """Post, write the ``comment-url`` output, and return ``ExitCode.ERROR`` if GitHub
-    refused (``None`` when everything landed). A comment needs both a PR number and text.
+    refused (``None`` when everything landed). A comment needs both a PR number and text;
+    ``comment-url`` stays empty (``main`` defaults it) when no comment was written.
 
     The status goes first and on its own: a required check waits on it, so a refused
     comment (a 403 from a token without ``pull-requests: write``, a 500) must not cost it.
     """
-    comment_url = ""
     failures: list[str] = []
     with commands.group(group_title):
         try:
@@ -55,11 +55,10 @@ def deliver(
                     comment_id=settings.comment_id,
                     mode=settings.comment,
                 )
-                comment_url = posted.url
+                commands.set_outputs({"comment-url": posted.url})
                 commands.info(f"Comment {posted.action}: {posted.url}")
             except GitHubApiError as error:
                 failures.append(str(error))
-    write_outputs(settings.runner.output_file, {"comment-url": comment_url})
     for failure in failures:
         commands.error(f"The results are in the job summary, but publishing failed: {failure}")
     return ExitCode.ERROR if failures else None

@@ -7,7 +7,7 @@ Whatever fails, the job summary gets a line saying what happened and the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from typing import TextIO
 
 from retrieval_eval.action.commit import run_commit
 from retrieval_eval.action.evaluation import configure
@@ -22,14 +22,16 @@ from retrieval_eval.action.github_api import GitHubApi, quiet_identity_probe
 from retrieval_eval.action.inputs import ActionSettings, load_action_settings
 from retrieval_eval.action.publish_mode import run_publish
 from retrieval_eval.action.pull_request import run_pull_request
-from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.trust.guard import format_traceback, unexpected_error
 from retrieval_eval.vocabulary import ExitCode
 
 
-def run_action(env: Mapping[str, str], commands: WorkflowCommands | None = None) -> ExitCode:
-    commands = commands or WorkflowCommands()
+def run_action(env: Mapping[str, str], stream: TextIO | None = None) -> ExitCode:
+    """``stream`` receives the workflow commands (stdout by default)."""
+    commands = RunnerFiles.from_env(env, stream)
     try:
         settings = load_action_settings(env)
     except RetrievalEvalError as error:
@@ -51,7 +53,9 @@ def run_action(env: Mapping[str, str], commands: WorkflowCommands | None = None)
         return ExitCode.ERROR
 
 
-def _dispatch(settings: ActionSettings, commands: WorkflowCommands) -> ExitCode:
+def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
+    if settings.mode in SHARD_MODES:
+        return run_shard_mode(settings, commands)
     runner = settings.runner
     activity = decide_activity(
         mode=settings.mode,
@@ -67,19 +71,19 @@ def _dispatch(settings: ActionSettings, commands: WorkflowCommands) -> ExitCode:
         repository=runner.repository,
         retry_budget_seconds=settings.github_retry_seconds,
     )
-    if isinstance(activity, PullRequestActivity):
-        return run_pull_request(settings, activity, api, commands)
-    if isinstance(activity, CommitActivity):
-        return run_commit(settings, activity, api, commands)
-    assert isinstance(activity, PublishActivity)
-    return run_publish(settings, activity, api, commands)
+    try:
+        if isinstance(activity, PullRequestActivity):
+            return run_pull_request(settings, activity, api, commands)
+        if isinstance(activity, CommitActivity):
+            return run_commit(settings, activity, api, commands)
+        assert isinstance(activity, PublishActivity)
+        return run_publish(settings, activity, api, commands)
+    finally:
+        # Only a posted comment has a URL; every other ending leaves the output empty.
+        commands.default_outputs({"comment-url": ""})
 
 
-def _report_failure(env: Mapping[str, str], commands: WorkflowCommands, message: str) -> None:
+def _report_failure(env: Mapping[str, str], commands: RunnerFiles, message: str) -> None:
     commands.error(message)
-    summary = env.get("GITHUB_STEP_SUMMARY")
-    output = env.get("GITHUB_OUTPUT")
-    append_step_summary(
-        Path(summary) if summary else None, f"### ❌ retrieval-eval failed\n\n```\n{message}\n```\n"
-    )
-    write_outputs(Path(output) if output else None, {"verdict": "error"})
+    commands.append_summary(f"### ❌ retrieval-eval failed\n\n```\n{message}\n```\n")
+    commands.set_outputs({"verdict": "error"})
