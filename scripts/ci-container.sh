@@ -2,9 +2,11 @@
 # Builds the Action's container and runs it for real, as GitHub's runner does, on a
 # fresh Debian machine with no image registry: installs Debian's Docker engine, starts a
 # private dockerd (its own socket and data root, so every run is cold and nothing else is
-# touched), debootstraps the Python base, builds the dependency base and the thin image,
-# then runs the container tests (tests/container, marker `container`): the runner-style
-# container run and the act workflow against the fake GitHub API, hadolint, actionlint.
+# touched) and Debian's docker-registry on 127.0.0.1, debootstraps the Python base, builds
+# the dependency base and the thin image, then runs the container tests (tests/container,
+# marker `container`): the runner-style container run, the act workflow, the release script
+# against the local registry and a consumer workflow that pulls the released image, all
+# against the fake GitHub API; hadolint, actionlint.
 # Prints `N passed, N failed` and exits non-zero on any failure. Called by .ci/run after
 # `make test` (which creates .venv).
 set -euo pipefail
@@ -24,6 +26,7 @@ python_tag=retrieval-eval-ci/debian-python:bookworm
 # Short: dockerd's sockets live under it and unix socket paths are limited to 108 bytes.
 work=$(mktemp -d /tmp/re-ci.XXXXXX)
 dockerd_pid=""
+registry_pid=""
 
 timings=()
 mark() { # mark NAME START: records how long a phase took
@@ -40,8 +43,17 @@ stop_dockerd() {
   dockerd_pid=""
 }
 
+stop_registry() {
+  if [[ -n "$registry_pid" ]] && kill -0 "$registry_pid" 2>/dev/null; then
+    kill -TERM "$registry_pid"
+    wait "$registry_pid" || true
+  fi
+  registry_pid=""
+}
+
 cleanup() {
   local status=$?
+  stop_registry
   stop_dockerd
   # dockerd unmounts its overlays on shutdown but leaves the bind mount of the host's
   # network namespace (exec-root/netns/default); unmount whatever is left, deepest first.
@@ -58,6 +70,7 @@ t=$SECONDS
 missing=()
 command -v dockerd >/dev/null || missing+=(docker.io)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
+command -v docker-registry >/dev/null || missing+=(docker-registry)
 if ((${#missing[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
@@ -90,6 +103,24 @@ fi
 docker info --format 'ci-container: dockerd {{.ServerVersion}}, storage {{.Driver}}'
 mark "start dockerd" "$t"
 
+# --- a private image registry (the reference registry, Debian's docker-registry) ----------
+# The release test pushes the images here and a consumer workflow pulls them back. dockerd
+# treats registries on 127.0.0.0/8 as insecure (plain HTTP) by default.
+t=$SECONDS
+registry_port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+registry="127.0.0.1:$registry_port"
+printf 'version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: %s\n' \
+  "$work/registry" "$registry" >"$work/registry.yml"
+docker-registry serve "$work/registry.yml" >"$work/registry.log" 2>&1 &
+registry_pid=$!
+if ! timeout 30 grep -q -m 1 -e "listening on $registry" <(tail -n +1 -F "$work/registry.log" --pid "$registry_pid"); then
+  echo "ci-container: docker-registry did not start:" >&2
+  tail -n 30 "$work/registry.log" >&2
+  exit 2
+fi
+echo "ci-container: docker-registry listening on $registry"
+mark "start registry" "$t"
+
 # --- images --------------------------------------------------------------------------------
 t=$SECONDS
 bash docker/build-rootfs.sh "$python_tag" "$work/rootfs"
@@ -118,6 +149,7 @@ t=$SECONDS
 junit="$work/container-junit.xml"
 set +e
 RETRIEVAL_EVAL_IMAGE="$image_tag" RETRIEVAL_EVAL_RUNNER_IMAGE="$python_tag" \
+  RETRIEVAL_EVAL_REGISTRY="$registry" RETRIEVAL_EVAL_REGISTRY_LOG="$work/registry.log" \
   RETRIEVAL_EVAL_TIMINGS="$work/test-timings.txt" \
   "$repo/.venv/bin/pytest" -m container -p no:xdist -p no:cacheprovider -q \
   --junitxml="$junit" tests/container
@@ -125,6 +157,7 @@ pytest_status=$?
 set -e
 mark "container tests" "$t"
 
+stop_registry
 stop_dockerd
 if [[ -f "$work/test-timings.txt" ]]; then
   while IFS= read -r line; do timings+=("$line"); done <"$work/test-timings.txt"

@@ -25,12 +25,15 @@ Nothing touches the network: CSS and JavaScript are inlined, the page's
 Content-Security-Policy forbids every fetch, Chromium's background services are off
 and its host resolver maps every name to nothing.
 
-Set-up (once) and the exact command that made the committed image::
+Set-up (once) and the exact commands that made the committed images (make_reports.sh
+makes a passing and a failing report from real runs, with a recorded history)::
 
     apt-get install -y chromium fonts-noto-core fonts-noto-color-emoji fonts-liberation
     npm ci --prefix scripts/screenshot
-    .venv/bin/retrieval-eval run
-    .venv/bin/python scripts/screenshot/render_comment_png.py retrieval-eval-report/report.json
+    bash scripts/screenshot/make_reports.sh /tmp/shots
+    .venv/bin/python scripts/screenshot/render_comment_png.py /tmp/shots/pass/report.json
+    .venv/bin/python scripts/screenshot/render_comment_png.py /tmp/shots/fail/report.json \
+        --out docs/img/pr-comment-failing.png
 
 ``--html FILE`` also keeps the page that was photographed, for a browser.
 """

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,15 +19,18 @@ from pydantic import SecretStr
 
 from retrieval_eval.compare.baseline import (
     load_baseline,
+    removed_datasets,
     updated_baseline,
     write_baseline,
 )
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import current_value, gate_dataset
+from retrieval_eval.compare.history import history_file, read_history, recent_values
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.load.input_files import reading_within
 from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetReport, RunReport
@@ -35,7 +39,13 @@ from retrieval_eval.score.judge import ClaudeJudge, build_client
 from retrieval_eval.score.measure import measure_dataset
 from retrieval_eval.settings import JudgeSettings, RunSettings
 from retrieval_eval.validate import Problem, validate_datasets
-from retrieval_eval.vocabulary import EXIT_CODE, ExitCode, Verdict, fit_status_description
+from retrieval_eval.vocabulary import (
+    EXIT_CODE,
+    LOWER_IS_BETTER,
+    ExitCode,
+    Verdict,
+    fit_status_description,
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,7 @@ class RunOutcome:
     problems: Sequence[Problem] = ()
     report_json: Path | None = None
     report_markdown: Path | None = None
+    markdown: str | None = None  # report.md's text
     metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     error: RetrievalEvalError | None = None
     baseline_written: bool = False
@@ -68,13 +79,22 @@ def run_evaluation(
     is ignored (even a corrupt one) and every dataset's entry is replaced.
     ``anthropic_api_key`` comes from the edge (the environment), never from a file.
     """
+    roots = settings.input_roots()
     try:
         judge = make_judge(settings.judge, anthropic_api_key)
         # The hybrid's Claude reranker, when configured, uses the same key as the judge.
         rerank_key = anthropic_api_key.get_secret_value() if anthropic_api_key else None
-        return _run(
-            settings, progress, notices, write_baseline, rewrite_baseline, log, judge, rerank_key
-        )
+        with reading_within(roots) if roots is not None else nullcontext():
+            return _run(
+                settings,
+                progress,
+                notices,
+                write_baseline,
+                rewrite_baseline,
+                log,
+                judge,
+                rerank_key,
+            )
     except RetrievalEvalError as error:
         return RunOutcome(
             verdict="error",
@@ -115,14 +135,28 @@ def _run(
             ),
             problems=tuple(validation.problems),
         )
-    previous = None if rewrite else load_baseline(settings.baseline)
+    gated = [m for m in (*settings.measures, *LOWER_IS_BETTER) if settings.is_gated(m)]
+    previous = None if rewrite else load_baseline(settings.baseline, gated=gated)
 
     datasets: list[DatasetReport] = []
     with RetrieverPool(
-        settings, corpus, interactive=interactive, log=log, anthropic_api_key=rerank_key
+        settings.retrievers,
+        corpus,
+        interactive=interactive,
+        log=log,
+        cache_dir=settings.cache_dir,
+        anthropic_api_key=rerank_key,
     ) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
-            searched = search_dataset(path, fixtures, pool, settings, interactive, log)
+            searched = search_dataset(
+                path,
+                fixtures,
+                pool,
+                name=settings.require_retriever(path),
+                k=settings.k,
+                interactive=interactive,
+                log=log,
+            )
             measured = measure_dataset(
                 path=path,
                 fixtures=fixtures,
@@ -143,7 +177,10 @@ def _run(
         model_sha256 = pool.model_sha256
 
     environment = collect_environment(repository=settings.datasets, model_sha256=model_sha256)
-    decision = decide(datasets, tolerance=settings.tolerance, measures=settings.measures)
+    removed = removed_datasets(previous, evaluated={d.name for d in datasets})
+    decision = decide(
+        datasets, tolerance=settings.tolerance, measures=settings.measures, removed=removed
+    )
     established = [d.name for d in datasets if d.baseline_established]
     baseline_written = write and bool(established)
     if baseline_written:
@@ -154,8 +191,6 @@ def _run(
             k=settings.k,
             only=None if rewrite else established,
         )
-        write_baseline(settings.baseline, new)
-        log(f"wrote {settings.baseline.name} ({', '.join(established)})")
 
     report = RunReport(
         verdict=decision.verdict,
@@ -167,18 +202,25 @@ def _run(
         baseline_path=settings.baseline.name,
         baseline_written=baseline_written,
         datasets=tuple(datasets),
+        removed_datasets=removed,
         environment=environment,
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,
+        history=recent_values(read_history(settings.history or history_file(settings.baseline))),
     )
-    report_json, report_markdown = write_report_files(report, settings.report_dir, notices=notices)
+    files = write_report_files(report, settings.report_dir, notices=notices)
+    # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
+    if baseline_written:
+        write_baseline(settings.baseline, new)
+        log(f"wrote {settings.baseline.name} ({', '.join(established)})")
     return RunOutcome(
         verdict=decision.verdict,
         exit_code=EXIT_CODE[decision.verdict],
         report=report,
         status_description=decision.status_description,
-        report_json=report_json,
-        report_markdown=report_markdown,
+        report_json=files.json_path,
+        report_markdown=files.markdown_path,
+        markdown=files.markdown,
         metrics=compact_metrics(datasets),
         baseline_written=baseline_written,
     )

@@ -116,6 +116,10 @@ class QueryMove(_Frozen):
     current: float
     rank_before: int | None
     rank_after: int | None
+    top_after: str | None = Field(
+        default=None,
+        description="id of the document this run ranks first (None: nothing came back)",
+    )
 
 
 class FixtureFailure(_Frozen):
@@ -188,6 +192,19 @@ class DatasetReport(_Frozen):
     )
 
 
+class RemovedDataset(_Frozen):
+    """A dataset the baseline holds values for that this run did not find.
+
+    It fails the gate: deleting or renaming a dataset file must not pass as
+    "nothing to compare". To retire one, remove its baseline entry first.
+    """
+
+    name: str
+    retriever: str | None
+    baselined_queries: int
+    status: RowStatus = "removed"
+
+
 class RunReport(_Frozen):
     schema_version: int = REPORT_SCHEMA_VERSION
     verdict: Verdict
@@ -199,6 +216,12 @@ class RunReport(_Frozen):
     baseline_path: str
     baseline_written: bool
     datasets: tuple[DatasetReport, ...]
+    removed_datasets: tuple[RemovedDataset, ...] = ()
     environment: Environment
     baseline_environment: Environment | None
     duration_s: float
+    history: dict[str, dict[str, tuple[float, ...]]] = Field(
+        default_factory=dict,
+        description="dataset -> metric -> values of the last recorded runs "
+        "(retrieval-eval-history.jsonl), oldest first; this run is not included",
+    )

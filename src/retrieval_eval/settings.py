@@ -119,6 +119,7 @@ class RunSettings(BaseModel):
     datasets: Path = Path("datasets")
     corpus: Path = Path("datasets/corpus")
     baseline: Path = Path("baseline.json")
+    history: Path | None = None  # None: retrieval-eval-history.jsonl next to the baseline
     report_dir: Path = Path("retrieval-eval-report")
     cache_dir: Path = Path(".retrieval-eval-cache")
     model_dir: Path | None = None  # None: where `retrieval-eval model install` puts it
@@ -142,6 +143,21 @@ class RunSettings(BaseModel):
     min_human: int = Field(default=10, ge=0)
     retrievers: RetrieversConfig = Field(default_factory=RetrieversConfig)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    # Environment variables (names or globs) the retriever must not see, on top of the GitHub
+    # and Actions tokens that are always withheld; their values are masked in all output.
+    secret_env: tuple[str, ...] = ()
+    # Folders outside the repository that corpus and dataset files may come from (say, a Bear
+    # database in your home folder). Anything else that resolves outside the repository
+    # (a symlinked note included) is refused.
+    outside_roots: tuple[Path, ...] = ()
+    # The run's directory, the repository: set when the settings are loaded, not a file key.
+    repository: Path | None = None
+
+    def input_roots(self) -> tuple[Path, ...] | None:
+        """Where corpus and dataset files may resolve to; None: anywhere (built in code)."""
+        if self.repository is None:
+            return None
+        return (self.repository, *self.outside_roots)
 
     @field_validator("measures")
     @classmethod
@@ -209,6 +225,17 @@ class RunSettings(BaseModel):
     def retriever_for(self, dataset_name: str) -> str | None:
         return self.dataset_retrievers.get(dataset_name)
 
+    def require_retriever(self, dataset: Path) -> str:
+        """The retriever configured for a dataset file; naming none is a configuration error."""
+        name = self.retriever_for(dataset.name)
+        if name is None:
+            raise ConfigError(
+                f"no retriever is configured for {dataset.name}; add it under "
+                f'[dataset_retrievers] (e.g. "{dataset.name}" = "hybrid")',
+                file=dataset,
+            )
+        return name
+
 
 def _check_thresholds(thresholds: Mapping[str, Threshold], known: set[str]) -> None:
     for name, threshold in thresholds.items():
@@ -226,7 +253,15 @@ def _measured(info: ValidationInfo) -> set[str]:
     return {*measures, GROUNDEDNESS, JUDGE, LATENCY_P95, COST_PER_QUERY}
 
 
-_PATH_FIELDS = ("datasets", "corpus", "baseline", "report_dir", "cache_dir", "model_dir")
+_PATH_FIELDS = (
+    "datasets",
+    "corpus",
+    "baseline",
+    "history",
+    "report_dir",
+    "cache_dir",
+    "model_dir",
+)
 _MERGED_TABLES = ("thresholds", "dataset_retrievers")
 # `--judge` sets only judge.enabled; the file's model and prices must survive it.
 _DEEP_TABLES = ("retrievers", "judge")
@@ -294,8 +329,12 @@ def load_settings(
         value = merged.get(name)
         if isinstance(value, str | Path):
             merged[name] = (workdir / Path(value)).resolve()
+    merged["outside_roots"] = tuple(
+        (workdir / Path(root)).resolve() for root in merged.get("outside_roots", ())
+    )
+    merged["repository"] = workdir.resolve()
     for name in _PATH_FIELDS:
-        if name not in merged and name != "model_dir":
+        if name not in merged and name not in ("model_dir", "history"):
             merged[name] = (workdir / RunSettings.model_fields[name].default).resolve()
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
     settings = _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
@@ -328,9 +367,10 @@ def _with_machine_defaults(
         updates["cache_dir"] = settings.cache_dir / "embeddings"
     retrievers = settings.retrievers.model_copy(update={"dense": dense.model_copy(update=updates)})
     custom = retrievers.custom
-    if custom is not None and custom.cwd is not None:
+    if custom is not None:  # the repository by default: a factory module is imported from it
+        cwd = (workdir / (custom.cwd or Path("."))).resolve()
         retrievers = retrievers.model_copy(
-            update={"custom": custom.model_copy(update={"cwd": (workdir / custom.cwd).resolve()})}
+            update={"custom": custom.model_copy(update={"cwd": cwd})}
         )
     retrievers = with_machine_defaults(
         retrievers,

@@ -57,7 +57,7 @@ ACTION_VERDICTS: tuple[ActionVerdict, ...] = get_args(ActionVerdict)
 
 # One metric row of a dataset's table.
 RowStatus = Literal[
-    "ok", "improved", "regressed", "below-threshold", "above-ceiling", "new", "not-gated"
+    "ok", "improved", "regressed", "below-threshold", "above-ceiling", "new", "not-gated", "removed"
 ]
 BREACHED: frozenset[RowStatus] = frozenset({"below-threshold", "above-ceiling"})
 
@@ -125,4 +125,5 @@ ROW_STATUS_TEXT: Mapping[str, str] = {
     "above-ceiling": "❌ above ceiling",
     "new": "🆕 new",
     "not-gated": "➖ not gated",
+    "removed": "❌ removed",
 }

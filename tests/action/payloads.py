@@ -14,6 +14,7 @@ def _repo(full_name: str) -> dict[str, Any]:
         "fork": full_name != "octo/notes",
         "owner": {"login": owner, "type": "User"},
         "html_url": f"https://github.example/{full_name}",
+        "default_branch": "main",
     }
 
 
@@ -53,9 +54,9 @@ def pull_request_event(
     }
 
 
-def push_event(after: str, before: str = "0" * 40) -> dict[str, Any]:
+def push_event(after: str, before: str = "0" * 40, *, branch: str = "main") -> dict[str, Any]:
     return {
-        "ref": "refs/heads/main",
+        "ref": f"refs/heads/{branch}",
         "before": before,
         "after": after,
         "repository": _repo("octo/notes"),

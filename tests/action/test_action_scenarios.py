@@ -71,7 +71,11 @@ class Repo:
             extra_env=extra_env,
             **inputs,
         )
-        assert TOKEN not in result.log, "the token leaked into the log"
+        # `::add-mask::TOKEN` is the one line that must name it: the runner consumes it.
+        logged = "\n".join(
+            line for line in result.log.splitlines() if not line.startswith("::add-mask::")
+        )
+        assert TOKEN not in logged, "the token leaked into the log"
         assert TOKEN not in result.summary
         return result
 
@@ -100,9 +104,9 @@ class Repo:
         git(self.path, "checkout", "-q", head)
         return self.action("pull_request", payload, sha="e" * 40, **inputs)
 
-    def push(self, sha: str, **inputs: str) -> ActionRun:
+    def push(self, sha: str, *, branch: str = "main", **inputs: str) -> ActionRun:
         git(self.path, "checkout", "-q", sha)
-        return self.action("push", push_event(sha), sha=sha, **inputs)
+        return self.action("push", push_event(sha, branch=branch), sha=sha, **inputs)
 
 
 @pytest.fixture
@@ -303,6 +307,34 @@ def test_push_leaves_the_established_baseline_for_a_commit_step(repo: Repo) -> N
     assert again.outputs["verdict"] == "passed", again.log
 
 
+def test_pushes_to_main_are_recorded_in_the_history_and_a_pull_request_shows_the_trend(
+    repo: Repo,
+) -> None:
+    base = establish_baseline_on_main(repo)
+    history = repo.path / "retrieval-eval-history.jsonl"
+    second = repo.push(base)
+    assert second.outputs["verdict"] == "passed", second.log
+    lines = [json.loads(line) for line in history.read_text().splitlines()]
+    assert [line["commit"] for line in lines] == [git(repo.path, "rev-parse", "HEAD^"), base]
+    assert lines[1]["aggregates"]["keyword.jsonl"]["mrr@10"] == pytest.approx(1.0)
+    assert "Recorded this run in retrieval-eval-history.jsonl" in second.log
+    main = commit_all(repo.path, "retrieval-eval: record the run")
+
+    # A push to another branch is not recorded.
+    branch(repo, main, "feature")
+    feature = repo.push(main, branch="feature")
+    assert feature.returncode == 0, feature.log
+    assert len(history.read_text().splitlines()) == 2
+
+    head = repo.commit(REGRESSING_NOTES, "rewrite two notes")
+    result = repo.pull_request(9, main, head)
+    assert result.outputs["verdict"] == "regression", result.log
+    [comment] = repo.github.comments_on(9)
+    # The two recorded runs and this one, as a sparkline before the value.
+    assert "| keyword.jsonl | ██▁\u00a00.667 | −33.3% |" in comment["body"]
+    assert "| keyword.jsonl | ██▁\u00a00.667 | −33.3% |" in result.summary
+
+
 def test_workflow_dispatch_evaluates_the_checked_out_commit(repo: Repo) -> None:
     sha = git(repo.path, "rev-parse", "HEAD")
     result = repo.action("workflow_dispatch", workflow_dispatch_event(), sha=sha)
@@ -465,7 +497,7 @@ def test_a_wrong_token_fails_publishing_without_showing_the_token(repo: Repo) ->
 def test_a_bad_input_names_itself_and_exits_2_with_a_summary(repo: Repo) -> None:
     result = repo.push(git(repo.path, "rev-parse", "HEAD"), comment="sticky", tolerance="lots")
     assert result.returncode == 2
-    assert result.stdout == (
+    assert _without_masks(result.stdout) == (
         "::error::the Action's inputs are not valid:%0A"
         "  - input `tolerance`: accepts a number from 0 to 1 (0.05 = 5%25), got 'lots'%0A"
         "  - input `comment`: accepts update | new | off, got 'sticky'\n"
@@ -487,3 +519,10 @@ def test_invalid_datasets_become_error_annotations_on_the_right_line(repo: Repo)
     assert result.outputs["verdict"] == "invalid"
     assert "::error file=datasets/keyword.jsonl,line=3::" in result.stdout
     assert [s["state"] for s in repo.github.statuses_for(sha)] == ["failure"]
+
+
+def _without_masks(stdout: str) -> str:
+    """What the runner shows: it consumes the `::add-mask::` lines printed first."""
+    return "".join(
+        line for line in stdout.splitlines(keepends=True) if not line.startswith("::add-mask::")
+    )

@@ -101,7 +101,7 @@ def test_when_neither_git_nor_the_api_can_tell_the_run_stops_with_advice(tmp_pat
         )
     assert str(caught.value) == (
         "cannot read baseline.json at the base commit bbbbbbb: reading baseline.json at bbbbbbb: "
-        "GitHub answered 502: down. Check out the history (actions/checkout with fetch-depth: 0) "
+        "GitHub answered 502: down. Give the workflow `contents: read` permission "
         "or set `baseline-source: workspace`"
     )
 

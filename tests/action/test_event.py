@@ -65,7 +65,15 @@ def test_push_and_manual_runs_evaluate_the_commit(event_name: str) -> None:
     activity = decide_activity(
         mode="evaluate", event_name=event_name, payload=push_event(HEAD), sha=HEAD
     )
-    assert activity == CommitActivity(sha=HEAD, event_name=event_name)
+    # Only a push to the default branch is recorded in the history.
+    pushed = event_name == "push"
+    assert activity == CommitActivity(sha=HEAD, event_name=event_name, default_branch_push=pushed)
+
+
+def test_a_push_to_another_branch_is_not_recorded_in_the_history() -> None:
+    payload = push_event(HEAD, branch="feature")
+    activity = decide_activity(mode="evaluate", event_name="push", payload=payload, sha=HEAD)
+    assert activity == CommitActivity(sha=HEAD, event_name="push", default_branch_push=False)
 
 
 def test_publish_mode_remembers_the_commit_the_triggering_run_evaluated() -> None:

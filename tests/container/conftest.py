@@ -23,6 +23,8 @@ NEEDS_DOCKER = {
     "test_runner_container.py",
     "test_act_workflow.py",
     "test_lint.py",
+    "test_release.py",
+    "test_image.py",
     "test_init_lint.py",
 }
 REPO_ROOT = Path(__file__).resolve().parents[2]

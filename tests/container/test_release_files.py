@@ -8,11 +8,16 @@ registry host.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
 import pytest
+
+from tests.action.git_repo import commit_all, git, init_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FORK_SAFE_PAIR = (
@@ -73,3 +78,47 @@ def test_the_npm_lock_names_no_registry_host() -> None:
         entry = lock["packages"][f"node_modules/{name}"]
         assert entry["version"] == version
         assert entry["integrity"].startswith("sha512-")
+
+
+def test_the_release_workflow_runs_the_release_script_on_version_tags() -> None:
+    text = (REPO_ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert "    tags: ['v*.*.*']\n" in text
+    assert 'run: scripts/release.sh "$GITHUB_REF_NAME"' in text
+    assert "RELEASE_OWNER: ${{ github.repository_owner }}" in text
+    # main keeps building the Dockerfile (`uses: ./`); only release commits name an image
+    action = (REPO_ROOT / "action.yml").read_text(encoding="utf-8")
+    assert "\n  image: Dockerfile\n" in action
+
+
+@pytest.mark.parametrize(
+    ("tag", "message"),
+    [
+        ("v9.9.9", "v9.9.9 does not match pyproject.toml's version"),
+        ("1.0", "usage: release.sh vX.Y.Z (got '1.0')"),
+    ],
+)
+def test_the_release_script_refuses_a_tag_that_is_not_the_version(
+    tag: str, message: str, tmp_path: Path
+) -> None:
+    """The checks run before anything is built or pushed, so no Docker engine is needed."""
+    checkout = tmp_path / "maintainer"
+    init_repo(checkout)
+    for name in ("action.yml", "Dockerfile", "pyproject.toml", "scripts/release.sh"):
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / name, checkout / name)
+    commit_all(checkout, "retrieval-eval")
+    git(checkout, "tag", "-a", tag, "-m", tag)
+    git(checkout, "checkout", "-q", tag)
+
+    completed = subprocess.run(
+        ["bash", "scripts/release.sh", tag],
+        cwd=checkout,
+        env={"PATH": os.environ["PATH"], "RELEASE_OWNER": "org", "RELEASE_REGISTRY": "127.0.0.1:9"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert completed.returncode == 1
+    assert message in completed.stderr
+    assert git(checkout, "tag", "--list", "v1") == ""

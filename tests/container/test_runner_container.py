@@ -45,6 +45,11 @@ def open_pull(
     changed = git(workspace, "diff", "--name-only", f"{base}...{head}").splitlines()
     files: list[str | dict[str, Any]] = [*changed]
     github.add_pull(number, head_sha=head, base_sha=base, files=files)
+    # The image has no git: the Action reads the base commit's baseline through the
+    # contents API, which serves what the repository holds at that commit.
+    at_base = git(workspace, "ls-tree", "--name-only", base, "baseline.json")
+    if at_base:
+        github.put_content(base, "baseline.json", git(workspace, "show", f"{base}:baseline.json"))
     git(workspace, "checkout", "-q", head)
     return pull_request_event(
         number=number, head_sha=head, base_sha=base, action=action, changed_files=len(changed)

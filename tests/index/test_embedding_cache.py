@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval_eval.errors import InputError
 from retrieval_eval.index.embedding_cache import CACHE_FILE, EmbeddingCache
 
 MODEL = "a" * 64
@@ -60,14 +59,18 @@ def test_wrong_sized_vectors_are_rejected_and_treated_as_misses(tmp_path: Path) 
         assert cache.get_many(MODEL, ["short"]) == {}
 
 
-def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
-    (tmp_path / CACHE_FILE).write_bytes(b"this is not sqlite, it is a truncated download" * 100)
-    with pytest.raises(InputError) as caught:
-        EmbeddingCache(tmp_path)
-    assert str(caught.value) == (
-        f"{tmp_path / CACHE_FILE}: the embedding cache is not a usable SQLite database "
-        "(file is not a database); delete it (it is only a cache) and run again"
-    )
+def test_a_file_that_is_not_a_database_is_moved_aside_and_rebuilt(tmp_path: Path) -> None:
+    damaged = b"this is not sqlite, it is a truncated download" * 100
+    (tmp_path / CACHE_FILE).write_bytes(damaged)
+    with EmbeddingCache(tmp_path) as cache:
+        [aside] = [p for p in tmp_path.iterdir() if ".corrupt-" in p.name]
+        assert aside.read_bytes() == damaged
+        assert cache.warnings == [
+            f"the embedding cache {tmp_path / CACHE_FILE} was not a usable SQLite database "
+            f"(file is not a database); moved it aside to {aside.name} and started a new one"
+        ]
+        cache.put_many(MODEL, {"text": np.ones(384, dtype=np.float32)})
+        assert len(cache) == 1
 
 
 _WRITER = """

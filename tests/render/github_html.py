@@ -21,6 +21,8 @@ def to_html(markdown: str) -> str:
 class Page:
     tables: list[list[list[str]]] = field(default_factory=list)  # table -> row -> cell text
     summaries: list[str] = field(default_factory=list)
+    # Table rows (header rows included) a reviewer sees without opening a <details>.
+    visible_rows: int = 0
     tags: set[str] = field(default_factory=set)
     text: str = ""
 
@@ -33,20 +35,27 @@ class _Reader(HTMLParser):
         self._row: list[str] | None = None
         self._summary: list[str] | None = None
         self._text: list[str] = []
+        self._details_depth = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.page.tags.add(tag)
         if tag == "table":
             self.page.tables.append([])
+        elif tag == "details":
+            self._details_depth += 1
         elif tag == "tr":
             self._row = []
+            if not self._details_depth:
+                self.page.visible_rows += 1
         elif tag in ("td", "th"):
             self._cell = []
         elif tag == "summary":
             self._summary = []
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None and self._row is not None:
+        if tag == "details":
+            self._details_depth -= 1
+        elif tag in ("td", "th") and self._cell is not None and self._row is not None:
             self._row.append("".join(self._cell).strip())
             self._cell = None
         elif tag == "tr" and self._row is not None:

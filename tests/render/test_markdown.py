@@ -41,6 +41,7 @@ def test_sections_are_collapsible_details() -> None:
         current=0.5,
         rank_before=1,
         rank_after=2,
+        top_after="doc-b",
     )
     breakdown = BreakdownRow(dimension="tag", group="recipes", n=1, metrics={"mrr@10": 0.5})
     text = render_markdown(
@@ -59,8 +60,8 @@ def test_sections_are_collapsible_details() -> None:
         max_chars=None,
     )
     page = read(text)
+    # A regressed dataset shows its regressions opened; everything else stays collapsed.
     assert page.summaries == [
-        "Queries that regressed most (1)",
         "New and removed queries (1 new, 1 removed)",
         "Paired test on the common queries: noise or signal?",
         "Breakdown by query type and tag",
@@ -68,7 +69,15 @@ def test_sections_are_collapsible_details() -> None:
         "Environment",
     ]
     moved = table_with_header(page, "Query id")
-    assert moved[1] == ["q1", "lemon tart", "1.000 → 0.500", "1 → 2"]
+    assert moved[0] == [
+        "Query id",
+        "Query",
+        "MRR@10 before → after",
+        "First relevant rank",
+        "Ranked first now",
+    ]
+    assert moved[1] == ["q1", "lemon tart", "1.000 → 0.500", "1 → 2", "doc-b"]
+    assert "Queries that regressed (1), worst first:" in page.text
     paired = next(t for t in page.tables if t[0][1] == "Queries")
     assert paired == [
         ["Metric", "Queries", "Mean Δ", "95% CI", "p-value"],
@@ -76,7 +85,7 @@ def test_sections_are_collapsible_details() -> None:
     ]
     assert ["tag: recipes", "1", "0.500"] in table_with_header(page, "Group")
     assert "timings on shared CI runners vary by more than 5%" in page.text
-    assert "```mermaid" in text and "xychart-beta" in text
+    assert "mermaid" not in text  # the summary table carries baseline, current and Δ
 
 
 def test_hostile_query_text_cannot_break_a_table_or_ping_anyone() -> None:
@@ -96,7 +105,7 @@ def test_hostile_query_text_cannot_break_a_table_or_ping_anyone() -> None:
     assert "script" not in page.tags
     assert "<script>" not in to_html(text)
     row = table_with_header(page, "Query id")[1]
-    assert len(row) == 4  # the pipe did not split the cell
+    assert len(row) == 5  # the pipe did not split the cell
     assert row[0] == "id|`x`"
     # Shown verbatim (no bold, no link text, no code span), with the mentions defused.
     assert row[1] == HOSTILE.replace(" @", " @\u200b")

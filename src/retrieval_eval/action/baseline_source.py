@@ -1,9 +1,9 @@
 """Which baseline a pull request is gated against: by default the one at its base commit.
 
 Otherwise a PR could loosen its own gate by lowering the numbers in
-``baseline.json``. The base version is read with ``git show`` when the history
-is checked out, else through the contents API; a PR that changes the file is
-flagged loudly either way.
+``baseline.json``. The base version is read through the contents API (the
+Action's image has no git); where git and the history are there it is read with
+``git show`` instead. A PR that changes the file is flagged loudly either way.
 """
 
 from __future__ import annotations
@@ -46,6 +46,23 @@ def _at_base_from_git(root: Path, repo_path: str, base_sha: str) -> tuple[bool, 
     return True, run_git(root, "show", f"{base_sha}:{repo_path}")
 
 
+def at_base(
+    root: Path, repo_path: str, base_sha: str, fetch_from_api: Callable[[str, str], bytes | None]
+) -> bytes | None:
+    """A file as it is at the base commit (None: absent there): from git, else the API."""
+    in_history, content = _at_base_from_git(root, repo_path, base_sha)
+    if in_history:
+        return content
+    try:
+        return fetch_from_api(repo_path, base_sha)
+    except RetrievalEvalError as error:
+        raise RetrievalEvalError(
+            f"cannot read {repo_path} at the base commit {base_sha[:7]}: {error}. "
+            "Give the workflow `contents: read` permission "
+            "or set `baseline-source: workspace`"
+        ) from None
+
+
 def baseline_at_base(
     *,
     workspace_baseline: Path,
@@ -57,16 +74,7 @@ def baseline_at_base(
 ) -> BaselineChoice:
     root = repository_root(workspace)
     repo_path = repo_relative(workspace_baseline, root)
-    in_history, content = _at_base_from_git(root, repo_path, base_sha)
-    if not in_history:
-        try:
-            content = fetch_from_api(repo_path, base_sha)
-        except RetrievalEvalError as error:
-            raise RetrievalEvalError(
-                f"cannot read {repo_path} at the base commit {base_sha[:7]}: {error}. "
-                "Check out the history (actions/checkout with fetch-depth: 0) "
-                "or set `baseline-source: workspace`"
-            ) from None
+    content = at_base(root, repo_path, base_sha, fetch_from_api)
     chosen = scratch_dir / workspace_baseline.name  # same name, so the report reads naturally
     chosen.unlink(missing_ok=True)
     if content is not None:

@@ -1,11 +1,14 @@
 """Evaluate a commit (push, manual or scheduled run).
 
 The baseline-null rule may write an established ``baseline.json`` into the
-workspace; it is left there for a following workflow step to commit (see
-docs/action.md, "Keeping the baseline up to date").
+workspace, and a push to the default branch appends its numbers to
+``retrieval-eval-history.jsonl`` beside it; both are left there for a following
+workflow step to commit (see docs/action.md, "Keeping the baseline up to date").
 """
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 from retrieval_eval.action.deliver import deliver
 from retrieval_eval.action.evaluation import evaluate
@@ -13,12 +16,13 @@ from retrieval_eval.action.event import CommitActivity
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.pull_request import final_exit_code
-from retrieval_eval.action.runner_files import WorkflowCommands
+from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.compare.history import append_history, history_file
 from retrieval_eval.vocabulary import ExitCode
 
 
 def run_commit(
-    settings: ActionSettings, commit: CommitActivity, api: GitHubApi, commands: WorkflowCommands
+    settings: ActionSettings, commit: CommitActivity, api: GitHubApi, commands: RunnerFiles
 ) -> ExitCode:
     result = evaluate(
         settings, baseline=settings.baseline, notices=(), write_baseline=True, commands=commands
@@ -28,6 +32,13 @@ def run_commit(
             f"Baseline established in {settings.baseline.name}; commit it in a following step "
             "to gate later changes against it."
         )
+    if commit.default_branch_push and result.metrics:
+        configured = settings.run.history if settings.run is not None else None
+        history = configured or history_file(settings.baseline)
+        append_history(
+            history, commit=commit.sha, date=datetime.now(UTC), aggregates=result.metrics
+        )
+        commands.notice(f"Recorded this run in {history.name}; commit it in a following step.")
     failure = deliver(
         api,
         settings,

@@ -16,7 +16,8 @@ from typing import Any
 from retrieval_eval.action.comment import room_for_report
 from retrieval_eval.action.event import Activity, PullRequestActivity
 from retrieval_eval.action.inputs import ActionSettings
-from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.compare.history import history_file
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
@@ -54,7 +55,7 @@ def run_overrides(settings: ActionSettings) -> dict[str, object]:
 
 
 def configure(
-    settings: ActionSettings, activity: Activity, commands: WorkflowCommands
+    settings: ActionSettings, activity: Activity, commands: RunnerFiles
 ) -> ActionSettings:
     """Build the run's settings once: built-in default < configuration file < non-empty input.
 
@@ -62,6 +63,7 @@ def configure(
     verdict only if the run evaluates (a pull request outside ``paths`` skips).
     """
     from retrieval_eval.settings import load_settings
+    from retrieval_eval.trust.guard import protect_process
 
     try:
         with commands.group("Configuration"):
@@ -71,6 +73,7 @@ def configure(
                 overrides=run_overrides(settings),
                 overrides_source="Action inputs",
             )
+            protect_process(patterns=run.secret_env)  # before any child process starts
             if run.judge.enabled and _fork_without_judge_key(settings, activity):
                 commands.warning(
                     "the LLM judge is skipped: this fork pull request's run gets no secrets, "
@@ -98,21 +101,26 @@ def evaluate(
     baseline: Path,
     notices: Sequence[str],
     write_baseline: bool,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
 ) -> Evaluated:
     """Never raises for a failed evaluation: that is a verdict (``error``) to report and post."""
     # Imported here: the Action's settings and event handling must work (and fail clearly)
     # without paying for chromadb and onnxruntime.
     from retrieval_eval.pipeline import run_evaluation
     from retrieval_eval.render.markdown import render_markdown
+    from retrieval_eval.trust.guard import format_traceback, unexpected_error
 
     if settings.config_error is not None:
         return failed(settings.config_error, commands, settings, notices)
     assert settings.run is not None, "configure() runs before evaluate()"
     run_settings = settings.run
     if baseline.resolve() != run_settings.baseline:
-        # A pull request is gated against its base commit's baseline, read into a scratch copy.
-        run_settings = run_settings.model_copy(update={"baseline": baseline.resolve()})
+        # A pull request is gated against its base commit's baseline, read into a scratch copy;
+        # the history (it only draws the sparklines) stays the one beside the workspace's.
+        history = run_settings.history or history_file(run_settings.baseline)
+        run_settings = run_settings.model_copy(
+            update={"baseline": baseline.resolve(), "history": history}
+        )
     try:
         with commands.group("Evaluation"):
             outcome = run_evaluation(
@@ -124,18 +132,29 @@ def evaluate(
             )
     except RetrievalEvalError as error:
         return failed(error, commands, settings, notices)
+    except BaseException as error:  # whatever it is, the run still ends with a status
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        if settings.runner.debug:
+            commands.info(format_traceback(error))
+        return failed(unexpected_error(error), commands, settings, notices)
 
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
     if outcome.error is not None:
         commands.error(str(outcome.error))
     if outcome.report is not None:
-        summary = render_markdown(outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices)
+        summary = render_markdown(
+            outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices, full=outcome.markdown
+        )
         comment = render_markdown(
-            outcome.report, max_chars=room_for_report(settings.comment_id), notices=notices
+            outcome.report,
+            max_chars=room_for_report(settings.comment_id),
+            notices=notices,
+            full=outcome.markdown,
         )
     else:
-        summary = comment = _no_report_markdown(outcome, notices)
+        summary = comment = _no_report_markdown(outcome, notices, settings.runner.workspace)
     result = Evaluated(
         verdict=outcome.verdict,
         exit_code=outcome.exit_code,
@@ -145,27 +164,25 @@ def evaluate(
         report_markdown=outcome.report_markdown,
         metrics=outcome.metrics,
     )
-    record_results(settings, result, summary)
+    record_results(commands, result, summary)
     return result
 
 
-def _no_report_markdown(outcome: Any, notices: Sequence[str]) -> str:
+def _no_report_markdown(outcome: Any, notices: Sequence[str], workspace: Path) -> str:
     """Invalid datasets or a failed run produce no report; say what went wrong instead."""
-    lines = [*notices, f"### retrieval-eval: {outcome.verdict}", "", outcome.status_description, ""]
-    lines += [f"- `{_location(p)}` {getattr(p, 'message', p)}" for p in outcome.problems[:50]]
-    if len(outcome.problems) > 50:
-        lines.append(f"- … and {len(outcome.problems) - 50} more (see the job's annotations)")
-    if outcome.error is not None:
-        lines.append(f"```\n{outcome.error}\n```")
-    return "\n".join(lines) + "\n"
+    from retrieval_eval.render.no_report import no_report_markdown
+
+    return no_report_markdown(
+        verdict=outcome.verdict,
+        description=outcome.status_description,
+        problems=outcome.problems,
+        error=outcome.error,
+        notices=notices,
+        workspace=workspace,
+    )
 
 
-def _location(problem: Any) -> str:
-    file, line = getattr(problem, "file", None), getattr(problem, "line", None)
-    return f"{file}:{line}" if line else str(file or "")
-
-
-def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None:
+def _annotate(problem: Any, commands: RunnerFiles, workspace: Path) -> None:
     """Annotations need repository-relative paths to show up on the right line of the diff."""
     file = getattr(problem, "file", None)
     if file is not None:
@@ -181,32 +198,42 @@ def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None
 
 def failed(
     error: RetrievalEvalError,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     settings: ActionSettings,
     notices: Sequence[str],
 ) -> Evaluated:
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
+    from retrieval_eval.render.no_report import no_report_markdown, shown_path
+
     commands.error(str(error), file=error.file, line=error.line)
-    markdown = "\n".join(
-        [*notices, "### ❌ retrieval-eval could not evaluate", "", "```", str(error), "```", ""]
+    # The status has 140 characters: name the file as the repository does, not the runner.
+    where = ""
+    if error.file is not None:
+        where = shown_path(error.file, settings.runner.workspace)
+        where += f":{error.line}: " if error.line is not None else ": "
+    markdown = no_report_markdown(
+        verdict="error",
+        description="retrieval-eval could not evaluate:",
+        error=error,
+        notices=notices,
+        workspace=settings.runner.workspace,
     )
     result = Evaluated(
         verdict="error",
         exit_code=ExitCode.ERROR,
         comment_markdown=markdown,
-        status_description=fit_status_description(f"error: {error}"),
+        status_description=fit_status_description(f"error: {where}{error.message}"),
         report_json=None,
         report_markdown=None,
         metrics={},
     )
-    record_results(settings, result, markdown)
+    record_results(commands, result, markdown)
     return result
 
 
-def record_results(settings: ActionSettings, result: Evaluated, summary_markdown: str) -> None:
-    append_step_summary(settings.runner.step_summary_file, summary_markdown)
-    write_outputs(
-        settings.runner.output_file,
+def record_results(commands: RunnerFiles, result: Evaluated, summary_markdown: str) -> None:
+    commands.append_summary(summary_markdown)
+    commands.set_outputs(
         {
             "verdict": result.verdict,
             "report-json": str(result.report_json or ""),

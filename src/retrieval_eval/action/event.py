@@ -52,6 +52,8 @@ class CommitActivity:
 
     sha: str
     event_name: str
+    # A push to the repository's default branch: the run is recorded in the history.
+    default_branch_push: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,13 +90,26 @@ def decide_activity(*, mode: str, event_name: str, payload: dict[str, Any], sha:
     if event_name in PULL_REQUEST_EVENTS:
         return _pull_request(payload, event_name)
     if event_name in COMMIT_EVENTS:
-        return CommitActivity(sha=sha, event_name=event_name)
+        return CommitActivity(
+            sha=sha,
+            event_name=event_name,
+            default_branch_push=event_name == "push" and _pushed_to_default(payload),
+        )
     if event_name == "workflow_run":
         raise ConfigError(
             "on workflow_run the Action only publishes a fork's results: set input `mode: publish`"
         )
     supported = ", ".join(sorted(PULL_REQUEST_EVENTS | COMMIT_EVENTS))
     raise ConfigError(f"event {event_name!r} is not supported; supported events: {supported}")
+
+
+def _pushed_to_default(payload: dict[str, Any]) -> bool:
+    """A push event names the branch in ``ref`` and the repository's default branch."""
+    repository = payload.get("repository")
+    default = repository.get("default_branch") if isinstance(repository, dict) else None
+    return (
+        isinstance(default, str) and bool(default) and payload.get("ref") == f"refs/heads/{default}"
+    )
 
 
 def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivity:

@@ -8,8 +8,10 @@ comment and status are posted (or, for a fork, written to files for
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
+from retrieval_eval.action.base_config import base_config_file, gate_from_base, proposal_notice
 from retrieval_eval.action.baseline_source import (
     BaselineChoice,
     baseline_at_base,
@@ -18,13 +20,13 @@ from retrieval_eval.action.baseline_source import (
 )
 from retrieval_eval.action.changed_files import ChangedFiles, changed_files
 from retrieval_eval.action.deliver import deliver
-from retrieval_eval.action.evaluation import Evaluated, evaluate, failed
+from retrieval_eval.action.evaluation import Evaluated, evaluate, failed, run_overrides
 from retrieval_eval.action.event import PullRequestActivity
 from retrieval_eval.action.fork import ForkMetadata, write_fork_results
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.path_filter import PathFilter
-from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.status import skipped_description
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode
@@ -33,7 +35,7 @@ FORK_DOCS = "docs/action.md#fork-pull-requests"
 
 
 def run_pull_request(
-    settings: ActionSettings, pull: PullRequestActivity, api: GitHubApi, commands: WorkflowCommands
+    settings: ActionSettings, pull: PullRequestActivity, api: GitHubApi, commands: RunnerFiles
 ) -> ExitCode:
     path_filter = PathFilter(settings.paths)
     with commands.group("Changed files"):
@@ -55,7 +57,11 @@ def run_pull_request(
             choice = _choose_baseline(settings, pull, api, changes, Path(scratch))
         except RetrievalEvalError as error:
             return _publish(settings, pull, api, commands, failed(error, commands, settings, ()))
-        notices = []
+        try:
+            settings, proposal = _gate_from_base(settings, pull, api, Path(scratch), commands)
+        except RetrievalEvalError as error:
+            return _publish(settings, pull, api, commands, failed(error, commands, settings, ()))
+        notices = [proposal] if proposal else []
         if choice.changed_by_pr:
             notices.append(change_notice(choice))
             commands.warning(change_notice(choice).replace("**", ""), title="baseline changed")
@@ -67,9 +73,42 @@ def run_pull_request(
     return _publish(settings, pull, api, commands, result)
 
 
-def _log_changes(
-    changes: ChangedFiles, path_filter: PathFilter, commands: WorkflowCommands
-) -> None:
+def _gate_from_base(
+    settings: ActionSettings,
+    pull: PullRequestActivity,
+    api: GitHubApi,
+    scratch: Path,
+    commands: RunnerFiles,
+) -> tuple[ActionSettings, str | None]:
+    """With ``baseline-source: base``, the gate's settings come from the base commit too."""
+    if settings.baseline_source != "base" or settings.run is None:
+        return settings, None
+    base_file, origin = base_config_file(
+        workspace=settings.runner.workspace,
+        config_input=settings.config,
+        base_sha=pull.base_sha,
+        fetch_from_api=api.file_at,
+        scratch_dir=scratch,
+    )
+    gate = gate_from_base(
+        settings.run,
+        base_file=base_file,
+        origin=origin,
+        workspace=settings.runner.workspace,
+        overrides=run_overrides(settings),
+    )
+    commands.info(f"The gate's settings come from {origin}.")
+    notice = proposal_notice(gate)
+    if notice is not None:
+        commands.warning(
+            "This pull request changes settings that decide the verdict; they take effect "
+            "after merge: " + "; ".join(f"{b} → {a}" for b, a in gate.proposed),
+            title="gate settings changed",
+        )
+    return replace(settings, run=gate.run), notice
+
+
+def _log_changes(changes: ChangedFiles, path_filter: PathFilter, commands: RunnerFiles) -> None:
     if changes.paths is None:
         commands.warning(f"Evaluating anyway: changed files unknown, because {changes.source}.")
         return
@@ -106,15 +145,14 @@ def _skip(
     settings: ActionSettings,
     pull: PullRequestActivity,
     api: GitHubApi,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     path_filter: PathFilter,
 ) -> ExitCode:
     """Still set a success status, so a required check never waits forever on an unrelated PR."""
     description = skipped_description(path_filter.describe())
     commands.notice(f"retrieval-eval {description}")
-    append_step_summary(settings.runner.step_summary_file, f"### ⏭️ retrieval-eval {description}\n")
-    write_outputs(
-        settings.runner.output_file,
+    commands.append_summary(f"### ⏭️ retrieval-eval {description}\n")
+    commands.set_outputs(
         {"verdict": "skipped", "report-json": "", "report-markdown": "", "metrics": "{}"},
     )
     skipped = Evaluated("skipped", ExitCode.OK, "", description, None, None, {})
@@ -125,7 +163,7 @@ def _publish(
     settings: ActionSettings,
     pull: PullRequestActivity,
     api: GitHubApi,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     result: Evaluated,
 ) -> ExitCode:
     has_comment = result.verdict != "skipped" and settings.comment != "off"
@@ -150,7 +188,7 @@ def _publish(
 def _hand_over_fork(
     settings: ActionSettings,
     pull: PullRequestActivity,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     result: Evaluated,
     has_comment: bool,
 ) -> ExitCode:
@@ -171,7 +209,6 @@ def _hand_over_fork(
         f"for a `mode: publish` job in a workflow_run workflow to post. See {FORK_DOCS}.",
         title="fork pull request",
     )
-    write_outputs(settings.runner.output_file, {"comment-url": ""})
     return final_exit_code(result, settings)
 
 

@@ -8,6 +8,7 @@ keys and without timestamps: re-running on an unchanged tree changes nothing.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -15,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
-from retrieval_eval.results import DatasetReport, Environment
-from retrieval_eval.vocabulary import COST_PER_QUERY, LATENCY_P95
+from retrieval_eval.results import DatasetReport, Environment, RemovedDataset
+from retrieval_eval.vocabulary import COST_PER_QUERY, JUDGE, LATENCY_P95, LOWER_IS_BETTER
 
 BASELINE_SCHEMA_VERSION = 1
 
@@ -47,12 +48,51 @@ class BaselineDataset(BaseModel):
     queries: dict[str, BaselineQuery] | None = None
 
     def is_null(self) -> bool:
-        """The baseline-null rule: missing or null values are established, not compared."""
-        if not self.aggregates or self.queries is None:
+        """The baseline-null rule: ``null`` values are established, not compared."""
+        if self.aggregates is None or self.queries is None:
             return True
         if any(value is None for value in self.aggregates.values()):
             return True
         return any(q.metrics is None or None in q.metrics.values() for q in self.queries.values())
+
+    def recorded_measures(self) -> tuple[str, ...]:
+        """The measures this entry says it holds (older files: its aggregates' names)."""
+        if self.measures:
+            return self.measures
+        return tuple(m for m in (self.aggregates or {}) if m not in LOWER_IS_BETTER)
+
+    def corruption(self, required: Iterable[str] = ()) -> str | None:
+        """Why values this entry claims cannot be compared against, or None when sound.
+
+        A comparison needs a finite number on both sides: NaN makes every
+        ``<`` false, and a value nobody recorded compares against nothing, so
+        either would switch the gate off without a word. ``required`` are the
+        metrics the run gates on. Explicit ``null`` s are the null rule, not damage.
+        """
+        if "aggregates" not in self.model_fields_set:
+            return "it has no `aggregates` (write `null` to have this run establish it)"
+        if self.is_null():
+            return None
+        assert self.aggregates is not None and self.queries is not None
+        if not self.aggregates:
+            return "`aggregates` is empty"
+        for name, value in self.aggregates.items():
+            if value is not None and not math.isfinite(value):
+                return f"aggregates.{name} is {value} (not a finite number)"
+        for query_id, query in self.queries.items():
+            for name, value in (query.metrics or {}).items():
+                if value is not None and not math.isfinite(value):
+                    return f"queries.{query_id}.metrics.{name} is {value} (not a finite number)"
+            if query.judge_score is not None and not math.isfinite(query.judge_score):
+                return f"queries.{query_id}.judge_score is not a finite number"
+        recorded = self.recorded_measures()
+        for name in (*recorded, *(m for m in required if m not in recorded)):
+            if name not in self.aggregates:
+                return f"{name} has no value in aggregates"
+            per_query = name not in LOWER_IS_BETTER and name != JUDGE
+            if per_query and not any(name in (q.metrics or {}) for q in self.queries.values()):
+                return f"no query has a value for {name} (every `metrics` object lacks it)"
+        return None
 
 
 class Baseline(BaseModel):
@@ -70,8 +110,12 @@ class Baseline(BaseModel):
         return entry
 
 
-def load_baseline(path: Path) -> Baseline | None:
-    """None when the file is missing; a corrupt file is an error that leaves it untouched."""
+def load_baseline(path: Path, *, gated: Iterable[str] = ()) -> Baseline | None:
+    """None when the file is missing; a corrupt file is an error that leaves it untouched.
+
+    ``gated`` are the metrics the run gates on: an established entry must hold
+    a finite value for each, or the gate would compare nothing.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -97,13 +141,41 @@ def load_baseline(path: Path) -> Baseline | None:
             file=path,
         )
     try:
-        return Baseline.model_validate(data)
+        baseline = Baseline.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         key = ".".join(str(part) for part in first["loc"])
         raise InputError(
             f"the baseline is malformed at '{key}': {first['msg']}", file=path
         ) from error
+    required = tuple(gated)
+    for name, entry in baseline.datasets.items():
+        problem = None if entry is None else entry.corruption(required)
+        if problem is not None:
+            raise InputError(
+                f"the baseline is corrupt at datasets.{name}: {problem}; restore it from "
+                "history, or run `retrieval-eval baseline update` to measure it anew",
+                file=path,
+            )
+    return baseline
+
+
+def removed_datasets(
+    baseline: Baseline | None, *, evaluated: Iterable[str]
+) -> tuple[RemovedDataset, ...]:
+    """Datasets with established baseline values that this run did not evaluate."""
+    if baseline is None:
+        return ()
+    present = set(evaluated)
+    return tuple(
+        RemovedDataset(
+            name=name,
+            retriever=entry.retriever,
+            baselined_queries=len(entry.queries or {}),
+        )
+        for name in sorted(baseline.datasets)
+        if name not in present and (entry := baseline.established(name)) is not None
+    )
 
 
 def baseline_entry(report: DatasetReport, *, k: int) -> BaselineDataset:

@@ -20,7 +20,7 @@ from retrieval_eval.results import (
     QueryResult,
 )
 from retrieval_eval.score.stats import paired_comparison
-from retrieval_eval.settings import RunSettings
+from retrieval_eval.settings import RunSettings, Threshold
 from retrieval_eval.vocabulary import COST_PER_QUERY, JUDGE, LATENCY_P95, LOWER_IS_BETTER, RowStatus
 
 # Differences below this are float noise (summation order, rounding in baseline.json),
@@ -81,21 +81,15 @@ def _row(
         after = current if common is None else common
     gated = settings.is_gated(metric)
 
-    status: RowStatus
     drop = None if before is None else relative_drop(metric, before, after)
-    if drop is not None and gated and drop > settings.tolerance + TIE_EPSILON:
-        status = "regressed"
-    elif threshold is not None and not threshold.passes(current):
-        status = "above-ceiling" if threshold.max is not None else "below-threshold"
-    elif not gated:
-        # Its threshold (if any) is its only gate; a move against the baseline decides nothing.
-        status = "ok" if threshold is not None else "not-gated"
-    elif before is None:
-        status = "new" if baseline is not None else "ok"
-    elif drop is not None and drop < -TIE_EPSILON:
-        status = "improved"
-    else:
-        status = "ok"
+    status = row_status(
+        drop,
+        gated=gated,
+        tolerance=settings.tolerance,
+        threshold=threshold,
+        current=current,
+        has_baseline=baseline is not None,
+    )
     delta = None if before is None else after - before
     if delta is not None and abs(delta) < TIE_EPSILON:
         delta = 0.0
@@ -109,6 +103,32 @@ def _row(
         gated=gated,
         status=status,
     )
+
+
+def row_status(
+    drop: float | None,
+    *,
+    gated: bool,
+    tolerance: float,
+    threshold: Threshold | None,
+    current: float,
+    has_baseline: bool,
+) -> RowStatus:
+    """One metric row's status. ``drop`` is the relative drop against the baseline value
+    (None when the baseline has no value for the metric); ``current`` is what a threshold
+    checks; ``has_baseline`` is whether the dataset has a baseline entry at all."""
+    if drop is not None and gated and drop > tolerance + TIE_EPSILON:
+        return "regressed"
+    if threshold is not None and not threshold.passes(current):
+        return "above-ceiling" if threshold.max is not None else "below-threshold"
+    if not gated:
+        # Its threshold (if any) is its only gate; a move against the baseline decides nothing.
+        return "ok" if threshold is not None else "not-gated"
+    if drop is None:
+        return "new" if has_baseline else "ok"
+    if drop < -TIE_EPSILON:
+        return "improved"
+    return "ok"
 
 
 def _baseline_value(
@@ -231,6 +251,7 @@ def _moves(
                     current=after,
                     rank_before=baseline.queries[qid].first_relevant_rank,
                     rank_after=query.first_relevant_rank,
+                    top_after=query.retrieved[0] if query.retrieved else None,
                 )
             )
     moves.sort(key=lambda m: ((m.current - m.baseline) * (1 if worse else -1), m.query_id))

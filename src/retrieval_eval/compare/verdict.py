@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from retrieval_eval.compare.gate import current_value, primary_metric, relative_drop
-from retrieval_eval.results import DatasetReport, MetricRow
+from retrieval_eval.results import DatasetReport, MetricRow, RemovedDataset
 from retrieval_eval.vocabulary import (
     BREACHED,
     LOWER_IS_BETTER,
@@ -30,17 +30,26 @@ class Decision:
 
 
 def decide(
-    datasets: Sequence[DatasetReport], *, tolerance: float, measures: Sequence[str]
+    datasets: Sequence[DatasetReport],
+    *,
+    tolerance: float,
+    measures: Sequence[str],
+    removed: Sequence[RemovedDataset] = (),
 ) -> Decision:
     regressed = [(d, r) for d in datasets for r in d.rows if r.status == "regressed"]
     breached = [(d, r) for d in datasets for r in d.rows if r.status in BREACHED]
     failures = [(d, f) for d in datasets for f in d.failures]
     tol = f"{tolerance * 100:g}%"
 
-    if regressed:
+    if removed or regressed:
         regressed.sort(key=lambda dr: -_drop(dr[1]))
-        parts = [f"{d.name} {_change(r)}" for d, r in regressed[:2]]
-        more = _more(len(regressed) - 2, "metric")
+        parts = [
+            f"{r.name} removed ({r.baselined_queries} baselined "
+            f"quer{'y' if r.baselined_queries == 1 else 'ies'})"
+            for r in removed[:2]
+        ]
+        parts += [f"{d.name} {_change(r)}" for d, r in regressed[: max(0, 2 - len(parts))]]
+        more = _more(len(removed) + len(regressed) - len(parts), "metric")
         text = f"{'; '.join(parts)}{more} (tolerance {tol})"
         return _decision("regression", "Regression", text)
     if breached or failures:

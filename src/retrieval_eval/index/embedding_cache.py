@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
-
-from retrieval_eval.errors import InputError
 
 CACHE_FILE = "embeddings.sqlite3"
 _BUSY_TIMEOUT_MS = 60_000
@@ -50,22 +49,51 @@ class EmbeddingCache:
         self.path = self.directory / CACHE_FILE
         self.dimensions = dimensions
         self._vector_bytes = dimensions * 4
+        # Said once by whoever opened the cache (the run's log): what was healed, if anything.
+        self.warnings: list[str] = []
         self.directory.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
-            self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db = self._open()
+        except sqlite3.DatabaseError as error:
+            # Only a cache: a damaged file (a torn `actions/cache` restore, a replaced
+            # file) is moved aside, kept for a post-mortem, and rebuilt from scratch.
+            aside = self._move_aside()
+            self.warnings.append(
+                f"the embedding cache {self.path} was not a usable SQLite database ({error}); "
+                f"moved it aside to {aside.name} and started a new one"
+            )
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
+        try:
+            db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            db.execute("PRAGMA journal_mode = WAL")
             # NORMAL in WAL mode: a power cut may lose the last commit but never
             # corrupts the file — the right trade for a cache.
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            with self._db:
-                self._db.execute(_SCHEMA)
-        except sqlite3.DatabaseError as error:
-            raise InputError(
-                f"the embedding cache is not a usable SQLite database ({error}); "
-                "delete it (it is only a cache) and run again",
-                file=self.path,
-            ) from None
+            db.execute("PRAGMA synchronous = NORMAL")
+            with db:
+                db.execute(_SCHEMA)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self) -> Path:
+        aside = self.path.with_name(f"{CACHE_FILE}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}")
+        aside = next(
+            candidate
+            for n in range(1000)
+            if not (
+                candidate := aside.with_name(f"{aside.name}{'.' + str(n) if n else ''}")
+            ).exists()
+        )
+        self.path.replace(aside)
+        for suffix in ("-wal", "-shm"):  # SQLite's side files belong to the damaged file
+            side = self.path.with_name(CACHE_FILE + suffix)
+            if side.exists():
+                side.replace(aside.with_name(aside.name + suffix))
+        return aside
 
     def __enter__(self) -> EmbeddingCache:
         return self

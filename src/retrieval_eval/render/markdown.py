@@ -13,11 +13,23 @@ from collections.abc import Sequence
 from jinja2 import PackageLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from retrieval_eval.render.chart import mermaid_chart
+from retrieval_eval.compare.history import SPARKLINE_POINTS
 from retrieval_eval.render.filters import FILTERS
+from retrieval_eval.render.summary import (
+    dataset_status,
+    delta_text,
+    failing_first,
+    is_failing,
+    metric_row,
+    no_break,
+    trend,
+    value_text,
+)
 from retrieval_eval.results import RunReport
 
 TEMPLATE = "report.md.j2"
+# The summary table shows this many of the run's measures (MRR@10 and NDCG@10 by default).
+HEADLINE_METRICS = 2
 
 # Rows per section tried in turn until the text fits.
 _ROW_LIMITS = (25, 10, 5, 2, 0)
@@ -37,26 +49,45 @@ def template_environment() -> SandboxedEnvironment:
         keep_trailing_newline=True,
     )
     env.filters.update(FILTERS)
+    env.filters.update(
+        dataset_status=dataset_status,
+        delta_text=delta_text,
+        metric_row=metric_row,
+        no_break=no_break,
+        trend=trend,
+        value_text=value_text,
+    )
     return env
 
 
 def render_markdown(
-    report: RunReport, *, max_chars: int | None, notices: Sequence[str] = ()
+    report: RunReport,
+    *,
+    max_chars: int | None,
+    notices: Sequence[str] = (),
+    full: str | None = None,
 ) -> str:
-    """The report as GitHub Markdown; at most ``max_chars`` characters when given."""
+    """The report as GitHub Markdown; at most ``max_chars`` characters when given.
+
+    ``full`` is this report's uncapped text when already rendered (report.md): it is
+    reused as is when it fits, so a run renders the full report once."""
     template = template_environment().get_template(TEMPLATE)
-    chart = mermaid_chart(report)
+    datasets = failing_first(report.datasets)
 
     def render(limit: int | None) -> str:
         return template.render(
             report=report,
             notices=list(notices),
             limit=limit,
-            chart=chart,
             truncated=limit is not None,
+            datasets=datasets,
+            failing=[d for d in datasets if is_failing(d)],
+            passing=[d for d in datasets if not is_failing(d)],
+            headline_metrics=report.measures[:HEADLINE_METRICS],
+            spark_points=SPARKLINE_POINTS,
         )
 
-    text = render(None)
+    text = render(None) if full is None else full
     if max_chars is None or len(text) <= max_chars:
         return text
     for limit in _ROW_LIMITS:

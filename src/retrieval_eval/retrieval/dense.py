@@ -49,10 +49,16 @@ class DenseRetriever:
         self.model_dir = config.model_dir
         self._embedding: MiniLMEmbedding | None = None
         self._cache: EmbeddingCache | None = None
+        self._warnings: list[str] = []
         self._client: Any = None
         self._collection: Any = None
         self._table: ChunkTable | None = None
         self._position: dict[str, int] = {}
+
+    @property
+    def warnings(self) -> list[str]:
+        """What indexing healed on its way (a damaged embedding cache), for the run's log."""
+        return list(self._warnings)
 
     @property
     def embedding(self) -> MiniLMEmbedding | None:
@@ -64,6 +70,7 @@ class DenseRetriever:
         # Model loading happens here, not in __init__, so it is counted as setup time.
         if self.config.cache_dir is not None:
             self._cache = EmbeddingCache(self.config.cache_dir)
+            self._warnings = list(self._cache.warnings)
         embedding = MiniLMEmbedding(
             self.model_dir,
             self._cache,

@@ -18,11 +18,11 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log, step
 from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.hybrid import HybridRetriever
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
 from retrieval_eval.retrieval.rerank.build import build_reranker
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
-from retrieval_eval.settings import RunSettings
 
 EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
 
@@ -30,14 +30,16 @@ EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
 class RetrieverPool:
     def __init__(
         self,
-        settings: RunSettings,
+        retrievers: RetrieversConfig,
         corpus: Corpus,
         *,
         interactive: bool,
         log: Log,
+        cache_dir: Path,
         anthropic_api_key: str | None = None,
     ):
-        self.settings = settings
+        self.retrievers = retrievers
+        self.cache_dir = cache_dir
         self.anthropic_api_key = anthropic_api_key
         self.corpus = corpus
         self.interactive = interactive
@@ -67,20 +69,20 @@ class RetrieverPool:
         if name in self._built:
             return self._built[name][0], 0.0
         if name == "hybrid":
-            config = self.settings.retrievers
+            config = self.retrievers
             dense, dense_s = self.get("dense")
             bm25, bm25_s = self.get("bm25")
             reranker = build_reranker(
                 config.hybrid,
                 anthropic_api_key=self.anthropic_api_key,
-                cache_dir=self.settings.cache_dir / "rerank",
+                cache_dir=self.cache_dir / "rerank",
             )
             retriever: Retriever = HybridRetriever(
                 config.hybrid, {"dense": dense, "bm25": bm25}, reranker
             )
             seconds = dense_s + bm25_s
         else:
-            retriever = build_retriever(name, self.settings.retrievers)
+            retriever = build_retriever(name, self.retrievers)
             with step(
                 f"indexing for {name}",
                 len(self.corpus.documents),
@@ -98,6 +100,8 @@ class RetrieverPool:
                         f"retriever {name!r} failed to index: {error}"
                     ) from error
                 advance(len(self.corpus.documents))
+            for warning in getattr(retriever, "warnings", ()):
+                self.log(f"warning: {warning}")
         self._built[name] = (retriever, seconds)
         return retriever, seconds
 
@@ -143,18 +147,13 @@ def search_dataset(
     path: Path,
     fixtures: Sequence[LocatedFixture],
     pool: RetrieverPool,
-    settings: RunSettings,
+    *,
+    name: str,
+    k: int,
     interactive: bool,
     log: Log,
 ) -> SearchedDataset:
-    """Search every fixture of one dataset with its configured retriever."""
-    name = settings.retriever_for(path.name)
-    if name is None:
-        raise RetrievalEvalError(
-            f"no retriever is configured for {path.name}; add it under [dataset_retrievers] "
-            f'(e.g. "{path.name}" = "hybrid")',
-            file=path,
-        )
+    """Search every fixture of one dataset with the retriever called ``name``."""
     before = pool.embedding_counts() or (0, 0)
     retriever, setup_s = pool.get(name)
     queries = [
@@ -167,11 +166,12 @@ def search_dataset(
         f"{path.name}: searching with {name}", len(queries), interactive=interactive, log=log
     ) as advance:
         try:
-            timed = run_queries(retriever, queries, settings.k, on_result=lambda _: advance(1))
+            timed = run_queries(retriever, queries, k, on_result=lambda _: advance(1))
         except RetrievalEvalError:
             raise
         except Exception as error:
             raise RetrievalEvalError(f"retriever {name!r} failed: {error}", file=path) from error
+    _warn_about_unknown_ids(path, timed, pool.corpus, log)
     after = pool.embedding_counts()
     missing = getattr(retriever, "queries_missing", None)
     counts = None
@@ -185,3 +185,17 @@ def search_dataset(
         embedding_counts=counts,
         queries_missing=len(missing) if isinstance(missing, list) else None,
     )
+
+
+def _warn_about_unknown_ids(
+    path: Path, timed: Sequence[TimedResult], corpus: Corpus, log: Log
+) -> None:
+    """Hits naming no document in the corpus score as misses; say so, once per dataset
+    (a retriever reading a stale index, or ids built differently, looks like a regression)."""
+    known = corpus.ids()
+    unknown = [hit.doc_id for t in timed for hit in t.result.hits if hit.doc_id not in known]
+    if unknown:
+        log(
+            f"warning: {path.name}: {len(unknown)} hit{'s' if len(unknown) > 1 else ''} name "
+            f"documents not in the corpus (e.g. {unknown[0]!r}); they count as misses"
+        )

@@ -1,0 +1,63 @@
+"""The comment for a run that produced no report: invalid datasets, or an error.
+
+Every string here can come from a pull request: a dataset's file name, a
+fixture's unknown key, a TOML key, a baseline's dataset name, a retriever's
+error text. Each line of it goes through ``escape_markdown`` (the escaping the
+report uses), one line at a time, so a newline cannot start a block, three
+backticks cannot open or close a code block, HTML stays text and ``@name``
+notifies no one. No code block is used: inside one, GitHub would show the
+escapes literally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from retrieval_eval.render.escape import escape_markdown
+from retrieval_eval.vocabulary import VERDICT_ICON
+
+MAX_PROBLEMS = 50
+_LINE_CHARS = 1000
+
+
+def escaped_lines(text: object) -> list[str]:
+    """One escaped Markdown line per line of ``text`` (blank lines dropped)."""
+    return [
+        escape_markdown(line, max_len=_LINE_CHARS)
+        for line in str(text).splitlines()
+        if line.strip()
+    ]
+
+
+def shown_path(file: object, workspace: Path | None) -> str:
+    """A repository-relative path where it can be one: it is what the reader knows."""
+    path = Path(str(file))
+    if workspace is not None and path.is_absolute() and path.is_relative_to(workspace):
+        return path.relative_to(workspace).as_posix()
+    return str(file)
+
+
+def no_report_markdown(
+    *,
+    verdict: str,
+    description: str,
+    problems: Sequence[object] = (),
+    error: object | None = None,
+    notices: Sequence[str] = (),
+    workspace: Path | None = None,
+) -> str:
+    """Invalid datasets (their problems) or a failed run (its error), as a comment."""
+    icon = VERDICT_ICON.get(verdict, "⚠️")
+    lines = [*notices, f"### {icon} retrieval-eval: {escape_markdown(verdict)}", ""]
+    lines += [*escaped_lines(description), ""]
+    for problem in problems[:MAX_PROBLEMS]:
+        file, line = getattr(problem, "file", None), getattr(problem, "line", None)
+        where = "" if file is None else shown_path(file, workspace) + (f":{line}" if line else "")
+        message = " ".join(escaped_lines(getattr(problem, "message", problem)))
+        lines.append(f"- **{escape_markdown(where)}** {message}" if where else f"- {message}")
+    if len(problems) > MAX_PROBLEMS:
+        lines.append(f"- … and {len(problems) - MAX_PROBLEMS} more (see the job's annotations)")
+    if error is not None:
+        lines += ["", "\n>\n".join(f"> {line}" for line in escaped_lines(error))]
+    return "\n".join(lines) + "\n"

