@@ -61,7 +61,7 @@ LEAKED_FORMS = [
 RETRIEVER = """\
 import base64, json, os, sys, urllib.parse
 TOKEN, PASSWORD = {token!r}, {password!r}
-mode, dump = sys.argv[1], sys.argv[2]
+mode, dump = {mode!r}, sys.argv[1]
 with open(dump, "w") as handle:
     json.dump(sorted(os.environ), handle)
 basic = base64.b64encode(("x-access-token:" + TOKEN).encode()).decode()
@@ -85,19 +85,21 @@ for line in sys.stdin:
 """
 
 
-def _use_leaky_retriever(world: World, mode: str, dump: Path) -> dict[str, str]:
-    script = RETRIEVER.format(
-        token=TOKEN, password=PASSWORD, runtime=RUNTIME_TOKEN, oidc=OIDC_TOKEN
+def _leaky_script(mode: str) -> str:
+    return RETRIEVER.format(
+        token=TOKEN, password=PASSWORD, runtime=RUNTIME_TOKEN, oidc=OIDC_TOKEN, mode=mode
     )
+
+
+def _use_leaky_retriever(world: World, mode: str, dump: Path) -> dict[str, str]:
     config = (world.workspace / "retrieval-eval.toml").read_text(encoding="utf-8")
     config = config.replace(
         "min_human = 1\n",
         'min_human = 1\nsecret_env = ["MY_*"]\n\n[dataset_retrievers]\n'
         '"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
-        f'command = [{json.dumps(sys.executable)}, "search.py", "{mode}", '
-        f"{json.dumps(str(dump))}]\n",
+        f'command = [{json.dumps(sys.executable)}, "search.py", {json.dumps(str(dump))}]\n',
     )
-    return {"search.py": script, "retrieval-eval.toml": config}
+    return {"search.py": _leaky_script(mode), "retrieval-eval.toml": config}
 
 
 def _assert_clean(text: str, where: str) -> None:
@@ -114,11 +116,10 @@ def _stdout_without_masks(run: ActionRun) -> str:
 def test_a_failing_retriever_sees_no_secret_and_its_error_reaches_nothing_unmasked(
     world: World,
 ) -> None:
+    # The retriever is configured on the base branch; the pull request changes its code.
     dump = world.runs / "retriever-env.json"
-    # The retriever map decides the verdict, so it is read from the base commit: the
-    # retriever is configured there, and the pull request changes something else.
-    base = world.commit(_use_leaky_retriever(world, "fail", dump), "my retriever")
-    head = world.commit({"CHANGES.md": "a change\n"}, "an unrelated change")
+    base = world.commit(_use_leaky_retriever(world, "serve", dump), "my retriever")
+    head = world.commit({"search.py": _leaky_script("fail")}, "break my retriever")
 
     run = world.pull_request(7, base, head, extra_env=dict(WITHHELD))
 
@@ -131,7 +132,8 @@ def test_a_failing_retriever_sees_no_secret_and_its_error_reaches_nothing_unmask
     assert status["state"] == "error"
     [comment] = world.github.comments_on(7)
     assert "exited with code 1" in comment["body"]
-    assert "***" in comment["body"]  # the retriever's words are quoted, the secrets masked
+    # The retriever's words are quoted (in full in the annotation), the secrets masked.
+    assert "debug: leaking ***" in _stdout_without_masks(run)
     _assert_clean(comment["body"], "the comment")
     _assert_clean(status["description"], "the status")
     _assert_clean(run.summary, "the job summary")
@@ -144,10 +146,8 @@ def test_the_runner_is_asked_to_mask_the_secrets_before_anything_else_is_printed
     world: World,
 ) -> None:
     dump = world.runs / "retriever-env.json"
-    # The retriever map decides the verdict, so it is read from the base commit: the
-    # retriever is configured there, and the pull request changes something else.
-    base = world.commit(_use_leaky_retriever(world, "fail", dump), "my retriever")
-    head = world.commit({"CHANGES.md": "a change\n"}, "an unrelated change")
+    base = world.commit(_use_leaky_retriever(world, "serve", dump), "my retriever")
+    head = world.commit({"search.py": _leaky_script("fail")}, "break my retriever")
 
     run = world.pull_request(7, base, head, extra_env=dict(WITHHELD))
 

@@ -106,7 +106,8 @@ def evaluate(
     """Never raises for a failed evaluation: that is a verdict (``error``) to report and post."""
     # Imported here: the Action's settings and event handling must work (and fail clearly)
     # without paying for chromadb and onnxruntime.
-    from retrieval_eval.pipeline import run_evaluation
+    from retrieval_eval.action.shard_modes import shard_report_folders
+    from retrieval_eval.pipeline import merge_shards, run_evaluation
     from retrieval_eval.render.markdown import render_markdown
     from retrieval_eval.trust.guard import format_traceback, unexpected_error
 
@@ -123,13 +124,21 @@ def evaluate(
         )
     try:
         with commands.group("Evaluation"):
-            outcome = run_evaluation(
-                run_settings,
-                progress=False,
-                notices=notices,
-                write_baseline=write_baseline,
-                anthropic_api_key=settings.runner.anthropic_api_key,
-            )
+            if settings.mode == "merge":
+                outcome = merge_shards(
+                    run_settings,
+                    shard_report_folders(settings.shard_artifacts),
+                    notices=notices,
+                    write_baseline=write_baseline,
+                )
+            else:
+                outcome = run_evaluation(
+                    run_settings,
+                    progress=False,
+                    notices=notices,
+                    write_baseline=write_baseline,
+                    anthropic_api_key=settings.runner.anthropic_api_key,
+                )
     except RetrievalEvalError as error:
         return failed(error, commands, settings, notices)
     except BaseException as error:  # whatever it is, the run still ends with a status

@@ -29,6 +29,7 @@ from retrieval_eval.action.path_filter import PathFilter
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.status import skipped_description
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.trust.guard import protect_process
 from retrieval_eval.vocabulary import ExitCode
 
 FORK_DOCS = "docs/action.md#fork-pull-requests"
@@ -97,6 +98,8 @@ def _gate_from_base(
         workspace=settings.runner.workspace,
         overrides=run_overrides(settings),
     )
+    # Withhold the base commit's secrets too, before any retriever (the PR's code) starts.
+    protect_process(patterns=gate.run.secret_env)
     commands.info(f"The gate's settings come from {origin}.")
     notice = proposal_notice(gate)
     if notice is not None:
