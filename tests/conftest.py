@@ -5,6 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests check behaviour, not speed: on a loaded 2-core runner a single example can
+# take longer than hypothesis's default 200 ms deadline, which would fail a correct test.
+settings.register_profile("retrieval-eval", deadline=None)
+settings.load_profile("retrieval-eval")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

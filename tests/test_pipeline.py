@@ -12,7 +12,7 @@ import pytest
 from retrieval_eval.pipeline import run_evaluation
 from tests.compare.conftest import Project, fixture, write_dataset
 
-CLI = [sys.executable, "-m", "retrieval_eval"]
+CLI = [str(Path(sys.executable).with_name("retrieval-eval"))]
 
 
 def cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:

@@ -13,6 +13,12 @@ import click
 
 from retrieval_eval import __version__
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.trust.guard import (
+    debugging,
+    format_traceback,
+    protect_process,
+    unexpected_error,
+)
 from retrieval_eval.vocabulary import ExitCode
 
 # command name -> ("module:attribute" of a click.Command, one-line help for the listing)
@@ -62,9 +68,18 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; user-facing errors print one line and exit 2 (or their own code)."""
+    """Run the CLI; user-facing errors print one line and exit 2 (or their own code).
+
+    Secrets are withheld from child processes and masked in all output before any
+    command runs (the `action` command gets the withheld values as ``ctx.obj``).
+    Anything not caught below is still exit 2 in one line: a crash must never read
+    as exit 1, "your change broke something".
+    """
+    withheld = protect_process()
     try:
-        result = cli.main(args=argv, prog_name="retrieval-eval", standalone_mode=False)
+        result = cli.main(
+            args=argv, prog_name="retrieval-eval", standalone_mode=False, obj=withheld
+        )
     except RetrievalEvalError as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(int(error.exit_code))
@@ -74,5 +89,13 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as error:
         error.show()
         sys.exit(int(ExitCode.ERROR))  # usage errors are exit 2, as for every other error
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except BaseException as error:  # SystemExit here comes from user code
+        if debugging():
+            click.echo(format_traceback(error), err=True)
+        click.echo(f"error: {unexpected_error(error)}", err=True)
+        sys.exit(int(ExitCode.ERROR))
     # Commands return an ExitCode; click hands it back because standalone_mode is off.
     sys.exit(int(result) if isinstance(result, int) else int(ExitCode.OK))

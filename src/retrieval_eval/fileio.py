@@ -12,6 +12,9 @@ import os
 import secrets
 from pathlib import Path
 
+from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.trust.redaction import clean
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -35,4 +38,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+    """Text files are reports, baselines and hand-over files: secrets are masked first.
+    A full disk (or any refusal to write) is an error naming the file, not a crash."""
+    try:
+        atomic_write_bytes(path, clean(text).encode("utf-8"))
+    except OSError as error:
+        raise RetrievalEvalError(f"could not write: {error.strerror or error}", file=path) from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from retrieval_eval.compare.partial import (
 from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.load.input_files import reading_within
 from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetReport, RunReport
@@ -87,13 +89,22 @@ def run_evaluation(
     is ignored (even a corrupt one) and every dataset's entry is replaced.
     ``anthropic_api_key`` comes from the edge (the environment), never from a file.
     """
+    roots = settings.input_roots()
     try:
         judge = make_judge(settings.judge, anthropic_api_key)
         # The hybrid's Claude reranker, when configured, uses the same key as the judge.
         rerank_key = anthropic_api_key.get_secret_value() if anthropic_api_key else None
-        return _run(
-            settings, progress, notices, write_baseline, rewrite_baseline, log, judge, rerank_key
-        )
+        with reading_within(roots) if roots is not None else nullcontext():
+            return _run(
+                settings,
+                progress,
+                notices,
+                write_baseline,
+                rewrite_baseline,
+                log,
+                judge,
+                rerank_key,
+            )
     except RetrievalEvalError as error:
         return error_outcome(error)
 
@@ -223,8 +234,6 @@ def conclude(
             k=settings.k,
             only=None if rewrite else established,
         )
-        write_baseline(settings.baseline, new)
-        log(f"wrote {settings.baseline.name} ({', '.join(established)})")
 
     report = RunReport(
         verdict=decision.verdict,
@@ -243,6 +252,10 @@ def conclude(
         history=recent_values(read_history(settings.history or history_file(settings.baseline))),
     )
     files = write_report_files(report, settings.report_dir, notices=notices)
+    # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
+    if baseline_written:
+        write_baseline(settings.baseline, new)
+        log(f"wrote {settings.baseline.name} ({', '.join(established)})")
     return RunOutcome(
         verdict=decision.verdict,
         exit_code=EXIT_CODE[decision.verdict],

@@ -143,6 +143,21 @@ class RunSettings(BaseModel):
     min_human: int = Field(default=10, ge=0)
     retrievers: RetrieversConfig = Field(default_factory=RetrieversConfig)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    # Environment variables (names or globs) the retriever must not see, on top of the GitHub
+    # and Actions tokens that are always withheld; their values are masked in all output.
+    secret_env: tuple[str, ...] = ()
+    # Folders outside the repository that corpus and dataset files may come from (say, a Bear
+    # database in your home folder). Anything else that resolves outside the repository
+    # (a symlinked note included) is refused.
+    outside_roots: tuple[Path, ...] = ()
+    # The run's directory, the repository: set when the settings are loaded, not a file key.
+    repository: Path | None = None
+
+    def input_roots(self) -> tuple[Path, ...] | None:
+        """Where corpus and dataset files may resolve to; None: anywhere (built in code)."""
+        if self.repository is None:
+            return None
+        return (self.repository, *self.outside_roots)
 
     @field_validator("measures")
     @classmethod
@@ -314,6 +329,10 @@ def load_settings(
         value = merged.get(name)
         if isinstance(value, str | Path):
             merged[name] = (workdir / Path(value)).resolve()
+    merged["outside_roots"] = tuple(
+        (workdir / Path(root)).resolve() for root in merged.get("outside_roots", ())
+    )
+    merged["repository"] = workdir.resolve()
     for name in _PATH_FIELDS:
         if name not in merged and name not in ("model_dir", "history"):
             merged[name] = (workdir / RunSettings.model_fields[name].default).resolve()
@@ -349,9 +368,10 @@ def _with_machine_defaults(
         updates["cache_dir"] = settings.cache_dir / EMBEDDINGS_SUBDIR
     retrievers = settings.retrievers.model_copy(update={"dense": dense.model_copy(update=updates)})
     custom = retrievers.custom
-    if custom is not None and custom.cwd is not None:
+    if custom is not None:  # the repository by default: a factory module is imported from it
+        cwd = (workdir / (custom.cwd or Path("."))).resolve()
         retrievers = retrievers.model_copy(
-            update={"custom": custom.model_copy(update={"cwd": (workdir / custom.cwd).resolve()})}
+            update={"custom": custom.model_copy(update={"cwd": cwd})}
         )
     retrievers = with_machine_defaults(
         retrievers,

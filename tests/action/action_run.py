@@ -52,7 +52,7 @@ def run_action(
     env["LANG"] = "C.UTF-8"
     env.update(extra_env or {})
     completed = subprocess.run(
-        [sys.executable, "-m", "retrieval_eval", "action"],
+        [str(Path(sys.executable).with_name("retrieval-eval")), "action"],
         cwd=workspace,
         env=env,
         capture_output=True,

@@ -9,7 +9,7 @@ from pathlib import Path
 from retrieval_eval.action.evaluation import configure, evaluate
 from retrieval_eval.action.event import decide_activity, read_event
 from retrieval_eval.action.inputs import load_action_settings
-from retrieval_eval.action.runner_files import WorkflowCommands
+from retrieval_eval.action.runner_files import RunnerFiles
 from tests.action.payloads import pull_request_event
 from tests.action.runner_env import runner_env
 from tests.compare.conftest import Project
@@ -32,7 +32,7 @@ def _evaluate(tmp_path: Path, *, head_repo: str, env_extra: dict[str, str]) -> t
         mode=settings.mode, event_name="pull_request", payload=read_event(event), sha="e" * 40
     )
     log = io.StringIO()
-    commands = WorkflowCommands(log)
+    commands = RunnerFiles(log)
     result = evaluate(
         configure(settings, activity, commands),
         baseline=project.baseline,

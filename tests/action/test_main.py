@@ -6,7 +6,6 @@ import io
 from pathlib import Path
 
 from retrieval_eval.action.main import run_action
-from retrieval_eval.action.runner_files import WorkflowCommands
 from retrieval_eval.vocabulary import ExitCode
 from tests.action.runner_env import TOKEN, read_outputs, runner_env
 
@@ -17,7 +16,7 @@ def test_an_unreadable_event_still_leaves_a_summary_and_an_output(tmp_path: Path
     env = runner_env(workspace, event_path=tmp_path / "missing.json")
     log = io.StringIO()
 
-    assert run_action(env, WorkflowCommands(log)) == ExitCode.ERROR
+    assert run_action(env, log) == ExitCode.ERROR
 
     message = (
         f"{tmp_path / 'missing.json'}: cannot read the event payload: No such file or directory"
@@ -35,5 +34,5 @@ def test_an_unsupported_event_is_reported_the_same_way(tmp_path: Path) -> None:
     workspace.mkdir()
     (workspace / ".event.json").write_text("{}")
     env = runner_env(workspace, event_name="issues")
-    assert run_action(env, WorkflowCommands(io.StringIO())) == ExitCode.ERROR
+    assert run_action(env, io.StringIO()) == ExitCode.ERROR
     assert "event 'issues' is not supported" in (tmp_path / "step_summary.md").read_text()

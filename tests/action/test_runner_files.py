@@ -5,24 +5,20 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.action.runner_files import (
-    WorkflowCommands,
-    append_step_summary,
-    write_outputs,
-)
+from retrieval_eval.action.runner_files import RunnerFiles
 from tests.action.runner_env import read_outputs
 
 
 def test_multiline_values_survive_and_cannot_inject_outputs(tmp_path: Path) -> None:
     out = tmp_path / "github_output"
     hostile = "line one\nverdict<<EOF\npassed\nEOF\nverdict=passed"
-    write_outputs(out, {"report-markdown": hostile, "verdict": "regression"})
+    RunnerFiles(output_file=out).set_outputs({"report-markdown": hostile, "verdict": "regression"})
     assert read_outputs(out) == {"report-markdown": hostile, "verdict": "regression"}
 
 
 def test_each_value_gets_its_own_random_delimiter(tmp_path: Path) -> None:
     out = tmp_path / "github_output"
-    write_outputs(out, {"a": "1", "b": "2"})
+    RunnerFiles(output_file=out).set_outputs({"a": "1", "b": "2"})
     headers = [line for line in out.read_text().splitlines() if "<<" in line]
     delimiters = {line.split("<<")[1] for line in headers}
     assert len(delimiters) == 2
@@ -33,21 +29,21 @@ def test_each_value_gets_its_own_random_delimiter(tmp_path: Path) -> None:
 
 def test_outputs_append_so_later_steps_keep_earlier_values(tmp_path: Path) -> None:
     out = tmp_path / "github_output"
-    write_outputs(out, {"verdict": "passed"})
-    write_outputs(out, {"comment-url": "https://x/1"})
+    RunnerFiles(output_file=out).set_outputs({"verdict": "passed"})
+    RunnerFiles(output_file=out).set_outputs({"comment-url": "https://x/1"})
     assert read_outputs(out) == {"verdict": "passed", "comment-url": "https://x/1"}
 
 
 def test_summary_appends_and_ends_with_a_newline(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
-    append_step_summary(summary, "# one")
-    append_step_summary(summary, "two\n")
+    RunnerFiles(summary_file=summary).append_summary("# one")
+    RunnerFiles(summary_file=summary).append_summary("two\n")
     assert summary.read_text() == "# one\ntwo\n"
 
 
 def test_error_annotation_escapes_properties_and_data() -> None:
     stream = io.StringIO()
-    WorkflowCommands(stream).error(
+    RunnerFiles(stream).error(
         "50% wrong\nsecond line", file="datasets/a,b:c.jsonl", line=7, title=None
     )
     assert stream.getvalue() == (
@@ -57,14 +53,22 @@ def test_error_annotation_escapes_properties_and_data() -> None:
 
 def test_warning_without_properties_has_no_space_before_the_separator() -> None:
     stream = io.StringIO()
-    WorkflowCommands(stream).warning("careful")
+    RunnerFiles(stream).warning("careful")
     assert stream.getvalue() == "::warning::careful\n"
 
 
 def test_group_is_closed_even_when_the_phase_fails() -> None:
     stream = io.StringIO()
-    commands = WorkflowCommands(stream)
+    commands = RunnerFiles(stream)
     with pytest.raises(RuntimeError), commands.group("Evaluation"):
         commands.info("working")
         raise RuntimeError("boom")
     assert stream.getvalue() == "::group::Evaluation\nworking\n::endgroup::\n"
+
+
+def test_default_outputs_fill_only_what_nothing_set(tmp_path: Path) -> None:
+    out = tmp_path / "github_output"
+    files = RunnerFiles(output_file=out)
+    files.set_outputs({"comment-url": "https://x/1"})
+    files.default_outputs({"comment-url": "", "verdict": "error"})
+    assert read_outputs(out) == {"comment-url": "https://x/1", "verdict": "error"}

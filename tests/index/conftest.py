@@ -20,7 +20,7 @@ class CliResult:
 def run_cli(*args: str) -> CliResult:
     """Run the installed CLI in a child process, as a user would."""
     completed = subprocess.run(
-        [sys.executable, "-m", "retrieval_eval", *args],
+        [str(Path(sys.executable).with_name("retrieval-eval")), *args],
         capture_output=True,
         text=True,
         check=False,

@@ -35,7 +35,7 @@ def beir_dir(tmp_path: Path) -> Path:
 
 def _beir(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "retrieval_eval", "beir", *args],
+        [str(Path(sys.executable).with_name("retrieval-eval")), "beir", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -63,7 +63,14 @@ class Repo:
     def branch(self, name: str, start: str) -> None:
         git(self.path, "checkout", "-q", "-B", name, start)
 
-    def action(self, event_name: str, payload: dict[str, Any], sha: str, **inputs: str) -> Run:
+    def action(
+        self,
+        event_name: str,
+        payload: dict[str, Any],
+        sha: str,
+        extra_env: dict[str, str] | None = None,
+        **inputs: str,
+    ) -> Run:
         self.count += 1
         run_dir = self.runs / f"run{self.count}"
         run_dir.mkdir(parents=True)
@@ -85,6 +92,7 @@ class Repo:
             HOME=str(run_dir),
             LANG="C.UTF-8",
         )
+        env.update(extra_env or {})
         completed = subprocess.run(
             [CONSOLE_SCRIPT, "action"],
             cwd=self.path,
@@ -102,14 +110,21 @@ class Repo:
             summary=summary.read_text(encoding="utf-8") if summary.exists() else "",
         )
 
-    def pull_request(self, number: int, base: str, head: str, **inputs: str) -> Run:
+    def pull_request(
+        self,
+        number: int,
+        base: str,
+        head: str,
+        extra_env: dict[str, str] | None = None,
+        **inputs: str,
+    ) -> Run:
         files = git(self.path, "diff", "--name-only", f"{base}...{head}").splitlines()
         self.github.add_pull(number, head_sha=head, base_sha=base, files=files)
         payload = pull_request_event(
             number=number, head_sha=head, base_sha=base, changed_files=len(files)
         )
         git(self.path, "checkout", "-q", head)
-        run = self.action("pull_request", payload, sha="e" * 40, **inputs)
+        run = self.action("pull_request", payload, sha="e" * 40, extra_env=extra_env, **inputs)
         return Run(
             returncode=run.returncode,
             log=run.log,

@@ -89,7 +89,7 @@ def test_a_deleted_dataset_is_a_failing_removed_row(repo: Repo) -> None:
     assert [s["state"] for s in run.statuses] == ["failure"]
     assert "keyword.jsonl removed" in run.statuses[0]["description"]
     page = read(run.comment)
-    [removed_table] = [t for t in page.tables if t[0][0] == "Dataset"]
+    [removed_table] = [t for t in page.tables if t[0][:2] == ["Dataset", "Baselined queries"]]
     assert removed_table[1] == ["keyword.jsonl", "6", "❌ removed"]
     # It comes first, before any dataset's own section.
     assert page.text.index("keyword.jsonl") < page.text.index("semantic.jsonl")

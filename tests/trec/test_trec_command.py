@@ -17,7 +17,7 @@ from retrieval_eval.trec.report import format_trec, trec_evaluate
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "retrieval_eval", "trec", *map(str, args)],
+        [str(Path(sys.executable).with_name("retrieval-eval")), "trec", *map(str, args)],
         capture_output=True,
         text=True,
         check=False,
@@ -192,7 +192,7 @@ def test_bad_input_names_file_and_line_and_exits_2(
     (tmp_path / "qrels").write_text(qrels_text)
     (tmp_path / "run").write_text(run_text)
     completed = subprocess.run(
-        [sys.executable, "-m", "retrieval_eval", "trec", "qrels", "run"],
+        [str(Path(sys.executable).with_name("retrieval-eval")), "trec", "qrels", "run"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -5,7 +5,9 @@ Otherwise a pull request could loosen its own gate in ``retrieval-eval.toml``:
 retriever for a dataset. Everything else (where the files are, how each
 retriever is configured) is the pull request's own: that is what it proposes.
 The pull request's values for the gate's settings are reported as a proposal
-that takes effect after merging.
+that takes effect after merging. The same holds for the trust settings: which
+environment variables the retriever must not see, and which folders outside
+the repository may be read.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ GATE_SETTINGS = (
     "min_fixtures",
     "min_human",
 )
+# What the pull request's code may see and read: a PR must not widen either for itself.
+# `secret_env` keeps the union of both commits' names (withholding more is always safe);
+# `outside_roots` is the base commit's.
+TRUST_SETTINGS = ("secret_env", "outside_roots")
 
 
 @dataclass(frozen=True)
@@ -100,9 +106,11 @@ def gate_from_base(
     # A dataset the base commit does not map is new here (it has no baseline to loosen):
     # it is searched with the retriever the pull request names for it.
     update["dataset_retrievers"] = {**pr_run.dataset_retrievers, **base_run.dataset_retrievers}
+    update["outside_roots"] = base_run.outside_roots
+    update["secret_env"] = tuple(dict.fromkeys((*base_run.secret_env, *pr_run.secret_env)))
     proposed = tuple(
         change
-        for name in GATE_SETTINGS
+        for name in (*GATE_SETTINGS, *TRUST_SETTINGS)
         for change in _changes(name, getattr(base_run, name), getattr(pr_run, name))
     )
     return GateSettings(run=pr_run.model_copy(update=update), origin=origin, proposed=proposed)

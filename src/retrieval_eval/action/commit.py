@@ -16,13 +16,13 @@ from retrieval_eval.action.event import CommitActivity
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.pull_request import final_exit_code
-from retrieval_eval.action.runner_files import WorkflowCommands
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.compare.history import append_history, history_file
 from retrieval_eval.vocabulary import ExitCode
 
 
 def run_commit(
-    settings: ActionSettings, commit: CommitActivity, api: GitHubApi, commands: WorkflowCommands
+    settings: ActionSettings, commit: CommitActivity, api: GitHubApi, commands: RunnerFiles
 ) -> ExitCode:
     result = evaluate(
         settings, baseline=settings.baseline, notices=(), write_baseline=True, commands=commands

@@ -1,4 +1,4 @@
-"""Put one evaluation's verdict on GitHub: the comment (if any), then the status.
+"""Put one evaluation's verdict on GitHub: the status, then the comment (if any).
 
 Pull requests, pushes and ``mode: publish`` all end this way, and all must
 treat a GitHub failure alike: the results are already in the job summary and
@@ -10,14 +10,14 @@ from __future__ import annotations
 from retrieval_eval.action.comment import compose_body, post_comment
 from retrieval_eval.action.github_api import GitHubApi, GitHubApiError
 from retrieval_eval.action.inputs import ActionSettings
-from retrieval_eval.action.runner_files import WorkflowCommands, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.vocabulary import ExitCode, fit_status_description, state_for
 
 
 def deliver(
     api: GitHubApi,
     settings: ActionSettings,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     *,
     sha: str,
     verdict: str,
@@ -27,20 +27,15 @@ def deliver(
     comment_markdown: str | None = None,
 ) -> ExitCode | None:
     """Post, write the ``comment-url`` output, and return ``ExitCode.ERROR`` if GitHub
-    refused (``None`` when everything landed). A comment needs both a PR number and text."""
-    comment_url = ""
-    try:
-        with commands.group(group_title):
-            if pr_number is not None and comment_markdown is not None:
-                posted = post_comment(
-                    api,
-                    number=pr_number,
-                    body=compose_body(settings.comment_id, comment_markdown),
-                    comment_id=settings.comment_id,
-                    mode=settings.comment,
-                )
-                comment_url = posted.url
-                commands.info(f"Comment {posted.action}: {posted.url}")
+    refused (``None`` when everything landed). A comment needs both a PR number and text;
+    ``comment-url`` stays empty (``main`` defaults it) when no comment was written.
+
+    The status goes first and on its own: a required check waits on it, so a refused
+    comment (a 403 from a token without ``pull-requests: write``, a 500) must not cost it.
+    """
+    failures: list[str] = []
+    with commands.group(group_title):
+        try:
             api.create_status(
                 sha,
                 state=state_for(verdict),
@@ -49,9 +44,21 @@ def deliver(
                 target_url=settings.runner.run_url,
             )
             commands.info(f"Status {settings.status_context!r} set on {sha[:7]}.")
-    except GitHubApiError as error:
-        commands.error(f"The results are in the job summary, but publishing failed: {error}")
-        write_outputs(settings.runner.output_file, {"comment-url": comment_url})
-        return ExitCode.ERROR
-    write_outputs(settings.runner.output_file, {"comment-url": comment_url})
-    return None
+        except GitHubApiError as error:
+            failures.append(str(error))
+        if pr_number is not None and comment_markdown is not None:
+            try:
+                posted = post_comment(
+                    api,
+                    number=pr_number,
+                    body=compose_body(settings.comment_id, comment_markdown),
+                    comment_id=settings.comment_id,
+                    mode=settings.comment,
+                )
+                commands.set_outputs({"comment-url": posted.url})
+                commands.info(f"Comment {posted.action}: {posted.url}")
+            except GitHubApiError as error:
+                failures.append(str(error))
+    for failure in failures:
+        commands.error(f"The results are in the job summary, but publishing failed: {failure}")
+    return ExitCode.ERROR if failures else None

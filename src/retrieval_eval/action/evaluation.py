@@ -16,7 +16,7 @@ from typing import Any
 from retrieval_eval.action.comment import room_for_report
 from retrieval_eval.action.event import Activity, PullRequestActivity
 from retrieval_eval.action.inputs import ActionSettings
-from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.compare.history import history_file
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
@@ -55,7 +55,7 @@ def run_overrides(settings: ActionSettings) -> dict[str, object]:
 
 
 def configure(
-    settings: ActionSettings, activity: Activity, commands: WorkflowCommands
+    settings: ActionSettings, activity: Activity, commands: RunnerFiles
 ) -> ActionSettings:
     """Build the run's settings once: built-in default < configuration file < non-empty input.
 
@@ -63,6 +63,7 @@ def configure(
     verdict only if the run evaluates (a pull request outside ``paths`` skips).
     """
     from retrieval_eval.settings import load_settings
+    from retrieval_eval.trust.guard import protect_process
 
     try:
         with commands.group("Configuration"):
@@ -72,6 +73,7 @@ def configure(
                 overrides=run_overrides(settings),
                 overrides_source="Action inputs",
             )
+            protect_process(patterns=run.secret_env)  # before any child process starts
             if run.judge.enabled and _fork_without_judge_key(settings, activity):
                 commands.warning(
                     "the LLM judge is skipped: this fork pull request's run gets no secrets, "
@@ -99,7 +101,7 @@ def evaluate(
     baseline: Path,
     notices: Sequence[str],
     write_baseline: bool,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
 ) -> Evaluated:
     """Never raises for a failed evaluation: that is a verdict (``error``) to report and post."""
     # Imported here: the Action's settings and event handling must work (and fail clearly)
@@ -107,6 +109,7 @@ def evaluate(
     from retrieval_eval.action.shard_modes import shard_report_folders
     from retrieval_eval.pipeline import merge_shards, run_evaluation
     from retrieval_eval.render.markdown import render_markdown
+    from retrieval_eval.trust.guard import format_traceback, unexpected_error
 
     if settings.config_error is not None:
         return failed(settings.config_error, commands, settings, notices)
@@ -138,6 +141,12 @@ def evaluate(
                 )
     except RetrievalEvalError as error:
         return failed(error, commands, settings, notices)
+    except BaseException as error:  # whatever it is, the run still ends with a status
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        if settings.runner.debug:
+            commands.info(format_traceback(error))
+        return failed(unexpected_error(error), commands, settings, notices)
 
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
@@ -164,7 +173,7 @@ def evaluate(
         report_markdown=outcome.report_markdown,
         metrics=outcome.metrics,
     )
-    record_results(settings, result, summary)
+    record_results(commands, result, summary)
     return result
 
 
@@ -182,7 +191,7 @@ def _no_report_markdown(outcome: Any, notices: Sequence[str], workspace: Path) -
     )
 
 
-def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None:
+def _annotate(problem: Any, commands: RunnerFiles, workspace: Path) -> None:
     """Annotations need repository-relative paths to show up on the right line of the diff."""
     file = getattr(problem, "file", None)
     if file is not None:
@@ -198,14 +207,19 @@ def _annotate(problem: Any, commands: WorkflowCommands, workspace: Path) -> None
 
 def failed(
     error: RetrievalEvalError,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     settings: ActionSettings,
     notices: Sequence[str],
 ) -> Evaluated:
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
-    from retrieval_eval.render.no_report import no_report_markdown
+    from retrieval_eval.render.no_report import no_report_markdown, shown_path
 
     commands.error(str(error), file=error.file, line=error.line)
+    # The status has 140 characters: name the file as the repository does, not the runner.
+    where = ""
+    if error.file is not None:
+        where = shown_path(error.file, settings.runner.workspace)
+        where += f":{error.line}: " if error.line is not None else ": "
     markdown = no_report_markdown(
         verdict="error",
         description="retrieval-eval could not evaluate:",
@@ -217,19 +231,18 @@ def failed(
         verdict="error",
         exit_code=ExitCode.ERROR,
         comment_markdown=markdown,
-        status_description=fit_status_description(f"error: {error}"),
+        status_description=fit_status_description(f"error: {where}{error.message}"),
         report_json=None,
         report_markdown=None,
         metrics={},
     )
-    record_results(settings, result, markdown)
+    record_results(commands, result, markdown)
     return result
 
 
-def record_results(settings: ActionSettings, result: Evaluated, summary_markdown: str) -> None:
-    append_step_summary(settings.runner.step_summary_file, summary_markdown)
-    write_outputs(
-        settings.runner.output_file,
+def record_results(commands: RunnerFiles, result: Evaluated, summary_markdown: str) -> None:
+    commands.append_summary(summary_markdown)
+    commands.set_outputs(
         {
             "verdict": result.verdict,
             "report-json": str(result.report_json or ""),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import base64
 import logging
+import math
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,10 +24,11 @@ from github import Auth, Github, GithubException, GithubRetry
 from pydantic import SecretStr
 from urllib3 import HTTPResponse
 from urllib3.connectionpool import ConnectionPool
-from urllib3.exceptions import MaxRetryError, ResponseError
+from urllib3.exceptions import MaxRetryError, ReadTimeoutError, ResponseError
 from urllib3.util.retry import Retry
 
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.trust.redaction import clean
 
 T = TypeVar("T")
 GITHUB_ACTIONS_BOT = "github-actions[bot]"
@@ -66,18 +69,38 @@ class Comment:
 
 @dataclass
 class RetryBudget:
-    """Seconds of waiting between retries that the whole Action run may still spend.
+    """Seconds that the whole Action run may spend on GitHub calls that need retrying.
 
-    Shared by every call, so a flaky API costs at most ``total`` seconds of
-    waiting per run, however many calls it hits. Counted from the planned waits,
-    not from a clock, so the rule is exact and testable.
+    Shared by every call, so a flaky or hung API costs at most about ``total``
+    seconds per run, however many calls it hits. Both the planned waits between
+    attempts (``spent``) and the wall time of the calls themselves (attempts that
+    time out included) count: a retry happens only if both leave room for its wait.
     """
 
     total: float
     spent: float = 0.0
+    in_calls: float = 0.0  # wall time of calls made so far
+    _call_started: float | None = None
+
+    def elapsed(self) -> float:
+        running = 0.0 if self._call_started is None else time.monotonic() - self._call_started
+        return self.in_calls + running
 
     def allows(self, wait: float) -> bool:
-        return self.total > 0 and self.spent + wait <= self.total
+        return self.total > 0 and max(self.spent, self.elapsed()) + wait <= self.total
+
+    @contextmanager
+    def timing(self) -> Iterator[None]:
+        self._call_started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.in_calls += time.monotonic() - self._call_started
+            self._call_started = None
+
+    def attempt_timeout(self, longest: float) -> float:
+        """One attempt may not wait for an answer longer than the whole budget."""
+        return longest if self.total <= 0 else max(1.0, min(longest, self.total))
 
 
 class BudgetedRetry(GithubRetry):
@@ -149,7 +172,7 @@ class GitHubApi:
             auth=Auth.Token(token.get_secret_value()),
             base_url=api_url,
             retry=make_retry(self.retry_budget, backoff_factor=backoff_factor),
-            timeout=timeout,
+            timeout=math.ceil(self.retry_budget.attempt_timeout(timeout)),
             seconds_between_requests=None,
             seconds_between_writes=seconds_between_writes,
             per_page=100,  # fewer round trips when listing files and comments
@@ -164,10 +187,14 @@ class GitHubApi:
     @contextmanager
     def _call(self, what: str) -> Iterator[None]:
         try:
-            yield
+            with self.retry_budget.timing():
+                yield
         except GithubException as error:
             raise GitHubApiError(
-                self._redact(f"{what}: GitHub answered {error.status}: {_message(error)}")
+                self._redact(
+                    f"{what}: GitHub answered {error.status}: {_message(error)}"
+                    f"{_rate_limit(error, self.retry_budget)}"
+                )
             ) from None
         except requests.RequestException as error:
             raise GitHubApiError(self._redact(f"{what}: {_connection_problem(error)}")) from None
@@ -225,7 +252,8 @@ class GitHubApi:
         github-actions[bot]; a personal or app token can, and posts as itself.
         """
         try:
-            return str(self._client.get_user().login)
+            with self.retry_budget.timing():
+                return str(self._client.get_user().login)
         except GithubException as error:
             if error.status == 403:
                 return GITHUB_ACTIONS_BOT
@@ -248,7 +276,7 @@ class GitHubApi:
 
     def create_comment(self, number: int, body: str) -> Comment:
         def create() -> Comment:
-            c = self._repo().get_issue(number).create_comment(body)
+            c = self._repo().get_issue(number).create_comment(clean(body))
             return Comment(c.id, c.body or "", c.user.login, c.html_url)
 
         return self._do(f"commenting on #{number}", create)
@@ -256,7 +284,7 @@ class GitHubApi:
     def edit_comment(self, number: int, comment_id: int, body: str) -> Comment:
         def edit() -> Comment:
             c = self._repo().get_issue(number).get_comment(comment_id)
-            c.edit(body)
+            c.edit(clean(body))
             return Comment(c.id, c.body or "", c.user.login, c.html_url)
 
         return self._do(f"updating comment {comment_id} on #{number}", edit)
@@ -266,7 +294,10 @@ class GitHubApi:
     ) -> None:
         def create() -> None:
             self._repo().get_commit(sha).create_status(
-                state=state, description=description, context=context, target_url=target_url
+                state=state,
+                description=clean(description),
+                context=context,
+                target_url=target_url,
             )
 
         self._do(f"setting status {context!r} on {sha[:7]}", create)
@@ -281,8 +312,27 @@ def _message(error: GithubException) -> str:
     return str(data)[:200] if data else "(no message)"
 
 
+def _rate_limit(error: GithubException, budget: RetryBudget) -> str:
+    """Which rate limit, and what it asked for: GitHub's own message may be missing."""
+    if error.status not in (403, 429):
+        return ""
+    headers = {key.lower(): value for key, value in (error.headers or {}).items()}
+    text = _message(error).lower()
+    after = headers.get("retry-after")
+    asked = f"; it asked to wait {after} s" if after else ""
+    room = f", more than github-retry-seconds ({budget.total:g} s) allows"
+    if "secondary rate limit" in text or (after and headers.get("x-ratelimit-remaining") != "0"):
+        return f" (GitHub's secondary rate limit{asked}{room if after else ''})"
+    if headers.get("x-ratelimit-remaining") == "0":
+        reset = headers.get("x-ratelimit-reset")
+        until = f" until {reset} (Unix time)" if reset else ""
+        return f" (the token's hourly rate limit is used up{until})"
+    return ""
+
+
 def _connection_problem(error: requests.RequestException) -> str:
-    if isinstance(error, requests.Timeout):
+    reason = getattr(error.args[0], "reason", None) if error.args else None
+    if isinstance(error, requests.Timeout) or isinstance(reason, TimeoutError | ReadTimeoutError):
         return "GitHub did not answer in time"
     if isinstance(error, requests.ConnectionError):
         return "could not reach the GitHub API (connection failed)"

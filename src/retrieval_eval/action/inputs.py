@@ -49,13 +49,13 @@ class RunnerContext:
     server_url: str
     run_id: str
     workspace: Path
-    output_file: Path | None
-    step_summary_file: Path | None
     # Set by the container image: the runner replaces HOME, so the model cannot live under it.
     model_dir: Path | None = None
     # The judge's key, from the step's `env` rather than an input: that is how secrets are
     # passed, and a fork's pull_request run gets none.
     anthropic_api_key: SecretStr | None = None
+    # RUNNER_DEBUG=1 (a re-run with debug logging): tracebacks of unexpected errors are logged.
+    debug: bool = False
 
     @property
     def run_url(self) -> str:
@@ -228,6 +228,14 @@ def _any_path(workspace: Path) -> Callable[[str], Path | None]:
 def _token(value: str) -> SecretStr:
     if not value:
         raise ValueError("is empty; the default `${{ github.token }}` is what most workflows need")
+    # GitHub tokens are printable ASCII; anything else cannot go into an HTTP header. The
+    # message names the position only: quoting the character would show part of the secret.
+    for position, character in enumerate(value, start=1):
+        if not (character.isascii() and character.isprintable()) or character.isspace():
+            raise ValueError(
+                f"has a character no GitHub token contains (at position {position}); "
+                "check the secret's value (a stray paste, a smart quote, a line break)"
+            )
     return SecretStr(value)
 
 
@@ -252,14 +260,11 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         ),
         run_id=c.runner("GITHUB_RUN_ID"),
         workspace=workspace,
-        output_file=Path(v) if (v := c.runner("GITHUB_OUTPUT", required=False)) else None,
-        step_summary_file=Path(v)
-        if (v := c.runner("GITHUB_STEP_SUMMARY", required=False))
-        else None,
         model_dir=Path(v) if (v := c.runner("RETRIEVAL_EVAL_MODEL_DIR", required=False)) else None,
         anthropic_api_key=SecretStr(v)
         if (v := c.runner("ANTHROPIC_API_KEY", required=False))
         else None,
+        debug=c.runner("RUNNER_DEBUG", required=False) == "1",
     )
     settings = ActionSettings(
         datasets=c.convert("datasets", optional_path, None),

@@ -7,7 +7,7 @@ Whatever fails, the job summary gets a line saying what happened and the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from typing import TextIO
 
 from retrieval_eval.action.commit import run_commit
 from retrieval_eval.action.evaluation import configure
@@ -22,14 +22,16 @@ from retrieval_eval.action.github_api import GitHubApi, quiet_identity_probe
 from retrieval_eval.action.inputs import ActionSettings, load_action_settings
 from retrieval_eval.action.publish_mode import run_publish
 from retrieval_eval.action.pull_request import run_pull_request
-from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.trust.guard import format_traceback, unexpected_error
 from retrieval_eval.vocabulary import ExitCode
 
 
-def run_action(env: Mapping[str, str], commands: WorkflowCommands | None = None) -> ExitCode:
-    commands = commands or WorkflowCommands()
+def run_action(env: Mapping[str, str], stream: TextIO | None = None) -> ExitCode:
+    """``stream`` receives the workflow commands (stdout by default)."""
+    commands = RunnerFiles.from_env(env, stream)
     try:
         settings = load_action_settings(env)
     except RetrievalEvalError as error:
@@ -42,17 +44,16 @@ def run_action(env: Mapping[str, str], commands: WorkflowCommands | None = None)
     except RetrievalEvalError as error:
         _report_failure(env, commands, str(error))
         return ExitCode.ERROR
-    except Exception as error:  # a bug: still leave a summary, and say where to report it
-        detail = f"unexpected {type(error).__name__}: {_redact(str(error), settings)}"
-        _report_failure(
-            env,
-            commands,
-            f"{detail}\nThis is a bug in retrieval-eval: please report it with this log.",
-        )
+    except BaseException as error:  # a bug, or a fault of the machine: still say so
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        if settings.runner.debug:
+            commands.info(format_traceback(error))
+        _report_failure(env, commands, str(unexpected_error(error)))
         return ExitCode.ERROR
 
 
-def _dispatch(settings: ActionSettings, commands: WorkflowCommands) -> ExitCode:
+def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
     if settings.mode in SHARD_MODES:
         return run_shard_mode(settings, commands)
     runner = settings.runner
@@ -70,27 +71,19 @@ def _dispatch(settings: ActionSettings, commands: WorkflowCommands) -> ExitCode:
         repository=runner.repository,
         retry_budget_seconds=settings.github_retry_seconds,
     )
-    if isinstance(activity, PullRequestActivity):
-        return run_pull_request(settings, activity, api, commands)
-    if isinstance(activity, CommitActivity):
-        return run_commit(settings, activity, api, commands)
-    assert isinstance(activity, PublishActivity)
-    return run_publish(settings, activity, api, commands)
+    try:
+        if isinstance(activity, PullRequestActivity):
+            return run_pull_request(settings, activity, api, commands)
+        if isinstance(activity, CommitActivity):
+            return run_commit(settings, activity, api, commands)
+        assert isinstance(activity, PublishActivity)
+        return run_publish(settings, activity, api, commands)
+    finally:
+        # Only a posted comment has a URL; every other ending leaves the output empty.
+        commands.default_outputs({"comment-url": ""})
 
 
-def _redact(text: str, settings: ActionSettings) -> str:
-    token = settings.github_token.get_secret_value()
-    return text.replace(token, "***") if token else text
-
-
-def _report_failure(env: Mapping[str, str], commands: WorkflowCommands, message: str) -> None:
-    token = env.get("INPUT_GITHUB-TOKEN", "")
-    if token:
-        message = message.replace(token, "***")
+def _report_failure(env: Mapping[str, str], commands: RunnerFiles, message: str) -> None:
     commands.error(message)
-    summary = env.get("GITHUB_STEP_SUMMARY")
-    output = env.get("GITHUB_OUTPUT")
-    append_step_summary(
-        Path(summary) if summary else None, f"### ❌ retrieval-eval failed\n\n```\n{message}\n```\n"
-    )
-    write_outputs(Path(output) if output else None, {"verdict": "error"})
+    commands.append_summary(f"### ❌ retrieval-eval failed\n\n```\n{message}\n```\n")
+    commands.set_outputs({"verdict": "error"})

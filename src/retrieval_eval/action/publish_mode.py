@@ -14,15 +14,14 @@ from retrieval_eval.action.event import PublishActivity
 from retrieval_eval.action.fork import read_fork_results
 from retrieval_eval.action.github_api import GitHubApi, GitHubApiError
 from retrieval_eval.action.inputs import ActionSettings
-from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode
 
 
 def run_publish(
-    settings: ActionSettings, activity: PublishActivity, api: GitHubApi, commands: WorkflowCommands
+    settings: ActionSettings, activity: PublishActivity, api: GitHubApi, commands: RunnerFiles
 ) -> ExitCode:
-    summary = settings.runner.step_summary_file
     if settings.config_error is not None:
         commands.warning(
             f"the configuration file is not valid ({settings.config_error}); reading fork "
@@ -32,35 +31,33 @@ def run_publish(
         results = read_fork_results(settings.report_dir)
     except RetrievalEvalError as error:
         commands.error(f"Refusing to publish: {error}", file=error.file)
-        append_step_summary(summary, f"### ❌ retrieval-eval refused to publish\n\n{error}\n")
-        write_outputs(settings.runner.output_file, {"verdict": "error", "comment-url": ""})
+        commands.append_summary(f"### ❌ retrieval-eval refused to publish\n\n{error}\n")
+        commands.set_outputs({"verdict": "error"})
         return ExitCode.ERROR
     if results is None:
         note = f"Nothing to publish: {settings.report_dir.name}/ holds no fork results."
         commands.notice(note)
-        append_step_summary(summary, f"### retrieval-eval: {note}\n")
-        write_outputs(settings.runner.output_file, {"verdict": "skipped", "comment-url": ""})
+        commands.append_summary(f"### retrieval-eval: {note}\n")
+        commands.set_outputs({"verdict": "skipped"})
         return ExitCode.OK
 
     meta = results.metadata
     problem = _mismatch(settings, activity, meta.head_sha, meta.comment_id)
     if problem:
         commands.error(f"Refusing to publish: {problem}")
-        append_step_summary(summary, f"### ❌ retrieval-eval refused to publish\n\n{problem}\n")
-        write_outputs(settings.runner.output_file, {"verdict": "error", "comment-url": ""})
+        commands.append_summary(f"### ❌ retrieval-eval refused to publish\n\n{problem}\n")
+        commands.set_outputs({"verdict": "error"})
         return ExitCode.ERROR
-    append_step_summary(
-        summary,
+    commands.append_summary(
         results.comment_markdown
         or f"### retrieval-eval: {meta.verdict}\n\n{meta.status_description}\n",
     )
-    write_outputs(settings.runner.output_file, {"verdict": meta.verdict})
+    commands.set_outputs({"verdict": meta.verdict})
 
     try:
         current_head = api.pull_request_head_sha(meta.pr_number)
     except GitHubApiError as error:
         commands.error(f"The results are in the job summary, but publishing failed: {error}")
-        write_outputs(settings.runner.output_file, {"comment-url": ""})
         return ExitCode.ERROR
     comment_markdown = results.comment_markdown
     if current_head != meta.head_sha:

@@ -26,16 +26,17 @@ from retrieval_eval.action.fork import ForkMetadata, write_fork_results
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.path_filter import PathFilter
-from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.status import skipped_description
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.trust.guard import protect_process
 from retrieval_eval.vocabulary import ExitCode
 
 FORK_DOCS = "docs/action.md#fork-pull-requests"
 
 
 def run_pull_request(
-    settings: ActionSettings, pull: PullRequestActivity, api: GitHubApi, commands: WorkflowCommands
+    settings: ActionSettings, pull: PullRequestActivity, api: GitHubApi, commands: RunnerFiles
 ) -> ExitCode:
     path_filter = PathFilter(settings.paths)
     with commands.group("Changed files"):
@@ -78,7 +79,7 @@ def _gate_from_base(
     pull: PullRequestActivity,
     api: GitHubApi,
     scratch: Path,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
 ) -> tuple[ActionSettings, str | None]:
     """With ``baseline-source: base``, the gate's settings come from the base commit too."""
     if settings.baseline_source != "base" or settings.run is None:
@@ -97,6 +98,8 @@ def _gate_from_base(
         workspace=settings.runner.workspace,
         overrides=run_overrides(settings),
     )
+    # Withhold the base commit's secrets too, before any retriever (the PR's code) starts.
+    protect_process(patterns=gate.run.secret_env)
     commands.info(f"The gate's settings come from {origin}.")
     notice = proposal_notice(gate)
     if notice is not None:
@@ -108,9 +111,7 @@ def _gate_from_base(
     return replace(settings, run=gate.run), notice
 
 
-def _log_changes(
-    changes: ChangedFiles, path_filter: PathFilter, commands: WorkflowCommands
-) -> None:
+def _log_changes(changes: ChangedFiles, path_filter: PathFilter, commands: RunnerFiles) -> None:
     if changes.paths is None:
         commands.warning(f"Evaluating anyway: changed files unknown, because {changes.source}.")
         return
@@ -147,15 +148,14 @@ def _skip(
     settings: ActionSettings,
     pull: PullRequestActivity,
     api: GitHubApi,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     path_filter: PathFilter,
 ) -> ExitCode:
     """Still set a success status, so a required check never waits forever on an unrelated PR."""
     description = skipped_description(path_filter.describe())
     commands.notice(f"retrieval-eval {description}")
-    append_step_summary(settings.runner.step_summary_file, f"### ⏭️ retrieval-eval {description}\n")
-    write_outputs(
-        settings.runner.output_file,
+    commands.append_summary(f"### ⏭️ retrieval-eval {description}\n")
+    commands.set_outputs(
         {"verdict": "skipped", "report-json": "", "report-markdown": "", "metrics": "{}"},
     )
     skipped = Evaluated("skipped", ExitCode.OK, "", description, None, None, {})
@@ -166,7 +166,7 @@ def _publish(
     settings: ActionSettings,
     pull: PullRequestActivity,
     api: GitHubApi,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     result: Evaluated,
 ) -> ExitCode:
     has_comment = result.verdict != "skipped" and settings.comment != "off"
@@ -191,7 +191,7 @@ def _publish(
 def _hand_over_fork(
     settings: ActionSettings,
     pull: PullRequestActivity,
-    commands: WorkflowCommands,
+    commands: RunnerFiles,
     result: Evaluated,
     has_comment: bool,
 ) -> ExitCode:
@@ -212,7 +212,6 @@ def _hand_over_fork(
         f"for a `mode: publish` job in a workflow_run workflow to post. See {FORK_DOCS}.",
         title="fork pull request",
     )
-    write_outputs(settings.runner.output_file, {"comment-url": ""})
     return final_exit_code(result, settings)
 
 

@@ -3,7 +3,8 @@
 A container action talks back to the runner only through files named in the
 environment (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) and through specially
 formatted lines on stdout (``::error::``, ``::group::``). Getting the escaping
-wrong silently truncates values or breaks annotations, so it lives here once.
+wrong silently truncates values or breaks annotations, so it lives here once,
+and everything the Action hands back goes through one ``RunnerFiles`` object.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+from retrieval_eval.trust.redaction import clean
+
 
 def _escape_data(value: str) -> str:
     # The runner decodes exactly these three; anything else in a message is literal.
@@ -25,15 +28,47 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-class WorkflowCommands:
-    """Writes ``::command::`` lines; a separate object so tests can capture them."""
+class RunnerFiles:
+    """The one owner of what the Action hands back to the runner: ``::command::`` lines on
+    ``stream`` (stdout by default), step outputs and the job summary."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        output_file: Path | None = None,
+        summary_file: Path | None = None,
+    ) -> None:
         self._stream = stream
+        self._output_file = output_file
+        self._summary_file = summary_file
+        self._outputs_set: set[str] = set()
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], stream: TextIO | None = None) -> RunnerFiles:
+        output, summary = env.get("GITHUB_OUTPUT", "").strip(), env.get("GITHUB_STEP_SUMMARY", "")
+        return cls(
+            stream,
+            output_file=Path(output) if output else None,
+            summary_file=Path(summary.strip()) if summary.strip() else None,
+        )
+
+    def set_outputs(self, outputs: Mapping[str, str]) -> None:
+        _write_outputs(self._output_file, outputs)
+        self._outputs_set.update(outputs)
+
+    def default_outputs(self, outputs: Mapping[str, str]) -> None:
+        """Set the outputs that nothing has set yet (values set earlier stay)."""
+        unset = {name: value for name, value in outputs.items() if name not in self._outputs_set}
+        if unset:
+            self.set_outputs(unset)
+
+    def append_summary(self, markdown: str) -> None:
+        _append_step_summary(self._summary_file, markdown)
 
     def _emit(self, line: str) -> None:
         stream = self._stream if self._stream is not None else sys.stdout
-        stream.write(line + "\n")
+        stream.write(clean(line) + "\n")
         stream.flush()
 
     def _command(self, name: str, message: str, properties: Mapping[str, object]) -> None:
@@ -73,7 +108,7 @@ class WorkflowCommands:
             self._emit("::endgroup::")
 
 
-def write_outputs(output_file: Path | None, outputs: Mapping[str, str]) -> None:
+def _write_outputs(output_file: Path | None, outputs: Mapping[str, str]) -> None:
     """Append ``name<<DELIM`` blocks, with a random delimiter that cannot occur in any value.
 
     A fixed delimiter lets a value (e.g. a report line) end the block early and
@@ -82,7 +117,8 @@ def write_outputs(output_file: Path | None, outputs: Mapping[str, str]) -> None:
     if output_file is None:
         return
     blocks = []
-    for name, value in outputs.items():
+    for name, raw_value in outputs.items():
+        value = clean(raw_value)
         delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
         while delimiter in value:  # astronomically unlikely, but then the output would be cut
             delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
@@ -91,9 +127,10 @@ def write_outputs(output_file: Path | None, outputs: Mapping[str, str]) -> None:
         handle.write("".join(blocks))
 
 
-def append_step_summary(summary_file: Path | None, markdown: str) -> None:
+def _append_step_summary(summary_file: Path | None, markdown: str) -> None:
     """The job summary accepts up to 1 MiB per step; our reports stay far below it."""
     if summary_file is None:
         return
+    text = clean(markdown)
     with summary_file.open("a", encoding="utf-8") as handle:
-        handle.write(markdown if markdown.endswith("\n") else markdown + "\n")
+        handle.write(text if text.endswith("\n") else text + "\n")

@@ -12,14 +12,14 @@ from pathlib import Path
 
 from retrieval_eval.action.evaluation import run_overrides
 from retrieval_eval.action.inputs import ActionSettings
-from retrieval_eval.action.runner_files import WorkflowCommands, append_step_summary, write_outputs
+from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.vocabulary import ExitCode
 
 SHARD_MODES = frozenset({"embed-shard", "evaluate-shard"})
 
 
-def run_shard_mode(settings: ActionSettings, commands: WorkflowCommands) -> ExitCode:
+def run_shard_mode(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
     # Imported here, as in evaluation.py: settings errors must not wait for chromadb.
     from retrieval_eval.index.cache_merge import merge_caches
     from retrieval_eval.index.model_install import verify_model
@@ -67,13 +67,11 @@ def run_shard_mode(settings: ActionSettings, commands: WorkflowCommands) -> Exit
         line = outcome.summary
         if outcome.exit_code != ExitCode.OK:
             commands.error(line)
-            append_step_summary(
-                settings.runner.step_summary_file, f"### ❌ retrieval-eval {line}\n"
-            )
-            write_outputs(settings.runner.output_file, {"verdict": "invalid"})
+            commands.append_summary(f"### ❌ retrieval-eval {line}\n")
+            commands.set_outputs({"verdict": "invalid"})
             return outcome.exit_code
     commands.info(line)
-    append_step_summary(settings.runner.step_summary_file, f"### retrieval-eval {line}\n")
+    commands.append_summary(f"### retrieval-eval {line}\n")
     return ExitCode.OK
 
 

@@ -14,8 +14,10 @@ from retrieval_eval.vocabulary import ExitCode
 
 
 @click.command(name="action")
-def action() -> ExitCode:
+@click.pass_obj
+def action(withheld: dict[str, str] | None) -> ExitCode:
     """Run as a GitHub Action step: inputs come from INPUT_* and GITHUB_* variables."""
     from retrieval_eval.action.main import run_action
 
-    return run_action(dict(os.environ))
+    # The token was taken out of the environment children inherit; the Action still needs it.
+    return run_action({**os.environ, **(withheld or {})})

@@ -13,6 +13,7 @@ from pydantic import SecretStr
 
 from retrieval_eval.pipeline import RunOutcome, run_evaluation
 from retrieval_eval.settings import RunSettings, load_settings
+from retrieval_eval.trust.guard import protect_process
 
 _PATH = click.Path(path_type=Path)
 
@@ -81,9 +82,16 @@ def settings_from_flags(flags: dict[str, Any]) -> RunSettings:
     }
     if flags.get("judge"):
         overrides["judge"] = {"enabled": True}
-    return load_settings(
+    settings = load_settings(
         workdir=Path.cwd(), config_file=flags.get("config_file"), overrides=overrides
     )
+    protect_process(patterns=settings.secret_env)  # before any retriever starts
+    # A path typed on the command line is the user's own choice: reading it is allowed
+    # wherever it is. Paths from the configuration file must stay inside the repository.
+    named = tuple(Path(flags[flag]).resolve() for flag in ("corpus", "datasets") if flags.get(flag))
+    if named:
+        settings = settings.model_copy(update={"outside_roots": (*settings.outside_roots, *named)})
+    return settings
 
 
 def anthropic_api_key() -> SecretStr | None:

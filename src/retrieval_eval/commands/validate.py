@@ -9,6 +9,7 @@ import click
 
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
+from retrieval_eval.load.input_files import reading_within
 from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
 
@@ -64,12 +65,20 @@ def run_validate(
     min_human: int,
     github_annotations: bool,
 ) -> int:
-    corpus = load_corpus(corpus_path) if corpus_path is not None else None
-    if corpus is not None:
-        _warn_about_empty_documents(corpus)
-    report = validate_datasets(
-        paths, corpus=corpus, min_fixtures=min_fixtures, min_human=min_human, keep_fixtures=False
-    )
+    # The paths named on the command line (and the working directory) are where files may
+    # resolve to: a symlinked note pointing anywhere else is refused.
+    named = [Path.cwd(), *paths, *([corpus_path] if corpus_path is not None else [])]
+    with reading_within(named):
+        corpus = load_corpus(corpus_path) if corpus_path is not None else None
+        if corpus is not None:
+            _warn_about_empty_documents(corpus)
+        report = validate_datasets(
+            paths,
+            corpus=corpus,
+            min_fixtures=min_fixtures,
+            min_human=min_human,
+            keep_fixtures=False,
+        )
     for ignored in report.ignored:
         click.echo(f"note: {ignored}: not a dataset file name, not validated", err=True)
     for problem in report.problems:

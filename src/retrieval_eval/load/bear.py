@@ -22,6 +22,7 @@ from pathlib import Path
 from retrieval_eval.errors import InputError
 from retrieval_eval.load.corpus_builder import CorpusBuilder
 from retrieval_eval.load.documents import Corpus, Document
+from retrieval_eval.load.input_files import check_regular
 
 _NOTE_COLUMNS = ("Z_PK", "ZUNIQUEIDENTIFIER", "ZTITLE", "ZTEXT")
 _SKIP_FLAGS = ("ZTRASHED", "ZARCHIVED", "ZPERMANENTLYDELETED")
@@ -40,6 +41,7 @@ class _JoinTable:
 
 def load_bear_database(path: Path) -> Corpus:
     try:
+        check_regular(path)  # SQLite opens it itself: a FIFO would block it
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as error:
         raise InputError(f"cannot open SQLite database: {error}", file=path) from error

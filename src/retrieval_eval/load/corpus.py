@@ -12,6 +12,7 @@ from pathlib import Path
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.load.documents import Corpus
+from retrieval_eval.load.input_files import check_inside, open_input
 
 _SQLITE_SUFFIXES = {".sqlite", ".sqlite3", ".db", ".bearnote"}
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -20,6 +21,7 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 def load_corpus(path: Path) -> Corpus:
     if not path.exists():
         raise InputError("corpus path does not exist", file=path)
+    check_inside(path)
     if path.is_dir():
         if (path / "corpus.jsonl").is_file():
             from retrieval_eval.load.beir import load_beir_corpus
@@ -44,8 +46,5 @@ def load_corpus(path: Path) -> Corpus:
 
 
 def _is_sqlite(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
-    except OSError as error:
-        raise InputError(f"cannot read corpus: {error.strerror or error}", file=path) from error
+    with open_input(path) as handle:
+        return handle.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC

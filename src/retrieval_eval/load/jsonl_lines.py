@@ -10,11 +10,13 @@ people leave blank lines; all of that is accepted.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.load.input_files import open_input
 
 # 64 MiB: six times the 10 MB line the format promises to read, yet small
 # enough that one runaway line (a whole file without newlines) cannot exhaust
@@ -41,10 +43,7 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     single lines (invalid UTF-8, too long) are yielded so callers can report
     them all and carry on.
     """
-    try:
-        handle = path.open("rb")
-    except OSError as error:
-        raise InputError(f"cannot read file: {error.strerror or error}", file=path) from error
+    handle = open_input(path)
     with handle:
         number = 0
         while True:
@@ -99,6 +98,8 @@ def parse_json_object(text: str) -> dict[str, Any] | str:
         )
     except _DuplicateKey as error:
         return f"duplicate key {error.key!r} in the JSON object"
+    except RecursionError:
+        return "not valid JSON: nested too deeply to read; flatten the record"
     except ValueError as error:
         if isinstance(error, json.JSONDecodeError):
             return f"not valid JSON: {error.msg} (column {error.colno})"
@@ -106,7 +107,33 @@ def parse_json_object(text: str) -> dict[str, Any] | str:
     if not isinstance(value, dict):
         kind = _json_type_name(value)
         return f"not a JSON object (got {kind}); each line must be one {{...}} object"
+    if _SURROGATE_ESCAPE.search(text) and (lone := _lone_surrogate(value)) is not None:
+        return (
+            f"contains a lone surrogate {lone} (a \\u escape of half a UTF-16 pair), "
+            "which is not valid Unicode; remove it or complete the pair"
+        )
     return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: object) -> str | None:
+    """The first unpaired surrogate in any key or string (``json`` turns a lone ``\\ud800``
+    into one, and it cannot be written out as UTF-8 later)."""
+    pending: list[object] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if found := _LONE_SURROGATE.search(item):
+                return f"\\u{ord(found.group()):04x}"
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return None
 
 
 class _DuplicateKey(ValueError):

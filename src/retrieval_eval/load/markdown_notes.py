@@ -26,6 +26,7 @@ import yaml
 from retrieval_eval.errors import InputError
 from retrieval_eval.load.corpus_builder import CorpusBuilder
 from retrieval_eval.load.documents import Corpus, Document
+from retrieval_eval.load.input_files import read_input_bytes
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+).*?\1")
@@ -77,10 +78,7 @@ def _read_note(path: Path, note_id: str) -> Document:
 
 
 def _read_utf8(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot read note: {error.strerror or error}", file=path) from error
+    data = read_input_bytes(path)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -7,6 +7,7 @@ with ties broken by document id, a finite non-negative cost.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
 
@@ -16,8 +17,31 @@ from retrieval_eval.retrieval.base import Hit, SearchResult
 
 def normalise_hits(hits: Iterable[Hit], k: int, *, cost_usd: float, who: str) -> SearchResult:
     """Order by score (ties by id), keep each document's best hit, cut to ``k``."""
-    checked: list[Hit] = []
+    top = TopHits(k, who=who)
     for position, hit in enumerate(hits):
+        top.add(position, hit)
+    return top.result(cost_usd)
+
+
+class TopHits:
+    """The best ``k`` distinct documents among hits fed one at a time, each checked.
+
+    Only a bounded buffer is held, however many hits arrive: when it fills, it is
+    cut back to the current top ``k`` (a document cut then can only come back with
+    a better hit, so the final answer is the same as sorting everything).
+    """
+
+    def __init__(self, k: int, *, who: str) -> None:
+        self.k = max(k, 0)
+        self.who = who
+        self._buffer: list[Hit] = []
+        self._limit = max(4 * self.k, 4096)
+        # The k-th best score after the last cut: a lower score can never make the top k,
+        # so such a hit is checked and dropped without being kept.
+        self._floor = -math.inf
+
+    def add(self, position: int, hit: object) -> None:
+        who = self.who
         if not isinstance(hit, Hit):
             raise RetrievalEvalError(
                 f"{who}: hit {position} is a {type(hit).__name__}, expected a Hit"
@@ -37,19 +61,56 @@ def normalise_hits(hits: Iterable[Hit], k: int, *, cost_usd: float, who: str) ->
             )
         if not isinstance(hit.text, str):
             raise RetrievalEvalError(f"{who}: hit {position} ({hit.doc_id}) has non-text `text`")
-        checked.append(Hit(hit.doc_id, float(hit.score), hit.text))
-    if (
-        isinstance(cost_usd, bool)
-        or not isinstance(cost_usd, int | float)
-        or not math.isfinite(cost_usd)
-        or cost_usd < 0
-    ):
-        raise RetrievalEvalError(f"{who}: cost_usd must be a finite number >= 0 (got {cost_usd!r})")
-    checked.sort(key=lambda hit: (-hit.score, hit.doc_id))
-    seen: set[str] = set()
-    unique: list[Hit] = []
-    for hit in checked:
-        if hit.doc_id not in seen:
-            seen.add(hit.doc_id)
-            unique.append(hit)
-    return SearchResult(hits=tuple(unique[: max(k, 0)]), cost_usd=float(cost_usd))
+        self.keep(hit.doc_id, float(hit.score), hit.text)
+
+    def add_answer(self, position: int, raw: object) -> None:
+        """One element of a JSON ``hits`` array, as the JSON-lines protocol sends it."""
+        if not isinstance(raw, dict) or "id" not in raw or "score" not in raw:
+            raise RetrievalEvalError(
+                f"{self.who}: hit {position} must be an object with `id` and `score`, "
+                f"got {_short(raw)}"
+            )
+        score = raw["score"]
+        if type(score) is float and score < self._floor:  # the common case, made cheap
+            doc_id = raw["id"]
+            if isinstance(doc_id, str) and doc_id and isinstance(raw.get("text", ""), str):
+                return
+        self.add(position, Hit(doc_id=raw["id"], score=score, text=raw.get("text", "")))
+
+    def keep(self, doc_id: str, score: float, text: str) -> None:
+        if score < self._floor:
+            return
+        self._buffer.append(Hit(doc_id, score, text))
+        if len(self._buffer) >= self._limit:
+            self._buffer = self._best()
+            if len(self._buffer) == self.k and self.k > 0:
+                self._floor = self._buffer[-1].score
+
+    def result(self, cost_usd: object) -> SearchResult:
+        if (
+            isinstance(cost_usd, bool)
+            or not isinstance(cost_usd, int | float)
+            or not math.isfinite(cost_usd)
+            or cost_usd < 0
+        ):
+            raise RetrievalEvalError(
+                f"{self.who}: cost_usd must be a finite number >= 0 (got {cost_usd!r})"
+            )
+        return SearchResult(hits=tuple(self._best()), cost_usd=float(cost_usd))
+
+    def _best(self) -> list[Hit]:
+        self._buffer.sort(key=lambda hit: (-hit.score, hit.doc_id))
+        seen: set[str] = set()
+        unique: list[Hit] = []
+        for hit in self._buffer:
+            if hit.doc_id not in seen:
+                seen.add(hit.doc_id)
+                unique.append(hit)
+                if len(unique) == self.k:
+                    break
+        return unique
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 200 else text[:197] + "..."

@@ -171,6 +171,7 @@ def search_dataset(
             raise
         except Exception as error:
             raise RetrievalEvalError(f"retriever {name!r} failed: {error}", file=path) from error
+    _warn_about_unknown_ids(path, timed, pool.corpus, log)
     after = pool.embedding_counts()
     missing = getattr(retriever, "queries_missing", None)
     counts = None
@@ -184,3 +185,17 @@ def search_dataset(
         embedding_counts=counts,
         queries_missing=len(missing) if isinstance(missing, list) else None,
     )
+
+
+def _warn_about_unknown_ids(
+    path: Path, timed: Sequence[TimedResult], corpus: Corpus, log: Log
+) -> None:
+    """Hits naming no document in the corpus score as misses; say so, once per dataset
+    (a retriever reading a stale index, or ids built differently, looks like a regression)."""
+    known = corpus.ids()
+    unknown = [hit.doc_id for t in timed for hit in t.result.hits if hit.doc_id not in known]
+    if unknown:
+        log(
+            f"warning: {path.name}: {len(unknown)} hit{'s' if len(unknown) > 1 else ''} name "
+            f"documents not in the corpus (e.g. {unknown[0]!r}); they count as misses"
+        )

@@ -1,0 +1,100 @@
+"""Opening an input file (a corpus note, a dataset, a corpus database) safely.
+
+Corpus and dataset files come from the pull request under review. Two things
+in them must never be read:
+
+- a file that resolves outside the allowed roots (the repository, plus any
+  ``outside_roots`` the user names): a note that is a symlink to
+  ``/proc/self/environ`` would put the runner's environment into the report;
+- anything that is not a regular file: a FIFO blocks a reader for ever, and
+  ``/dev/zero`` fills memory until the job dies.
+
+The allowed roots are set for the duration of a run by ``reading_within``
+(the pipeline and ``validate`` do), so every loader checks the same rule
+without each one being handed the roots. With no roots set (a loader used on
+its own), only the regular-file rule applies.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import BinaryIO
+
+from retrieval_eval.errors import InputError
+
+_ROOTS: ContextVar[tuple[Path, ...] | None] = ContextVar("input_roots", default=None)
+_KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+@contextmanager
+def reading_within(roots: Sequence[Path]) -> Iterator[None]:
+    token = _ROOTS.set(tuple(root.resolve() for root in roots))
+    try:
+        yield
+    finally:
+        _ROOTS.reset(token)
+
+
+def check_inside(path: Path) -> None:
+    """Raise unless ``path``, symlinks followed, lies under an allowed root."""
+    roots = _ROOTS.get()
+    if roots is None:
+        return
+    resolved = path.resolve()
+    if not any(resolved.is_relative_to(root) for root in roots):
+        shown = ", ".join(str(root) for root in roots)
+        raise InputError(
+            f"resolves to {resolved}, outside the repository ({shown}); refusing to read it. "
+            "If that is intended, name its folder in `outside_roots` in retrieval-eval.toml",
+            file=path,
+        )
+
+
+def check_regular(path: Path) -> None:
+    """Raise unless ``path`` is inside the roots and is a regular file (without opening it)."""
+    check_inside(path)
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror or error}", file=path) from None
+    _require_regular(mode, path)
+
+
+def open_input(path: Path) -> BinaryIO:
+    """Open for reading in binary; never blocks on a FIFO, never reads a device."""
+    check_inside(path)
+    try:
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        raise InputError(f"cannot read file: {error.strerror or error}", file=path) from None
+    try:
+        _require_regular(os.fstat(fd).st_mode, path)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_input_bytes(path: Path) -> bytes:
+    with open_input(path) as handle:
+        return handle.read()
+
+
+def _require_regular(mode: int, path: Path) -> None:
+    if stat.S_ISDIR(mode):
+        raise InputError("cannot read file: Is a directory", file=path)
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise InputError(f"is {kind}, not a regular file; refusing to read it", file=path)

@@ -1,0 +1,120 @@
+"""The one redaction choke point: every byte we write or post passes through ``clean``.
+
+Secrets are registered once at the edge (the GitHub token, the Actions runtime
+tokens, the judge's key, whatever the user lists). ``clean`` replaces each of
+them in every form a leak is likely to take: the raw value, URL-encoded,
+JSON-escaped, and base64 at each of the three byte alignments (which is how a
+token appears inside an HTTP basic-auth header such as
+``base64("x-access-token:" + token)``). It also replaces lone surrogates, which
+cannot be encoded as UTF-8 and would otherwise crash the write that follows.
+
+The sinks that call it: ``fileio`` (report files, baselines, fork hand-over
+files), ``runner_files`` (step summary, outputs, workflow commands), the
+GitHub client (comment bodies, status descriptions), and the process's own
+stdout/stderr once ``guard_standard_streams`` has run.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+from collections.abc import Iterable
+from typing import TextIO
+from urllib.parse import quote, quote_plus
+
+MASK = "***"
+# Shorter values would mask ordinary words; GitHub and Anthropic secrets are far longer.
+MIN_SECRET_CHARS = 6
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+_forms: set[str] = set()
+_ordered: list[str] = []  # longest first, so a form containing another is replaced whole
+
+
+def secret_forms(secret: str) -> set[str]:
+    """Every encoding of ``secret`` that ``clean`` replaces."""
+    if len(secret) < MIN_SECRET_CHARS:
+        return set()
+    forms = {secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1]}
+    raw = secret.encode("utf-8", errors="surrogatepass")
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+        # Only the characters made entirely of the secret's bits: the same in any message.
+        start = -(-8 * shift // 6)
+        end = (8 * (shift + len(raw))) // 6
+        middle = encoded[start:end]
+        forms.add(middle)
+        forms.add(middle.replace("+", "-").replace("/", "_"))  # base64url
+    return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
+
+
+def register_secret(secret: str | None) -> None:
+    if not secret:
+        return
+    new = secret_forms(secret) - _forms
+    if new:
+        _forms.update(new)
+        _ordered[:] = sorted(_forms, key=len, reverse=True)
+
+
+def registered_forms() -> list[str]:
+    return list(_ordered)
+
+
+def clean(text: str) -> str:
+    """``text`` with every registered secret masked and every lone surrogate replaced."""
+    for form in _ordered:
+        if form in text:
+            text = text.replace(form, MASK)
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+_announced: set[str] = set()
+
+
+def announce_masks(stream: TextIO | None = None) -> None:
+    """``::add-mask::`` for each form not yet announced, so the runner hides it in the log
+    even if it slips by some other way.
+
+    Written to the real stdout: through ``clean`` the command would mask itself.
+    """
+    out = stream if stream is not None else _unwrapped(sys.stdout)
+    for form in _ordered:
+        if form in _announced:
+            continue
+        _announced.add(form)
+        escaped = form.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        out.write(f"::add-mask::{escaped}\n")
+    out.flush()
+
+
+def _unwrapped(stream: TextIO) -> TextIO:
+    return stream._inner if isinstance(stream, _CleaningStream) else stream
+
+
+class _CleaningStream:
+    """A text stream that cleans what is written before it reaches the real one."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        self._inner.write(clean(text))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+
+def guard_standard_streams() -> None:
+    """Clean everything printed from now on, tracebacks and library logs included."""
+    if not isinstance(sys.stdout, _CleaningStream):
+        sys.stdout = _CleaningStream(sys.stdout)
+    if not isinstance(sys.stderr, _CleaningStream):
+        sys.stderr = _CleaningStream(sys.stderr)
