@@ -164,7 +164,7 @@ def sharded(data: dict[str, Any], shards: int, workdir: Path) -> dict[str, Any]:
     with (project / "corpus.jsonl").open("w", encoding="utf-8") as out:
         for document in data["documents"]:
             out.write(json.dumps(document) + "\n")
-    with (project / "datasets" / "scale.jsonl").open("w", encoding="utf-8") as out:
+    with (project / "datasets" / "semantic.jsonl").open("w", encoding="utf-8") as out:
         for qid, text, doc in data["queries"]:
             record = {
                 "query_id": qid,
@@ -176,7 +176,7 @@ def sharded(data: dict[str, Any], shards: int, workdir: Path) -> dict[str, Any]:
             out.write(json.dumps(record) + "\n")
     int8 = quantized_model_dir(default_model_dir(Path.home()))
     (project / "retrieval-eval.toml").write_text(
-        'corpus = "corpus.jsonl"\nmin_human = 0\n[dataset_retrievers]\n"scale.jsonl" = "dense"\n'
+        'corpus = "corpus.jsonl"\nmin_human = 0\n[dataset_retrievers]\n"semantic.jsonl" = "dense"\n'
         '[thresholds]\n"mrr@10" = false\n"ndcg@10" = false\n"p@5" = false\n'
         f'"latency_p95_ms" = false\n[retrievers.dense]\nmodel_dir = "{int8}"\n',
         encoding="utf-8",

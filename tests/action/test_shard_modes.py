@@ -104,7 +104,12 @@ def test_a_two_shard_matrix_posts_one_comment_equal_to_the_unsharded_run(repo: R
     assert statuses(repo, head) == [("success", "retrieval-eval", RUN_URL)]
     assert merged.outputs["verdict"] == "passed"
 
-    whole = pull(comment="off", report_dir=".artifacts/whole")
+    # The same (merged) cache as the shards had, so the embedding counts match as well.
+    whole = pull(
+        comment="off",
+        report_dir=".artifacts/whole",
+        cache_dir=str(repo.runs / "merged-cache-1"),
+    )
     assert whole.returncode == 0, whole.log
     assert without_timings(repo.path / ".artifacts" / "out" / "report.json") == without_timings(
         repo.path / ".artifacts" / "whole" / "report.json"

@@ -87,8 +87,7 @@ def verify_model(model_dir: Path) -> str:
     sha = file_sha256(model_dir / MODEL_FILE)
     if sha not in PINNED_MODELS:
         raise InputError(
-            f"model.onnx has sha256 {sha}, expected {MODEL_SHA256} (or the int8 build's "
-            f"{INT8_SHA256}) "
+            f"model.onnx has sha256 {sha}, expected {MODEL_SHA256} "
             f"(the file is corrupt or was replaced); {INSTALL_HINT}",
             file=model_dir / MODEL_FILE,
         )
