@@ -2,7 +2,7 @@
 # (docker/base.Dockerfile). This build needs no network, so a runner builds `uses: ./`
 # in seconds and act can build it with the engine's default (no) network.
 # CI tags its locally built base with exactly this default name.
-ARG BASE=ghcr.io/org/retrieval-eval-base:0.1.0
+ARG BASE=ghcr.io/org/retrieval-eval-base:1.0.0
 FROM ${BASE}
 
 COPY pyproject.toml README.md /tmp/retrieval-eval/

@@ -7,4 +7,4 @@ Action: runner files, the GitHub API, comment and status) and ``commands`` (the
 command line) are the edges that call it. docs/architecture.md draws the layout.
 """
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
