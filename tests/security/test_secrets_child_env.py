@@ -19,6 +19,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.action.runner_env import TOKEN
+from tests.render.github_html import read
 from tests.security.entry import ActionRun, World, run_cli, world_in
 
 
@@ -100,6 +101,14 @@ def _use_leaky_retriever(world: World, mode: str, dump: Path) -> dict[str, str]:
     return {"search.py": script, "retrieval-eval.toml": config}
 
 
+def _pull_request_with_leaky_retriever(world: World, dump: Path) -> tuple[str, str]:
+    """The base commit maps the dataset to the custom command (the gate's settings come from
+    the base commit); the pull request changes the command's code, as a real one would."""
+    files = _use_leaky_retriever(world, "fail", dump)
+    base = world.commit({"retrieval-eval.toml": files["retrieval-eval.toml"]}, "custom")
+    return base, world.commit({"search.py": files["search.py"]}, "my retriever")
+
+
 def _assert_clean(text: str, where: str) -> None:
     for form in LEAKED_FORMS:
         assert form not in text, f"a secret ({form[:12]}…) leaked into {where}"
@@ -114,9 +123,8 @@ def _stdout_without_masks(run: ActionRun) -> str:
 def test_a_failing_retriever_sees_no_secret_and_its_error_reaches_nothing_unmasked(
     world: World,
 ) -> None:
-    base = world.head()
     dump = world.runs / "retriever-env.json"
-    head = world.commit(_use_leaky_retriever(world, "fail", dump), "my retriever")
+    base, head = _pull_request_with_leaky_retriever(world, dump)
 
     run = world.pull_request(7, base, head, extra_env=dict(WITHHELD))
 
@@ -129,7 +137,8 @@ def test_a_failing_retriever_sees_no_secret_and_its_error_reaches_nothing_unmask
     assert status["state"] == "error"
     [comment] = world.github.comments_on(7)
     assert "exited with code 1" in comment["body"]
-    assert "***" in comment["body"]  # the retriever's words are quoted, the secrets masked
+    # The retriever's words are quoted (escaped, so read as GitHub renders them), secrets masked.
+    assert "***" in read(comment["body"]).text
     _assert_clean(comment["body"], "the comment")
     _assert_clean(status["description"], "the status")
     _assert_clean(run.summary, "the job summary")
@@ -141,9 +150,8 @@ def test_a_failing_retriever_sees_no_secret_and_its_error_reaches_nothing_unmask
 def test_the_runner_is_asked_to_mask_the_secrets_before_anything_else_is_printed(
     world: World,
 ) -> None:
-    base = world.head()
     dump = world.runs / "retriever-env.json"
-    head = world.commit(_use_leaky_retriever(world, "fail", dump), "my retriever")
+    base, head = _pull_request_with_leaky_retriever(world, dump)
 
     run = world.pull_request(7, base, head, extra_env=dict(WITHHELD))
 
