@@ -3,6 +3,9 @@
     .venv/bin/python bench/bench_metrics.py                    # 1k, 10k, 100k (+ peers)
     .venv/bin/python bench/bench_metrics.py --sizes 1000000 --peers-up-to 0   # 1M, ours only
 
+Each size is also run with the run file's lines shuffled (``ours-shuffled``), as runs
+concatenated from shards are, in the same invocation as the sorted file.
+
 Synthetic data (bench_metrics_data.py) is written once to .bench-data/ (git-ignored):
 N queries x 100 results, graded qrels with 1-9 relevant per query. Every
 measurement runs in a fresh child process, so peak memory (ru_maxrss) belongs to
@@ -42,9 +45,13 @@ def _files(queries: int) -> tuple[Path, Path]:
     return generate(DATA, queries)
 
 
-def child_ours_files(queries: int) -> dict[str, float]:
+def child_ours_files(queries: int, *, shuffle: bool = False) -> dict[str, float]:
     """End to end from TREC files: parse both, rank, compute the five measures."""
     qrels_path, run_path = _files(queries)
+    if shuffle:
+        from bench_metrics_data import shuffled
+
+        run_path = shuffled(run_path)
     from retrieval_eval.score.kernels import compute
     from retrieval_eval.score.measures import parse_measure
     from retrieval_eval.trec.files import read_qrels, read_run
@@ -143,12 +150,16 @@ def child_ranx(queries: int) -> dict[str, float]:
 
 def child_generate(queries: int) -> dict[str, float]:
     _, run_path = _files(queries)
+    from bench_metrics_data import shuffled
+
+    shuffled(run_path)
     return {"run_mb": run_path.stat().st_size / 1e6}
 
 
 CHILDREN = {
     "generate": child_generate,
     "ours-files": child_ours_files,
+    "ours-shuffled": lambda queries: child_ours_files(queries, shuffle=True),
     "ours-memory": child_ours_memory,
     "pytrec": child_pytrec,
     "ranx": child_ranx,
@@ -203,6 +214,7 @@ def main() -> None:
     for size in args.sizes:
         row: dict[str, object] = {"queries": size, "run_mb": _files(size)[1].stat().st_size / 1e6}
         row["ours"] = measure("ours-files", size, args.repeats)
+        row["ours_shuffled"] = measure("ours-shuffled", size, args.repeats)
         if size <= args.peers_up_to:
             row["ours_memory"] = measure("ours-memory", size, args.repeats)
             row["pytrec"] = measure("pytrec", size, args.peer_repeats)
@@ -242,6 +254,22 @@ def render(rows: list[dict[str, object]], args: argparse.Namespace) -> str:
                 f"| {row['queries']:,} | {row['run_mb']:.0f} MB | {f(ours['seconds'])} s "
                 "| not run | |"
             )
+    lines += [
+        "",
+        "Shuffled run lines (the same run, lines in random order), same invocation:",
+        "",
+        "| queries | sorted | shuffled | time ratio | peak RSS sorted | peak RSS shuffled "
+        "| memory ratio |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        ours, mixed = row["ours"], row["ours_shuffled"]
+        assert isinstance(ours, dict) and isinstance(mixed, dict)
+        lines.append(
+            f"| {row['queries']:,} | {f(ours['seconds'])} s | {f(mixed['seconds'])} s "
+            f"| {mixed['seconds'] / ours['seconds']:.2f}x | {ours['peak_mb']:.0f} MB "
+            f"| {mixed['peak_mb']:.0f} MB | {mixed['peak_mb'] / ours['peak_mb']:.2f}x |"
+        )
     lines += [
         "",
         "From in-memory data (ours: `evaluate()` on ranked lists; ranx: warm, threads=1,",

@@ -103,3 +103,21 @@ class _Desc:
 
     def __hash__(self) -> int:
         return hash(self.value)
+
+
+def shuffled(run_path: Path, seed: int = 7) -> Path:
+    """The run's lines in a random order (as if concatenated from many shards), cached beside it."""
+    out = run_path.with_name(run_path.stem + f"-shuffled{seed}.txt")
+    if out.exists():
+        return out
+    data = np.fromfile(run_path, dtype=np.uint8)
+    ends = np.flatnonzero(data == 10) + 1
+    starts = np.concatenate([[0], ends[:-1]])
+    order = np.random.default_rng(seed).permutation(ends.size)
+    partial = out.with_suffix(".tmp")
+    with open(partial, "wb") as handle:
+        for chunk in range(0, order.size, 200_000):
+            picked = order[chunk : chunk + 200_000]
+            handle.write(b"".join(data[starts[i] : ends[i]].tobytes() for i in picked.tolist()))
+    partial.replace(out)
+    return out

@@ -10,7 +10,7 @@ It also ranks by brute-force cosine similarity over the very chunk vectors
 (numpy, no index): the exact reference that ``postgres`` with ``search = "exact"``
 must equal, and against which each HNSW index's recall loss is counted.
 
-    .venv/bin/python bench/bench_services.py --dataset DIR [--runs 3]
+    .venv/bin/python bench/bench_services.py [--dataset DIR] [--runs 3]
 """
 
 from __future__ import annotations
@@ -99,10 +99,14 @@ def _exact(dataset: Path, cache_dir: Path) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", type=Path, required=True, help="a BEIR folder")
+    parser.add_argument("--dataset", type=Path, help="a BEIR folder (default: Cranfield)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cache-dir", type=Path, help="embedding cache (default: a temporary one)")
     args = parser.parse_args()
+    if args.dataset is None:
+        from cranfield_data import cranfield_beir
+
+        args.dataset = cranfield_beir()
     work = Path(tempfile.mkdtemp(prefix="bench-services-"))
     cache = args.cache_dir or work / "embeddings"
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in SYSTEMS}

@@ -31,8 +31,11 @@ STAGES = (
     "pipeline",
 )
 # Small modules every stage may use; they import nothing but each other. `trust` keeps
-# secrets out of child processes and redacts every line written out.
-SHARED = frozenset({"", "errors", "fileio", "vocabulary", "results", "progress", "trust"})
+# secrets out of child processes and redacts every line written out; `sharding` picks a
+# shard's slice of chunks or queries.
+SHARED = frozenset(
+    {"", "errors", "fileio", "vocabulary", "results", "progress", "trust", "sharding"}
+)
 # The edges: they call the pipeline or the stages, nothing calls them. `author` holds the
 # authoring tools behind `init`, `generate` and `review`.
 EDGES = frozenset({"action", "commands", "author", "cli", "__main__"})

@@ -353,6 +353,7 @@ def _with_machine_defaults(
 ) -> RunSettings:
     """Give the dense retriever the run's model folder and embedding cache, and make
     every path in the retriever tables absolute."""
+    from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR
     from retrieval_eval.retrieval.registry import with_machine_defaults
 
     dense = settings.retrievers.dense
@@ -364,7 +365,7 @@ def _with_machine_defaults(
     if dense.model_dir is None and settings.model_dir is not None:
         updates["model_dir"] = settings.model_dir
     if dense.cache_dir is None:
-        updates["cache_dir"] = settings.cache_dir / "embeddings"
+        updates["cache_dir"] = settings.cache_dir / EMBEDDINGS_SUBDIR
     retrievers = settings.retrievers.model_copy(update={"dense": dense.model_copy(update=updates)})
     custom = retrievers.custom
     if custom is not None:  # the repository by default: a factory module is imported from it

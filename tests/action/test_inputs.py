@@ -62,7 +62,8 @@ def test_every_bad_input_is_named_with_what_it_accepts_in_one_error(tmp_path: Pa
         "  - input `comment-id`: accepts letters, digits and . _ / - (up to 100, starting with a "
         "letter or digit), got 'has space'\n"
         "  - input `baseline-source`: accepts base | workspace, got 'head'\n"
-        "  - input `mode`: accepts evaluate | publish, got 'post'\n"
+        "  - input `mode`: accepts evaluate | publish | embed-shard | evaluate-shard | merge, "
+        "got 'post'\n"
         "  - input `report-dir`: accepts a path inside the repository, got '../outside'\n"
         "  - input `github-retry-seconds`: accepts a number of seconds from 0 to 3600, got '-1'"
     )

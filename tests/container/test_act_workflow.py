@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import pull_request_event
 from tests.action.project import project_files
 from tests.action.runner_env import TOKEN
+from tests.container.runner import record_timing
 from tests.support.fake_github import FakeGitHub
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
@@ -79,6 +81,7 @@ def test_act_runs_the_workflow_and_the_comment_and_status_arrive(
         "--env", "GITHUB_RUN_ID=4242",
         "-s", "GITHUB_TOKEN",
     ]  # fmt: skip
+    started = time.monotonic()
     completed = subprocess.run(
         command,
         cwd=workspace,
@@ -95,6 +98,8 @@ def test_act_runs_the_workflow_and_the_comment_and_status_arrive(
         timeout=600,
         check=False,
     )
+    # Compared with the released image's job in docs/benchmarks.md (not asserted).
+    record_timing("act job with `uses: ./` (image built)", time.monotonic() - started)
     log = completed.stdout + completed.stderr
 
     assert completed.returncode == 0, log

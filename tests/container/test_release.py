@@ -130,9 +130,9 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     assert git(origin, "rev-parse", f"{tag}^{{commit}}") == release
     assert git(origin, "rev-parse", f"{release}^") == source
     assert git(origin, "diff", "--name-only", source, release) == "action.yml"
-    released_action = git(origin, "show", f"{release}:action.yml")
-    assert f"  image: docker://{image}\n" in released_action
-    assert "  image: Dockerfile\n" in git(origin, "show", "main:action.yml")
+    released_action = git(origin, "show", f"{release}:action.yml").splitlines()
+    assert f"  image: docker://{image}" in released_action
+    assert "  image: Dockerfile" in git(origin, "show", "main:action.yml").splitlines()
 
     # How long `image: Dockerfile` makes every job wait before the Action starts: the
     # build of the Action's layer on the (already pulled) base, which the prebuilt image

@@ -354,3 +354,52 @@ def test_chroma_unreachable_url_fails_before_any_query(tmp_path: Path) -> None:
     done = run_cli("beir", str(tiny), "--retriever", "chroma", "--config", str(config))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"error: retrievers.chroma.url: cannot reach {url} (ConnectError")
+
+
+def test_postgres_tag_filters_keep_any_tag_and_never_widen(tmp_path: Path, dsn: str) -> None:
+    """`retrieval-eval run` on this repository's datasets with every dataset served by
+    postgres (keyword, any word): filtered queries return only documents carrying one of
+    their tags, and a tag no note carries returns nothing."""
+    from retrieval_eval.load.corpus import load_corpus
+    from tests.retrieval.service_helpers import REPO
+
+    corpus = REPO / "datasets" / "corpus"
+
+    tags = {doc.id: set(doc.tags) for doc in load_corpus(corpus).documents}
+    (tmp_path / "retrieval-eval.toml").write_text(
+        '[dataset_retrievers]\n"semantic.jsonl" = "postgres"\n"keyword.jsonl" = "postgres"\n'
+        '"hybrid.jsonl" = "postgres"\n\n[retrievers.postgres]\ndsn_env = "PG_DSN"\n'
+        'mode = "keyword"\nkeyword_match = "any"\n'
+    )
+    done = run_cli(
+        "run",
+        "--datasets",
+        str(REPO / "datasets"),
+        "--corpus",
+        str(corpus),
+        "--baseline",
+        str(tmp_path / "baseline.json"),
+        "--report-dir",
+        str(tmp_path / "report"),
+        "--quiet",
+        cwd=tmp_path,
+        env={"PG_DSN": dsn},
+    )
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    fixtures = {
+        json.loads(line)["query_id"]: json.loads(line)
+        for dataset in (REPO / "datasets").glob("*.jsonl")
+        for line in dataset.read_text(encoding="utf-8").splitlines()
+    }
+    checked = 0
+    for query in (q for d in report["datasets"] for q in d["queries"]):
+        wanted = set((fixtures[query["query_id"]].get("filters") or {}).get("tags", []))
+        if not wanted:
+            continue
+        checked += 1
+        assert all(tags[doc] & wanted for doc in query["retrieved"]), query["query_id"]
+        if not any(wanted & carried for carried in tags.values()):
+            assert query["retrieved"] == [], query["query_id"]
+    assert checked == 9
+    assert SECRET not in json.dumps(report)

@@ -25,7 +25,7 @@ from tests.support.fake_github import FakeGitHub
 
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("retrieval-eval"))
 # A safety net only: every scenario here must end by itself far sooner.
-HANG_LIMIT_S = 120
+HANG_LIMIT_S = 300
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ def _use_command(world: World, script: str) -> None:
     config = (world.workspace / "retrieval-eval.toml").read_text(encoding="utf-8")
     config += (
         '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
-        f"command = {json.dumps([sys.executable, 'search.py'])}\ntimeout_s = 60\n"
+        f"command = {json.dumps([sys.executable, 'search.py'])}\ntimeout_s = 240\n"
     )
     world.commit({"search.py": script, "retrieval-eval.toml": config}, "my retriever")
 

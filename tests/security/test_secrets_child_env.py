@@ -19,7 +19,6 @@ from urllib.parse import quote
 import pytest
 
 from tests.action.runner_env import TOKEN
-from tests.render.github_html import read
 from tests.security.entry import ActionRun, World, run_cli, world_in
 
 
@@ -62,7 +61,7 @@ LEAKED_FORMS = [
 RETRIEVER = """\
 import base64, json, os, sys, urllib.parse
 TOKEN, PASSWORD = {token!r}, {password!r}
-mode, dump = sys.argv[1], sys.argv[2]
+mode, dump = {mode!r}, sys.argv[1]
 with open(dump, "w") as handle:
     json.dump(sorted(os.environ), handle)
 basic = base64.b64encode(("x-access-token:" + TOKEN).encode()).decode()
@@ -70,8 +69,8 @@ oauth = base64.b64encode((TOKEN + ":x-oauth-basic").encode()).decode()
 leaks = [TOKEN, basic, oauth, {runtime!r}, {oidc!r}, PASSWORD,
          urllib.parse.quote(PASSWORD, safe=""), base64.b64encode(PASSWORD.encode()).decode()]
 if mode == "fail":
-    print("debug: env " + " ".join(k + "=" + v for k, v in os.environ.items()), file=sys.stderr)
     print("debug: leaking " + " | ".join(leaks), file=sys.stderr)
+    print("debug: env " + " ".join(k + "=" + v for k, v in os.environ.items()), file=sys.stderr)
     sys.exit(1)
 docs = []
 for line in sys.stdin:
@@ -86,27 +85,21 @@ for line in sys.stdin:
 """
 
 
-def _use_leaky_retriever(world: World, mode: str, dump: Path) -> dict[str, str]:
-    script = RETRIEVER.format(
-        token=TOKEN, password=PASSWORD, runtime=RUNTIME_TOKEN, oidc=OIDC_TOKEN
+def _leaky_script(mode: str) -> str:
+    return RETRIEVER.format(
+        token=TOKEN, password=PASSWORD, runtime=RUNTIME_TOKEN, oidc=OIDC_TOKEN, mode=mode
     )
+
+
+def _use_leaky_retriever(world: World, mode: str, dump: Path) -> dict[str, str]:
     config = (world.workspace / "retrieval-eval.toml").read_text(encoding="utf-8")
     config = config.replace(
         "min_human = 1\n",
         'min_human = 1\nsecret_env = ["MY_*"]\n\n[dataset_retrievers]\n'
         '"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
-        f'command = [{json.dumps(sys.executable)}, "search.py", "{mode}", '
-        f"{json.dumps(str(dump))}]\n",
+        f'command = [{json.dumps(sys.executable)}, "search.py", {json.dumps(str(dump))}]\n',
     )
-    return {"search.py": script, "retrieval-eval.toml": config}
-
-
-def _pull_request_with_leaky_retriever(world: World, dump: Path) -> tuple[str, str]:
-    """The base commit maps the dataset to the custom command (the gate's settings come from
-    the base commit); the pull request changes the command's code, as a real one would."""
-    files = _use_leaky_retriever(world, "fail", dump)
-    base = world.commit({"retrieval-eval.toml": files["retrieval-eval.toml"]}, "custom")
-    return base, world.commit({"search.py": files["search.py"]}, "my retriever")
+    return {"search.py": _leaky_script(mode), "retrieval-eval.toml": config}
 
 
 def _assert_clean(text: str, where: str) -> None:
@@ -123,8 +116,10 @@ def _stdout_without_masks(run: ActionRun) -> str:
 def test_a_failing_retriever_sees_no_secret_and_its_error_reaches_nothing_unmasked(
     world: World,
 ) -> None:
+    # The retriever is configured on the base branch; the pull request changes its code.
     dump = world.runs / "retriever-env.json"
-    base, head = _pull_request_with_leaky_retriever(world, dump)
+    base = world.commit(_use_leaky_retriever(world, "serve", dump), "my retriever")
+    head = world.commit({"search.py": _leaky_script("fail")}, "break my retriever")
 
     run = world.pull_request(7, base, head, extra_env=dict(WITHHELD))
 
@@ -137,8 +132,8 @@ def test_a_failing_retriever_sees_no_secret_and_its_error_reaches_nothing_unmask
     assert status["state"] == "error"
     [comment] = world.github.comments_on(7)
     assert "exited with code 1" in comment["body"]
-    # The retriever's words are quoted (escaped, so read as GitHub renders them), secrets masked.
-    assert "***" in read(comment["body"]).text
+    # The retriever's words are quoted (in full in the annotation), the secrets masked.
+    assert "debug: leaking ***" in _stdout_without_masks(run)
     _assert_clean(comment["body"], "the comment")
     _assert_clean(status["description"], "the status")
     _assert_clean(run.summary, "the job summary")
@@ -151,7 +146,8 @@ def test_the_runner_is_asked_to_mask_the_secrets_before_anything_else_is_printed
     world: World,
 ) -> None:
     dump = world.runs / "retriever-env.json"
-    base, head = _pull_request_with_leaky_retriever(world, dump)
+    base = world.commit(_use_leaky_retriever(world, "serve", dump), "my retriever")
+    head = world.commit({"search.py": _leaky_script("fail")}, "break my retriever")
 
     run = world.pull_request(7, base, head, extra_env=dict(WITHHELD))
 

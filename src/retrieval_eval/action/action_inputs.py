@@ -97,7 +97,11 @@ INPUTS: tuple[InputSpec, ...] = (
         "mode",
         "evaluate",
         "`evaluate`: run the evaluation. `publish`: post the comment and status a fork pull "
-        "request's run left in `report-dir` (use in a `workflow_run` workflow).",
+        "request's run left in `report-dir` (use in a `workflow_run` workflow). For a matrix "
+        "(docs/action.md#sharding-across-a-matrix): `embed-shard` embeds shard `shard` of the "
+        "corpus into `cache-dir`, `evaluate-shard` evaluates shard `shard` of the queries into "
+        "`report-dir`, `merge` combines the shards in `shard-artifacts`, gates once and posts "
+        "the comment and status.",
     ),
     InputSpec(
         "report-dir",
@@ -117,6 +121,18 @@ INPUTS: tuple[InputSpec, ...] = (
         "`true`: score each query's retrieved text with the LLM judge (shown, not gated). Needs "
         "`ANTHROPIC_API_KEY` in the step's `env`; a fork pull request gets no secrets, so there "
         "the judge is skipped with a warning.",
+    ),
+    InputSpec(
+        "shard",
+        "",
+        "`I/N`: this job's shard, for `mode: embed-shard` and `mode: evaluate-shard` (e.g. `2/4`).",
+    ),
+    InputSpec(
+        "shard-artifacts",
+        "",
+        "Folder where `actions/download-artifact` put the shard jobs' artifacts, one subfolder "
+        "each: embedding caches for `evaluate-shard` (merged into `cache-dir` first; optional), "
+        "partial results for `merge` (required).",
     ),
     InputSpec(
         "github-retry-seconds",

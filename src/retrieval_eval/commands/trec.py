@@ -18,8 +18,8 @@ from retrieval_eval.vocabulary import ExitCode
     "--measure",
     "measures",
     multiple=True,
-    help="trec_eval measure: num_q, num_ret, num_rel, num_rel_ret, map, Rprec, recip_rank, "
-    "P[.K,...], recall[.K,...], ndcg_cut[.K,...], map_cut[.K,...]. Repeatable.",
+    help="trec_eval measure, its parameters after a dot (P.5,10), or a nickname: official "
+    "(the default), all_trec (every measure implemented here). Repeatable.",
 )
 @click.option("-q", "per_query", is_flag=True, help="Also print each query's values.")
 @click.option(
@@ -28,6 +28,21 @@ from retrieval_eval.vocabulary import ExitCode
     is_flag=True,
     help="Average over every qrels query; those missing from the run score 0 (trec_eval -c).",
 )
+@click.option(
+    "-l",
+    "level",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Lowest grade that counts as relevant (trec_eval -l).",
+)
+@click.option(
+    "-M",
+    "max_docs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Count only each query's top N results (trec_eval -M).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON with unrounded values instead.")
 def trec(
     qrels: Path,
@@ -35,6 +50,8 @@ def trec(
     measures: tuple[str, ...],
     per_query: bool,
     complete: bool,
+    level: int,
+    max_docs: int | None,
     as_json: bool,
 ) -> int:
     """Score RUN (qid Q0 docid rank score tag) against QRELS (qid iter docid rel) like trec_eval.
@@ -45,7 +62,7 @@ def trec(
     from retrieval_eval.trec.report import as_json as to_json
     from retrieval_eval.trec.report import format_trec, trec_evaluate
 
-    result = trec_evaluate(qrels, run, measures, complete=complete)
+    result = trec_evaluate(qrels, run, measures, complete=complete, level=level, max_docs=max_docs)
     if as_json:
         click.echo(json.dumps(to_json(result, per_query=per_query), indent=2))
     else:

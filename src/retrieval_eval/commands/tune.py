@@ -115,14 +115,15 @@ def tune(
 
     best = grid[result.in_sample_best]
     per_point_ms = search_s * 1000 / (len(grid) * max(len(queries), 1))
+    points = f"{len(grid)} grid point{'s' if len(grid) != 1 else ''}"
     lines = [
         f"tune {retriever_name} on {directory} (split {split}): {len(judged)} judged queries, "
-        f"{len(grid)} grid points, {measure}, {folds} folds (seed {seed})",
+        f"{points}, {measure}, {folds} folds (seed {seed})",
         "retrieved once: "
         + ", ".join(f"{side} {cached.seconds[side]:.1f} s" for side in HYBRID_SIDES)
         + f" (depth {depth}); index "
         + ", ".join(f"{side} {index_s[side]:.1f} s" for side in HYBRID_SIDES),
-        f"grid: {search_s:.2f} s for {len(grid)} points ({per_point_ms:.3f} ms per query "
+        f"grid: {search_s:.2f} s for {points} ({per_point_ms:.3f} ms per query "
         "per point, fusion and scoring)",
         *(f"{side + ' alone':<16} {alone[side]:.4f}" for side in HYBRID_SIDES),
         f"{'in-sample best':<16} {result.in_sample_mean:.4f}  {settings_label(best)}",

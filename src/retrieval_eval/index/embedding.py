@@ -23,12 +23,12 @@ from chromadb.api.types import Embeddable, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 from tokenizers import Tokenizer
 
+from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET, token_batches
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.index.model_install import MODEL_FILE, verify_model
 
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model, as chromadb uses
 DIMENSIONS = 384
-DEFAULT_BATCH_SIZE = 64
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -67,12 +67,14 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         *,
         intra_op_threads: int | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        token_budget: int = DEFAULT_TOKEN_BUDGET,
     ) -> None:
         self.model_dir = Path(model_dir)
         self.model_sha256 = verify_model(self.model_dir)
         self.cache = cache
         self.intra_op_threads = intra_op_threads
         self.batch_size = batch_size
+        self.token_budget = token_budget
         self.counters = EmbeddingCounters()
 
         self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
@@ -87,6 +89,13 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         options = ort.SessionOptions()
         options.log_severity_level = 3
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Memory over speed where the speed difference is small: without the arena and
+        # memory patterns onnxruntime frees each call's buffers instead of keeping the
+        # largest batch's high-water mark, and without pre-packing it keeps one copy of
+        # the weights instead of two (~80 MB less peak RSS, measured).
+        options.enable_cpu_mem_arena = False
+        options.enable_mem_pattern = False
+        options.add_session_config_entry("session.disable_prepacking", "1")
         if self.intra_op_threads is not None:
             options.intra_op_num_threads = self.intra_op_threads
         return ort.InferenceSession(
@@ -134,8 +143,8 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         lengths = np.array([len(encoding.ids) for encoding in encodings])
         order = np.argsort(lengths, kind="stable")
         result = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-        for start in range(0, len(texts), self.batch_size):
-            batch = order[start : start + self.batch_size]
+        for span in token_batches(lengths[order], self.batch_size, self.token_budget):
+            batch = order[span]
             width = int(lengths[batch].max())
             input_ids = np.zeros((len(batch), width), dtype=np.int64)
             attention_mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -180,6 +189,7 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
             "cache_dir": str(self.cache.directory) if self.cache is not None else None,
             "intra_op_threads": self.intra_op_threads,
             "batch_size": self.batch_size,
+            "token_budget": self.token_budget,
         }
 
     @staticmethod
@@ -190,6 +200,7 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
             EmbeddingCache(Path(cache_dir)) if cache_dir else None,
             intra_op_threads=config.get("intra_op_threads"),
             batch_size=int(config.get("batch_size", DEFAULT_BATCH_SIZE)),
+            token_budget=int(config.get("token_budget", DEFAULT_TOKEN_BUDGET)),
         )
 
     def validate_config_update(

@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 CACHE_FILE = "embeddings.sqlite3"
+# The folder inside a run's --cache-dir that holds the dense retriever's cache.
+EMBEDDINGS_SUBDIR = "embeddings"
 _BUSY_TIMEOUT_MS = 60_000
 _SQLITE_MAX_VARIABLES = 900  # under SQLite's historical 999-parameter limit
 
@@ -35,7 +37,8 @@ CREATE TABLE IF NOT EXISTS embeddings (
 """
 
 
-def _text_key(text: str) -> bytes:
+def text_key(text: str) -> bytes:
+    """The cache's key for a text (also what embedding shards are chosen by)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
@@ -106,7 +109,7 @@ class EmbeddingCache:
 
     def get_many(self, model_sha256: str, texts: Iterable[str]) -> dict[str, np.ndarray]:
         """Vectors for the texts that are cached; absent texts are simply left out."""
-        by_key = {_text_key(text): text for text in texts}
+        by_key = {text_key(text): text for text in texts}
         keys = list(by_key)
         found: dict[str, np.ndarray] = {}
         for start in range(0, len(keys), _SQLITE_MAX_VARIABLES):
@@ -129,12 +132,35 @@ class EmbeddingCache:
             data = np.ascontiguousarray(vector, dtype="<f4")
             if data.shape != (self.dimensions,):
                 raise ValueError(f"expected a {self.dimensions}-vector, got shape {data.shape}")
-            rows.append((model_sha256, _text_key(text), data.tobytes()))
+            rows.append((model_sha256, text_key(text), data.tobytes()))
         with self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
                 rows,
             )
+
+    def models(self) -> set[str]:
+        """sha256 of every model with vectors in this cache."""
+        rows = self._db.execute("SELECT DISTINCT model_sha256 FROM embeddings")
+        return {str(model) for (model,) in rows}
+
+    def merge_from(self, other: Path) -> int:
+        """Copy in every vector of the cache file ``other`` not already here; return how many.
+
+        Keys are content hashes, so a key present on both sides names the same text
+        under the same model: keeping ours makes merging the same shard twice a no-op.
+        """
+        before = len(self)
+        self._db.execute("ATTACH DATABASE ? AS other", (str(other),))
+        try:
+            with self._db:
+                self._db.execute(
+                    "INSERT OR IGNORE INTO embeddings SELECT model_sha256, text_sha256, vector "
+                    "FROM other.embeddings"
+                )
+        finally:
+            self._db.execute("DETACH DATABASE other")
+        return len(self) - before
 
     def __len__(self) -> int:
         (count,) = self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()

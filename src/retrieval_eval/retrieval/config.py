@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET
 from retrieval_eval.retrieval.services_config import (
     ChromaConfig,
     HttpConfig,
@@ -38,7 +39,9 @@ class DenseConfig(_Strict):
     model_dir: Path | None = None  # None: chromadb's DOWNLOAD_PATH, where `model install` puts it
     cache_dir: Path | None = None  # embedding cache; None: no cache
     persist_dir: Path | None = None  # None: an in-process, ephemeral collection
-    batch_size: int = Field(default=64, ge=1)
+    batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1)
+    # Most texts × padded length per model call: bounds embedding memory per batch.
+    token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=256)
     threads: int | None = Field(default=None, ge=1)  # None: every available core
     chunk_tokens: int = Field(default=254, ge=16, le=254)
     chunk_overlap: int = Field(default=32, ge=0)

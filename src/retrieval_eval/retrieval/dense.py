@@ -33,7 +33,7 @@ from retrieval_eval.retrieval.config import DenseConfig
 
 TAG_KEY_PREFIX = "tag:"
 PERSISTENT_COLLECTION = "retrieval-eval"
-_EMBED_BATCH = 1024  # chunks embedded and added per round, to bound memory on huge corpora
+EMBED_BATCH = 1024  # chunks embedded and added per round, to bound memory on huge corpora
 
 
 class DenseRetriever:
@@ -76,6 +76,7 @@ class DenseRetriever:
             self._cache,
             intra_op_threads=self.config.threads,
             batch_size=self.config.batch_size,
+            token_budget=self.config.token_budget,
         )
         self._embedding = embedding
         chunks = chunk_corpus(
@@ -92,8 +93,8 @@ class DenseRetriever:
         if self._open_collection(fingerprint, len(chunks)):
             self._detach_cache()
             return
-        for start in range(0, len(chunks), _EMBED_BATCH):
-            batch = chunks[start : start + _EMBED_BATCH]
+        for start in range(0, len(chunks), EMBED_BATCH):
+            batch = chunks[start : start + EMBED_BATCH]
             vectors = embedding.embed([chunk.text for chunk in batch])
             self._collection.add(
                 ids=[chunk.id for chunk in batch],

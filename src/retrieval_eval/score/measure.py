@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from retrieval_eval.load.fixtures import LocatedFixture
@@ -101,7 +101,7 @@ def measure_dataset(
         ),
         rerank_latency=_latency(rerank_seconds) if rerank_seconds else None,
         cost_per_query_usd=cost_summary([q.cost_usd for q in queries]),
-        breakdowns=breakdowns(queries, fixtures),
+        breakdowns=breakdowns(queries, retrieval_types(fixtures)),
         queries=tuple(queries),
         rows=(),
         failures=(),
@@ -129,15 +129,18 @@ def aggregates(
     return result
 
 
+def retrieval_types(fixtures: Sequence[LocatedFixture]) -> dict[str, str]:
+    """query id -> its fixture's retrieval_type, the first breakdown dimension."""
+    return {lf.fixture.query_id: str(lf.fixture.retrieval_type) for lf in fixtures}
+
+
 def breakdowns(
-    queries: Sequence[QueryResult], fixtures: Sequence[LocatedFixture]
+    queries: Sequence[QueryResult], retrieval_type: Mapping[str, str]
 ) -> tuple[BreakdownRow, ...]:
     """Means per retrieval_type, query_type and tag (a query counts once in each of its tags)."""
-    retrieval_type = {lf.fixture.query_id: lf.fixture.retrieval_type for lf in fixtures}
     scored = [query for query in queries if not query.expect_empty]
     labels = {
-        query.query_id: _group_labels(query, str(retrieval_type[query.query_id]))
-        for query in scored
+        query.query_id: _group_labels(query, retrieval_type[query.query_id]) for query in scored
     }
     sizes = Counter(label for query_labels in labels.values() for label in query_labels)
     names = list(dict.fromkeys(name for query in scored for name in query.metrics))

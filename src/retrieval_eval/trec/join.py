@@ -15,13 +15,15 @@ arrays into existence.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import NoReturn
 
 import numpy as np
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.score.ranked import IntArray, RankedHits, ideal_from_grades
-from retrieval_eval.trec.files import Columns
+from retrieval_eval.score.ranked import IntArray, RankedHits
+from retrieval_eval.trec.files import Columns, grouped_by_query
+from retrieval_eval.trec.hits import TrecHits
 from retrieval_eval.trec.values import WordArray, as_bytes_strings, order_keys, widen
 
 CHUNK_ROWS = 1 << 16
@@ -34,10 +36,20 @@ _MIX = (
 
 
 def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> RankedHits:
-    """Hits for trec_eval's query set: qrels queries that the run has (all of them if ``complete``).
+    """Relevant hits (grade >= 1) for trec_eval's query set; see :func:`judge_run`."""
+    return judge_run(qrels, run, complete=complete).ranked(1)
 
-    Queries come out sorted by id, in trec_eval's ``strcmp`` order.
+
+def judge_run(
+    qrels: Columns, run: Columns, *, complete: bool, max_docs: int | None = None
+) -> TrecHits:
+    """Judged hits for trec_eval's query set: qrels queries that the run has (all if ``complete``).
+
+    Queries come out sorted by id, in trec_eval's ``strcmp`` order. ``max_docs`` is
+    trec_eval's ``-M``: only each query's top ``max_docs`` results count.
     """
+    run = grouped_by_query(run)
+    _reject_duplicate_results(run)
     qrels_index = {qid: index for index, qid in enumerate(qrels.query_ids)}
     run_to_qrels = np.array([qrels_index.get(qid, -1) for qid in run.query_ids], dtype=np.int64)
     width = max(qrels.doc_words.shape[1], run.doc_words.shape[1])
@@ -60,13 +72,13 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
     except _DuplicateJudgmentError as duplicate:
         _reject_duplicate_judgment(qrels, qrels_docs, int(judged_rows[duplicate.second]))
     matched_judgment = judged_rows[judged_subset]
-    _reject_duplicate_results(run, matched_row, matched_judgment, qrels)
-
-    relevant = grades[matched_judgment] >= 1
-    matched_row, matched_judgment = matched_row[relevant], matched_judgment[relevant]
     rank = _trec_ranks(run, matched_row)
 
     retrieved = run.rows_per_query()
+    if max_docs is not None:
+        np.minimum(retrieved, max_docs, out=retrieved)
+        within = rank <= max_docs
+        matched_judgment, rank = matched_judgment[within], rank[within]
     retrieved_per_qrels_query = np.zeros(len(qrels.query_ids), dtype=np.int64)
     retrieved_per_qrels_query[run_to_qrels[known]] = retrieved[known]
     order = sorted(range(len(qrels.query_ids)), key=qrels.query_ids.__getitem__)
@@ -79,23 +91,20 @@ def rank_against_qrels(qrels: Columns, run: Columns, *, complete: bool) -> Ranke
     hit_query = position[qrels_query[matched_judgment]]
     keep = hit_query >= 0
     hit_query, hit_rank = hit_query[keep], rank[keep]
-    hit_gain = grades[matched_judgment][keep].astype(np.float64)
+    hit_grade = grades[matched_judgment][keep]
     by_query_rank = np.lexsort((hit_rank, hit_query))
 
     judged_query = position[qrels_query]
     in_scope = judged_query >= 0
-    num_rel, offsets, ideal = ideal_from_grades(
-        judged_query[in_scope], grades[in_scope], selected.size
-    )
-    return RankedHits(
+    return TrecHits(
         query_ids=tuple(qrels.query_ids[q] for q in selected.tolist()),
         num_ret=retrieved_per_qrels_query[selected],
-        num_rel=num_rel,
-        hit_query=hit_query[by_query_rank],
-        hit_rank=hit_rank[by_query_rank],
-        hit_gain=hit_gain[by_query_rank],
-        ideal_offsets=offsets,
-        ideal_gains=ideal,
+        judged_query=hit_query[by_query_rank],
+        judged_rank=hit_rank[by_query_rank],
+        judged_grade=hit_grade[by_query_rank],
+        qrels_query=judged_query[in_scope],
+        qrels_grade=grades[in_scope],
+        runid=run.runid,
     )
 
 
@@ -104,25 +113,55 @@ def _chunks(rows: int) -> range:
 
 
 def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
-    """1-based trec_eval rank of each of ``rows`` (run line indices)."""
+    """1-based trec_eval rank of each of ``rows`` (run line indices) in a contiguous run."""
     scores = np.asarray(run.value, dtype=np.float64)
-    if not run.contiguous:
-        everything = np.arange(run.rows, dtype=np.int64)
-        return _sorted_ranks(run, scores, everything)[rows]
     starts = run.segment_starts
     segment = np.searchsorted(starts, rows, side="right") - 1
     rank = rows - starts[segment] + 1
-    broken = _queries_out_of_order(run, scores)
+    if run.order is not None:  # regrouped from scattered lines: assume nothing is in order
+        broken = np.arange(starts.size, dtype=np.int64)
+    else:
+        broken = _queries_out_of_order(run, scores)
     if broken.size == 0:
         return rank
-    lengths = np.diff(np.append(starts, run.rows))
-    first, count = starts[broken], lengths[broken]  # contiguous: one segment per query
-    offsets = np.repeat(np.cumsum(count) - count, count)
-    to_sort = np.repeat(first, count) + np.arange(int(count.sum()), dtype=np.int64) - offsets
-    sorted_rank = _sorted_ranks(run, scores, to_sort)
     inside = np.isin(segment, broken)
-    rank[inside] = sorted_rank[np.searchsorted(to_sort, rows[inside])]
+    rank[inside] = _sorted_ranks(run, scores, broken)[rows[inside]]
     return rank
+
+
+def _sorted_ranks(run: Columns, scores: np.ndarray, segments: IntArray) -> IntArray:
+    """Rank of every line of ``segments`` (whole queries) after trec_eval's sort, by line.
+
+    Queries of similar length are laid out as rows of a padded matrix, a few thousand
+    lines at a time, and sorted along the rows (score descending, then id descending):
+    many small in-cache sorts instead of one sort of every line. Entries of lines
+    outside ``segments`` are left unset.
+    """
+    lengths = np.diff(np.append(run.segment_starts, run.rows))[segments]
+    firsts = run.segment_starts[segments]
+    out = np.empty(run.rows, dtype=np.int64)
+    bucket = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+    for size_class in np.unique(bucket).tolist():
+        members = np.flatnonzero(bucket == size_class)
+        width = int(lengths[members].max())
+        per_chunk = max(1, CHUNK_ROWS // width)
+        for begin in range(0, members.size, per_chunk):
+            chosen = members[begin : begin + per_chunk]
+            columns = np.arange(width, dtype=np.int64)
+            valid = columns[None, :] < lengths[chosen][:, None]
+            index = np.where(valid, firsts[chosen][:, None] + columns[None, :], 0)
+            # Padding sorts last: +inf where a real line has -score, all ones for the id.
+            primary = np.where(valid, -scores[index], np.inf)
+            keys = order_keys(run.doc_words[index.reshape(-1)])
+            words = [
+                np.where(valid, ~keys[:, w].reshape(index.shape), np.uint64(2**64 - 1))
+                for w in range(keys.shape[1] - 1, -1, -1)
+            ]
+            order = np.lexsort((*words, primary), axis=1)
+            ranks = np.empty_like(order)
+            np.put_along_axis(ranks, order, columns[None, :] + 1, axis=1)
+            out[index[valid]] = ranks[valid]
+    return out
 
 
 def _queries_out_of_order(run: Columns, scores: np.ndarray) -> IntArray:
@@ -155,24 +194,6 @@ def _greater(left: WordArray, right: WordArray) -> np.ndarray:
         greater |= equal & (left[:, column] > right[:, column])
         equal &= left[:, column] == right[:, column]
     return greater
-
-
-def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
-    """Ranks of ``rows`` (whole queries) after trec_eval's sort: score desc, then id desc."""
-    query = run.query_of(rows)
-    keys = order_keys(run.doc_words[rows])
-    reversed_ids = tuple(~keys[:, column] for column in range(keys.shape[1] - 1, -1, -1))
-    order = np.lexsort((*reversed_ids, -scores[rows], query))
-    sorted_query = query[order]
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = sorted_query[1:] != sorted_query[:-1]
-    starts = np.flatnonzero(first)
-    within = np.arange(order.size, dtype=np.int64) - np.repeat(
-        starts, np.diff(np.append(starts, order.size))
-    )
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = within + 1
-    return rank
 
 
 def _keys(query: IntArray, docs: WordArray, query_bits: int) -> np.ndarray:
@@ -317,25 +338,91 @@ def _reject_duplicate_judgment(qrels: Columns, docs: WordArray, second: int) -> 
     raise InputError(
         f"document {_doc_text(docs[second])!r} is judged twice for query {qid!r}; keep one line",
         file=qrels.path,
-        line=qrels.lines.line(second),
+        line=qrels.line_of(second),
     )
 
 
-def _reject_duplicate_results(
-    run: Columns, rows: IntArray, judgments: IntArray, qrels: Columns
-) -> None:
-    """A judged document listed twice for a query would count twice; trec_eval refuses it too."""
-    if judgments.size == 0:
+def _reject_duplicate_results(run: Columns) -> None:
+    """trec_eval refuses a run that lists one document twice for a query; so do we.
+
+    Each chunk of whole queries is checked with a few rounds of scattering its
+    (query, id hash) keys into a small table: a key that finds an equal key in its
+    slot is a duplicate candidate (confirmed on the exact id bytes), a key that finds
+    a different one tries again with another hash. That is linear in the lines,
+    where sorting them would not be.
+    """
+    query_bits = max(1, len(run.query_ids).bit_length())
+    found: list[tuple[int, int]] = []
+    for start, stop in _query_chunks(run):
+        query = run.query_rows(start, stop)
+        docs = run.doc_words[start:stop]
+        keys = _keys(query, docs, query_bits)
+        pairs = _equal_key_pairs(keys)
+        if pairs.size == 0:
+            continue
+        same = (docs[pairs[:, 0]] == docs[pairs[:, 1]]).all(axis=1)
+        if bool(same.all()):
+            found.extend((int(a) + start, int(b) + start) for a, b in pairs[same].tolist())
+        else:  # a 64-bit hash collision: settle this chunk exactly
+            found.extend(_exact_duplicates(query, docs, start))
+        if found:
+            break
+    if not found:
         return
-    counts = np.bincount(judgments)
-    if int(counts.max()) <= 1:
-        return
-    judgment = int(np.flatnonzero(counts > 1)[0])
-    second = int(np.sort(rows[judgments == judgment])[1])
-    qid = qrels.query_ids[int(qrels.query_of(np.array([judgment]))[0])]
+    later = [max(run.line_of(a), run.line_of(b)) for a, b in found]
+    pick = int(np.argmin(later))
+    row = found[pick][0]
+    qid = run.query_ids[int(run.query_of(np.array([row]))[0])]
     raise InputError(
-        f"document {_doc_text(run.doc_words[second])!r} appears twice for query {qid!r}; "
+        f"document {_doc_text(run.doc_words[row])!r} appears twice for query {qid!r}; "
         "list each document once per query",
         file=run.path,
-        line=run.lines.line(second),
+        line=later[pick],
     )
+
+
+def _query_chunks(run: Columns) -> list[tuple[int, int]]:
+    """About CHUNK_ROWS lines at a time, never splitting a query (the run is contiguous)."""
+    starts = run.segment_starts
+    cuts = starts[np.unique(np.searchsorted(starts, np.arange(0, run.rows, CHUNK_ROWS)))]
+    bounds = np.append(np.unique(cuts), run.rows).tolist()
+    return list(pairwise(bounds))
+
+
+def _equal_key_pairs(keys: np.ndarray) -> IntArray:
+    """(i, j) pairs with keys[i] == keys[j]; every repeated key is in one pair at least."""
+    bits = max(4, (2 * keys.size).bit_length())
+    shift = np.uint64(64 - bits)
+    table = np.empty(1 << bits, dtype=np.int64)
+    active = np.arange(keys.size, dtype=np.int64)
+    found: list[IntArray] = []
+    for round_number in range(64):
+        if active.size < 2:
+            break
+        mix = _MIX[round_number % 4] + np.uint64(2 * round_number)
+        slot = ((keys[active] * mix) >> shift).astype(np.int64)
+        table[slot] = active
+        winner = table[slot]
+        lost = winner != active
+        if not bool(lost.any()):
+            break
+        equal = lost & (keys[winner] == keys[active])
+        if bool(equal.any()):
+            found.append(np.stack([winner[equal], active[equal]], axis=1))
+        # Winners and equal-key losers are settled; losers to a different key go again.
+        active = active[lost & ~equal]
+    else:  # pragma: no cover - 64 rounds of collisions do not happen with these hashes
+        raise AssertionError("duplicate check did not converge")
+    if not found:
+        return np.zeros((0, 2), dtype=np.int64)
+    return np.concatenate(found)
+
+
+def _exact_duplicates(query: IntArray, docs: WordArray, start: int) -> list[tuple[int, int]]:
+    seen: dict[tuple[int, bytes], int] = {}
+    pairs: list[tuple[int, int]] = []
+    for index, (code, words) in enumerate(zip(query.tolist(), docs, strict=True)):
+        first = seen.setdefault((code, words.tobytes()), index)
+        if first != index:
+            pairs.append((first + start, index + start))
+    return pairs

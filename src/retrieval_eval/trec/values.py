@@ -7,6 +7,7 @@ id instead of one gather per byte). Byte-swapped, the words compare like
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,8 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.score.ranked import FloatArray, IntArray
 
 WordArray = npt.NDArray[np.uint64]
+# Widest packed id: 16 words = 128 bytes (see words_for for longer ids).
+MAX_WORDS = 16
 # _KEEP_BYTES[n] keeps the low n bytes of a little-endian word.
 _KEEP_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 
@@ -45,10 +48,29 @@ def load_words(
     return out
 
 
-def words_for(buffer: np.ndarray, starts: IntArray, ends: IntArray) -> WordArray:
+def words_for(
+    buffer: np.ndarray, starts: IntArray, ends: IntArray, *, capped: bool = True
+) -> WordArray:
+    """Packed tokens, at most MAX_WORDS words each (unless not ``capped``).
+
+    Every row of a column shares the width of its longest token, so one huge id (a
+    3 MB "document id" has been seen) must not widen ten million rows. A token longer
+    than MAX_WORDS words keeps its first MAX_WORDS - 1 words exactly; its last word is a
+    64-bit hash of the rest, with its top bit set. Query ids and scores are not capped:
+    their text is needed whole.
+    """
     lengths = ends - starts
-    width = int(lengths.max()) if lengths.size else 1
-    return load_words(buffer, starts, lengths, max(1, -(-width // 8)))
+    longest = int(lengths.max()) if lengths.size else 1
+    width = max(1, -(-longest // 8))
+    if width <= MAX_WORDS or not capped:
+        return load_words(buffer, starts, lengths, width)
+    words = load_words(buffer, starts, np.minimum(lengths, 8 * MAX_WORDS), MAX_WORDS)
+    kept = 8 * (MAX_WORDS - 1)
+    for row in np.flatnonzero(lengths > 8 * MAX_WORDS).tolist():
+        rest = buffer[int(starts[row]) + kept : int(ends[row])].tobytes()
+        digest = int.from_bytes(hashlib.blake2b(rest, digest_size=8).digest(), "little")
+        words[row, -1] = np.uint64(digest | (1 << 63))
+    return words
 
 
 def widen(words: WordArray, num_words: int) -> WordArray:

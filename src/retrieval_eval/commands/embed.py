@@ -1,0 +1,40 @@
+"""`retrieval-eval embed [--shard I/N]`: embed the corpus into the cache ahead of a run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from retrieval_eval.commands.run import settings_from_flags, settings_options
+from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.retrieval.embed_shard import embed_into_cache
+from retrieval_eval.sharding import parse_shard
+from retrieval_eval.vocabulary import ExitCode
+
+
+@click.command("embed")
+@settings_options
+@click.option(
+    "--shard",
+    metavar="I/N",
+    help="Embed only shard I of N of the chunks (chosen by hash of the chunk text, so "
+    "stable when documents are added). `retrieval-eval cache merge` unions the shards.",
+)
+def embed(progress: bool | None, shard: str | None, **flags: Any) -> int:
+    """Embed the corpus's dense chunks into the embedding cache (--cache-dir).
+
+    A later `run` with the same corpus, chunking and model embeds nothing.
+    """
+    chosen = parse_shard(shard) if shard is not None else None
+    settings = settings_from_flags(flags)
+    corpus = load_corpus(settings.corpus)
+    summary = embed_into_cache(corpus, settings.retrievers.dense, chosen)
+    part = f"shard {chosen}: " if chosen is not None else ""
+    click.echo(
+        f"{part}{summary.selected} of {summary.chunks} chunks: {summary.embedded} embedded, "
+        f"{summary.cached} already cached (model sha256 {summary.model_sha256[:12]}) "
+        f"in {settings.cache_dir}",
+        err=True,
+    )
+    return int(ExitCode.OK)

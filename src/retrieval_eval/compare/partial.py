@@ -1,0 +1,236 @@
+"""Sharded evaluation: one shard's measurements (``partial.json``) and their exact merge.
+
+A shard keeps every query's full result, not its own means: means, bootstrap
+intervals and breakdowns are recomputed once over all queries, in the datasets'
+own fixture order, so the merged report is the one an unsharded run writes
+(timings apart). Merging refuses anything that would make that untrue: partials
+of different datasets, corpus, configuration or model, a missing shard, or one
+shard given twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.results import DatasetReport, Latency, QueryResult
+from retrieval_eval.score.latency import cost_summary, latency_summary
+from retrieval_eval.score.measure import aggregates, breakdowns
+from retrieval_eval.settings import RunSettings
+from retrieval_eval.sharding import Shard
+from retrieval_eval.vocabulary import GROUNDEDNESS
+
+PARTIAL_FILE = "partial.json"
+PARTIAL_SCHEMA_VERSION = 1
+
+# Settings that say where things are on one machine or how fast it works, never what
+# is measured: jobs of one matrix may differ in them and still merge.
+_LOCAL_SETTINGS = frozenset(
+    {"datasets", "corpus", "baseline", "history", "report_dir", "cache_dir", "model_dir"}
+)
+_LOCAL_DENSE_SETTINGS = frozenset(
+    {"model_dir", "cache_dir", "persist_dir", "threads", "batch_size", "token_budget"}
+)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PartialDataset(_Frozen):
+    """One dataset's share: its queries' results plus what the merge needs of the rest."""
+
+    report: DatasetReport  # measured over this shard's queries only
+    query_order: tuple[str, ...]  # every query id of the dataset, in fixture order
+    retrieval_types: dict[str, str]  # this shard's query id -> retrieval_type
+    # (texts embedded, cache hits) while indexing for this dataset; the report's own counts
+    # are then this shard's queries' alone.
+    index_embedding_counts: tuple[int, int] = (0, 0)
+
+
+class Partial(_Frozen):
+    schema_version: int = PARTIAL_SCHEMA_VERSION
+    shard_index: int
+    shard_count: int
+    config_fingerprint: str
+    corpus_fingerprint: str
+    model_sha256: str | None
+    datasets: tuple[PartialDataset, ...]
+
+
+def config_fingerprint(settings: RunSettings) -> str:
+    """sha256 of every setting that changes what is measured or how it is judged."""
+    data = settings.model_dump(mode="json", exclude=set(_LOCAL_SETTINGS))
+    dense = data["retrievers"]["dense"]
+    for name in _LOCAL_DENSE_SETTINGS:
+        dense.pop(name, None)
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def write_partial(partial: Partial, report_dir: Path) -> Path:
+    path = report_dir / PARTIAL_FILE
+    atomic_write_text(path, partial.model_dump_json(indent=1) + "\n")
+    return path
+
+
+def read_partial(shard_dir: Path) -> Partial:
+    path = shard_dir / PARTIAL_FILE
+    if not path.is_file():
+        raise InputError(
+            f"no {PARTIAL_FILE} here: give the --report-dir of a `retrieval-eval run --shard I/N`",
+            file=shard_dir,
+        )
+    try:
+        partial = Partial.model_validate_json(path.read_bytes())
+    except ValidationError as error:
+        raise InputError(
+            f"not a partial result of this retrieval-eval version ({error.error_count()} "
+            "problem(s)); re-run the shard with the same version as the merge",
+            file=path,
+        ) from None
+    return partial
+
+
+def check_complete(partials: Sequence[tuple[Path, Partial]], settings: RunSettings) -> None:
+    """Every shard 1..N exactly once, all of the same inputs and of this configuration."""
+    if not partials:
+        raise InputError("no shard report folders given")
+    first_path, first = partials[0]
+    expected_config = config_fingerprint(settings)
+    for path, partial in partials:
+        where = path / PARTIAL_FILE
+        if partial.config_fingerprint != expected_config:
+            raise InputError(
+                "made with a different configuration than this merge's (thresholds, measures, "
+                "k, retrievers, seed...): run every shard and the merge with the same config",
+                file=where,
+            )
+        if partial.shard_count != first.shard_count:
+            raise InputError(
+                f"is shard {partial.shard_index}/{partial.shard_count}, but "
+                f"{first_path / PARTIAL_FILE} is of {first.shard_count} shards",
+                file=where,
+            )
+        for what, mine, theirs in (
+            ("corpus", partial.corpus_fingerprint, first.corpus_fingerprint),
+            ("model", partial.model_sha256, first.model_sha256),
+            ("datasets", _dataset_fingerprints(partial), _dataset_fingerprints(first)),
+        ):
+            if mine != theirs:
+                raise InputError(
+                    f"its {what} fingerprint differs from {first_path / PARTIAL_FILE}'s: "
+                    "every shard must evaluate the same commit",
+                    file=where,
+                )
+    seen: dict[int, Path] = {}
+    for path, partial in partials:
+        if partial.shard_index in seen:
+            raise InputError(
+                f"shard {partial.shard_index}/{partial.shard_count} is given twice "
+                f"(also {seen[partial.shard_index]})",
+                file=path,
+            )
+        seen[partial.shard_index] = path
+    missing = sorted(set(range(1, first.shard_count + 1)) - set(seen))
+    if missing:
+        shown = ", ".join(f"{index}/{first.shard_count}" for index in missing)
+        raise InputError(f"shard(s) {shown} missing: give every shard's report folder")
+
+
+def _dataset_fingerprints(partial: Partial) -> list[tuple[str, str]]:
+    return [(d.report.name, d.report.dataset_fingerprint) for d in partial.datasets]
+
+
+def merge_datasets(partials: Sequence[Partial], settings: RunSettings) -> list[DatasetReport]:
+    """The measured datasets an unsharded run would have produced (before gating)."""
+    merged = []
+    for position, first in enumerate(partials[0].datasets):
+        shares = [partial.datasets[position] for partial in partials]
+        merged.append(_merge_dataset(first, shares, settings))
+    return merged
+
+
+def _merge_dataset(
+    first: PartialDataset, shares: Sequence[PartialDataset], settings: RunSettings
+) -> DatasetReport:
+    by_id: dict[str, QueryResult] = {}
+    latency_s: dict[str, float] = {}
+    types: dict[str, str] = {}
+    for share in shares:
+        for query in share.report.queries:
+            by_id[query.query_id] = query
+            latency_s[query.query_id] = query.latency_ms / 1000.0
+        types.update(share.retrieval_types)
+    if set(by_id) != set(first.query_order):
+        raise InputError(
+            f"{first.report.name}: the shards hold {len(by_id)} of its "
+            f"{len(first.query_order)} queries; were they made with another --shard count?"
+        )
+    queries = [by_id[query_id] for query_id in first.query_order]
+    latency = latency_summary([latency_s[q.query_id] for q in queries])
+    return first.report.model_copy(
+        update={
+            # Each shard indexed the whole corpus itself: the slowest one is the setup.
+            "setup_s": max(share.report.setup_s for share in shares),
+            "num_queries": len(queries),
+            "num_scored": sum(1 for q in queries if not q.expect_empty),
+            "aggregates": aggregates(
+                queries, [*settings.measures, GROUNDEDNESS], seed=settings.seed
+            ),
+            "latency": Latency(
+                p50_ms=latency.p50_ms or 0.0,
+                p95_ms=latency.p95_ms or 0.0,
+                p99_ms=latency.p99_ms or 0.0,
+                mean_ms=latency.mean_ms or 0.0,
+                count=latency.count,
+            ),
+            "cost_per_query_usd": cost_summary([q.cost_usd for q in queries]),
+            "breakdowns": breakdowns(queries, types),
+            "queries": tuple(queries),
+            "embedded_texts": _embedding_count(shares, 0),
+            "cached_embeddings": _embedding_count(shares, 1),
+        }
+    )
+
+
+def _embedding_count(shares: Sequence[PartialDataset], which: int) -> int | None:
+    """What the unsharded run would count. Indexing counts once: every shard indexed the
+    same corpus, and counting it N times would report work the unsharded run never does.
+    Queries add up, except that each shard's search embedded its first query twice (the
+    unrecorded warm-up, timed.run_queries) where the unsharded search did so once."""
+    counts = [
+        share.report.embedded_texts if which == 0 else share.report.cached_embeddings
+        for share in shares
+    ]
+    if all(value is None for value in counts):
+        return None
+    indexing = max(share.index_embedding_counts[which] for share in shares)
+    queries = sum(value or 0 for value in counts)
+    if which == 0:
+        searched = sum(1 for share in shares if share.report.queries)
+        queries -= max(0, searched - 1)
+    return indexing + queries
+
+
+def shard_partial(
+    shard: Shard,
+    settings: RunSettings,
+    *,
+    corpus_fingerprint: str,
+    model_sha256: str | None,
+    datasets: Sequence[PartialDataset],
+) -> Partial:
+    return Partial(
+        shard_index=shard.index,
+        shard_count=shard.count,
+        config_fingerprint=config_fingerprint(settings),
+        corpus_fingerprint=corpus_fingerprint,
+        model_sha256=model_sha256,
+        datasets=tuple(datasets),
+    )

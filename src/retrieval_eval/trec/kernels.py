@@ -1,0 +1,205 @@
+"""Per-query values of trec_eval's measures, all queries at once, as trec_eval 10.0 computes them.
+
+Formulas and their floating-point order follow trec_eval's C code (doubles
+throughout), so the printed ``%6.4f`` values agree to the last digit:
+
+- ``gm_map``: per query log(max(AP, 1e-5)); the summary is exp(mean).
+- ``bpref``: for each relevant retrieved document, 1 - min(n, R) / min(N, R), where n
+  counts judged non-relevant documents ranked above it and N all judged non-relevant
+  ones (1 when n is 0); summed and divided by R.
+- ``infAP``: Yilmaz and Aslam's inferred AP; qrels grades below 0 mean "in the pool,
+  not judged".
+- ``iprec_at_recall_x``: the highest precision at or after the lround(x * R)-th
+  relevant document (0 if fewer were retrieved).
+- ``Rprec_mult_x``: precision at rank (long)(x * R + 0.9); past the end of the
+  ranking, relevant retrieved / that rank.
+- ``success_K``, ``set_P``, ``set_recall``, ``set_F`` (beta = its parameter), ``ndcg``
+  (no cut-off; gains are the grades, whatever the relevance level).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from retrieval_eval.score.kernels import compute
+from retrieval_eval.score.measures import Measure
+from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
+from retrieval_eval.trec.hits import TrecHits
+from retrieval_eval.trec.measures import TrecMeasure
+
+MIN_GEO_MEAN = 0.00001
+INFAP_EPSILON = 0.00001
+_NO_CUT = 1 << 62
+
+# Families the shared kernels already compute (trec_eval name -> our kind).
+_SHARED: dict[str, Measure] = {
+    "num_q": Measure("num_q"),
+    "num_ret": Measure("num_ret"),
+    "num_rel": Measure("num_rel"),
+    "num_rel_ret": Measure("num_rel_ret"),
+    "map": Measure("map"),
+    "Rprec": Measure("r_precision"),
+    "recip_rank": Measure("mrr"),
+}
+_SHARED_CUT = {"P": "p", "recall": "recall", "map_cut": "map", "success": "hit_rate"}
+
+
+def trec_values(hits: TrecHits, measure: TrecMeasure, level: int) -> FloatArray:
+    """Per-query values of one measure, aligned with ``hits.query_ids``."""
+    family, param = measure.family, measure.param
+    ranked = hits.ranked(level)
+    if family in _SHARED:
+        return compute(ranked, _SHARED[family])
+    if family in _SHARED_CUT:
+        return compute(ranked, Measure(_SHARED_CUT[family], int(param or 0)))  # type: ignore[arg-type]
+    if family in ("ndcg", "ndcg_cut"):
+        cut = _NO_CUT if family == "ndcg" else int(param or 0)
+        return compute(hits.ranked(1), Measure("ndcg", cut))
+    if family == "gm_map":
+        # math.log is C's log; numpy's vectorised log may differ in the last bit.
+        average_precision = compute(ranked, Measure("map")).tolist()
+        return np.array([math.log(max(ap, MIN_GEO_MEAN)) for ap in average_precision])
+    if family in ("bpref", "infAP"):
+        return _judgment_based(hits, level, infap=family == "infAP")
+    if family == "iprec_at_recall":
+        return _interpolated_precision(ranked, float(param or 0.0))
+    if family == "Rprec_mult":
+        return _precision_at_r_multiple(ranked, float(param or 0.0))
+    if family in ("set_P", "set_recall", "set_F"):
+        return _set_measure(ranked, family, float(param or 1.0))
+    if family == "runid":
+        return np.zeros(hits.num_queries, dtype=np.float64)
+    raise ValueError(f"no kernel for {measure.name}")
+
+
+def summarise(measure: TrecMeasure, values: FloatArray) -> float:
+    """The ``all`` value: sum for counts, exp(mean) for gm_map, the mean otherwise.
+
+    Values are added one after another in query order, as trec_eval accumulates them.
+    """
+    total = float(np.cumsum(values)[-1]) if values.size else 0.0
+    if measure.is_count:
+        return total
+    if values.size == 0:
+        return 0.0
+    if measure.family == "gm_map":
+        return math.exp(total / values.size)
+    return total / values.size
+
+
+def _per_query_positions(query: IntArray) -> IntArray:
+    """0-based position of each element within its query's run of equal values."""
+    if query.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.ones(query.size, dtype=bool)
+    first[1:] = query[1:] != query[:-1]
+    starts = np.flatnonzero(first)
+    return np.arange(query.size, dtype=np.int64) - np.repeat(
+        starts, np.diff(np.append(starts, query.size))
+    )
+
+
+def _judgment_based(hits: TrecHits, level: int, *, infap: bool) -> FloatArray:
+    """bpref or infAP from the judged retrieved documents in rank order."""
+    query, rank, grade = hits.judged_query, hits.judged_rank, hits.judged_grade
+    relevant = grade >= level
+    nonrelevant = (grade >= 0) & ~relevant
+    unjudged = grade < 0  # in the pool but not judged
+    first = np.ones(query.size, dtype=bool)
+    first[1:] = query[1:] != query[:-1]
+    starts = np.flatnonzero(first)
+
+    def before(mask: np.ndarray) -> IntArray:
+        """How many of ``mask`` come before each row within its query."""
+        running: IntArray = np.cumsum(mask, dtype=np.int64) - mask
+        base = np.repeat(running[starts], np.diff(np.append(starts, query.size)))
+        return running - base
+
+    nonrel_above = before(nonrelevant)[relevant]
+    rel_query = query[relevant]
+    num_rel = hits.num_at_or_above(level)
+    if not infap:
+        judged_nonrel = np.bincount(
+            hits.qrels_query[(hits.qrels_grade >= 0) & (hits.qrels_grade < level)],
+            minlength=hits.num_queries,
+        )
+        r = num_rel[rel_query]
+        denominator = np.minimum(judged_nonrel[rel_query], r).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = 1.0 - np.minimum(nonrel_above, r).astype(np.float64) / denominator
+        gains = np.where(nonrel_above > 0, share, 1.0)
+    else:
+        rel_so_far = (before(relevant)[relevant] + 1).astype(np.float64)
+        unjudged_above = before(unjudged)[relevant]
+        j = (rank[relevant] - 1).astype(np.float64)
+        seen = (rel_so_far - 1 + nonrel_above + unjudged_above).astype(np.float64)
+        judged_before = rel_so_far - 1 + nonrel_above
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = (rel_so_far - 1 + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON)
+            later = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (seen / j) * share
+        gains = np.where(j == 0, 1.0, later)
+    summed = np.bincount(rel_query, weights=gains, minlength=hits.num_queries)
+    out = np.zeros(hits.num_queries, dtype=np.float64)
+    np.divide(summed, num_rel, out=out, where=num_rel > 0)
+    return out
+
+
+def _interpolated_precision(hits: RankedHits, fraction: float) -> FloatArray:
+    """Highest precision at or after the lround(fraction * R)-th relevant document."""
+    nth = _per_query_positions(hits.hit_query) + 1
+    precision = nth / hits.hit_rank
+    best_after = _suffix_max(hits.hit_query, precision)
+    product = fraction * hits.num_rel
+    floor = np.floor(product)
+    cut = (floor + (product - floor >= 0.5)).astype(np.int64)  # C's lround, for x >= 0
+    retrieved_relevant = np.bincount(hits.hit_query, minlength=hits.num_queries)
+    want = np.maximum(cut, 1)[hits.hit_query]
+    at_cut = nth == want
+    out = np.zeros(hits.num_queries, dtype=np.float64)
+    out[hits.hit_query[at_cut]] = best_after[at_cut]
+    out[cut > retrieved_relevant] = 0.0
+    return out
+
+
+def _suffix_max(query: IntArray, values: FloatArray) -> FloatArray:
+    """For each element, the maximum of it and the later elements of its query."""
+    out = values.copy()
+    step = 1
+    while step < out.size:
+        same = query[step:] == query[:-step]
+        np.maximum(out[:-step], np.where(same, out[step:], out[:-step]), out=out[:-step])
+        step *= 2
+    return out
+
+
+def _precision_at_r_multiple(hits: RankedHits, fraction: float) -> FloatArray:
+    cut = np.floor(fraction * hits.num_rel + 0.9).astype(np.int64)  # C's (long)(x * R + 0.9)
+    within = hits.hit_rank <= cut[hits.hit_query]
+    relevant_within = np.bincount(hits.hit_query[within], minlength=hits.num_queries)
+    retrieved_relevant = np.bincount(hits.hit_query, minlength=hits.num_queries)
+    counted = np.where(cut > hits.num_ret, retrieved_relevant, relevant_within)
+    out = np.zeros(hits.num_queries, dtype=np.float64)
+    np.divide(counted, cut, out=out, where=cut > 0)
+    return out
+
+
+def _set_measure(hits: RankedHits, family: str, beta: float) -> FloatArray:
+    found = np.bincount(hits.hit_query, minlength=hits.num_queries).astype(np.float64)
+    precision = np.zeros(hits.num_queries, dtype=np.float64)
+    np.divide(found, hits.num_ret, out=precision, where=hits.num_ret > 0)
+    recall = np.zeros(hits.num_queries, dtype=np.float64)
+    np.divide(found, hits.num_rel, out=recall, where=hits.num_rel > 0)
+    if family == "set_P":
+        return precision
+    if family == "set_recall":
+        return recall
+    out = np.zeros(hits.num_queries, dtype=np.float64)
+    np.divide(
+        (beta + 1.0) * precision * recall,
+        beta * precision + recall,
+        out=out,
+        where=found > 0,
+    )
+    return out

@@ -1,0 +1,163 @@
+"""trec_eval's measure names, ``-m`` arguments and nicknames, in trec_eval's printing order.
+
+``-m P.5,10`` marks the family ``P`` with cut-offs 5 and 10; ``-m P`` uses its
+default cut-offs. As in trec_eval, a family's parameters come from the first
+``-m`` that gives any, integer cut-offs are read like C's ``strtol``
+(``ndcg_cut.23.4`` is ``ndcg_cut_23``), and the nicknames ``official`` and
+``all_trec`` mark several families at once (``all_trec``: every measure of
+trec_eval's ``all_trec`` that is implemented here).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from retrieval_eval.errors import ConfigError
+
+ParamKind = Literal["none", "long", "double", "beta"]
+
+_LONG_DEFAULT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+# trec_eval's measure table order (its measures.c): measures print in this order.
+FAMILIES: dict[str, tuple[ParamKind, tuple[float, ...]]] = {
+    "runid": ("none", ()),
+    "num_q": ("none", ()),
+    "num_ret": ("none", ()),
+    "num_rel": ("none", ()),
+    "num_rel_ret": ("none", ()),
+    "map": ("none", ()),
+    "gm_map": ("none", ()),
+    "Rprec": ("none", ()),
+    "bpref": ("none", ()),
+    "recip_rank": ("none", ()),
+    "iprec_at_recall": ("double", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
+    "P": ("long", _LONG_DEFAULT),
+    "recall": ("long", _LONG_DEFAULT),
+    "infAP": ("none", ()),
+    "Rprec_mult": ("double", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    "ndcg": ("none", ()),
+    "ndcg_cut": ("long", _LONG_DEFAULT),
+    "map_cut": ("long", _LONG_DEFAULT),
+    "success": ("long", (1, 5, 10)),
+    "set_P": ("none", ()),
+    "set_recall": ("none", ()),
+    "set_F": ("beta", (1.0,)),
+}
+
+OFFICIAL: tuple[str, ...] = (
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+)
+# trec_eval's all_trec also holds relstring, gm_bpref, utility, 11pt_avg, ideal_dcg, dcg,
+# relative_P, ndcg_rel, Rndcg, binG, G, set_relative_P, set_map and
+# num_nonrel_judged_ret, which are not implemented here.
+ALL_TREC: tuple[str, ...] = tuple(FAMILIES)
+NICKNAMES: dict[str, tuple[str, ...]] = {"official": OFFICIAL, "all_trec": ALL_TREC}
+
+COUNT_FAMILIES: frozenset[str] = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret"})
+# Printed only on the summary line, never per query (as trec_eval does).
+SUMMARY_ONLY: frozenset[str] = frozenset({"runid", "num_q", "gm_map"})
+
+ACCEPTED = ", ".join(
+    f"{name}[.PARAMS]" if kind != "none" else name for name, (kind, _) in FAMILIES.items()
+)
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One printed trec_eval measure: a family at one parameter (if it takes any)."""
+
+    family: str
+    param: float | None = None
+    label: str | None = None  # set_F's parameter as typed (trec_eval prints it verbatim)
+
+    @property
+    def name(self) -> str:
+        kind = FAMILIES[self.family][0]
+        if kind == "long":
+            return f"{self.family}_{int(self.param or 0)}"
+        if kind == "double":
+            return f"{self.family}_{self.param:3.2f}"
+        if kind == "beta" and self.label is not None:
+            return f"{self.family}_{self.label}"
+        return self.family
+
+    @property
+    def is_count(self) -> bool:
+        return self.family in COUNT_FAMILIES
+
+
+def parse_trec_measures(arguments: tuple[str, ...] | list[str]) -> list[TrecMeasure]:
+    """``-m`` arguments to measures, in trec_eval's printing order (``official`` if none)."""
+    marked: set[str] = set()
+    params: dict[str, str] = {}
+    for raw in arguments or ("official",):
+        family, dot, text = raw.partition(".")
+        if dot and not text:
+            raise ConfigError(f"measure {raw!r}: nothing after the '.'")
+        names = NICKNAMES.get(family, (family,))
+        for name in names:
+            if name not in FAMILIES:
+                raise ConfigError(f"unsupported trec_eval measure {raw!r}; supported: {ACCEPTED}")
+            marked.add(name)
+        if dot:
+            if family in NICKNAMES or FAMILIES[family][0] == "none":
+                raise ConfigError(f"measure {raw!r}: {family} takes no parameters")
+            params.setdefault(family, text)  # trec_eval keeps the first parameters given
+    measures: list[TrecMeasure] = []
+    for family, (kind, defaults) in FAMILIES.items():
+        if family not in marked:
+            continue
+        given = params.get(family)
+        if kind == "none":
+            measures.append(TrecMeasure(family))
+        elif kind == "beta":
+            if given is None:
+                measures.append(TrecMeasure(family, defaults[0]))
+            else:
+                measures.append(TrecMeasure(family, _c_atof(given, family), given))
+        else:
+            values = defaults if given is None else _cutoffs(family, given, kind)
+            measures.extend(TrecMeasure(family, value) for value in values)
+    return measures
+
+
+def _cutoffs(family: str, text: str, kind: ParamKind) -> tuple[float, ...]:
+    parts = text.split(",")
+    values = sorted(_c_strtol(p) if kind == "long" else _c_atof(p, family) for p in parts)
+    if kind == "long" and values[0] <= 0:
+        raise ConfigError(
+            f"measure '{family}.{text}': cut-offs must be positive integers (read as {values})"
+        )
+    if len(set(values)) != len(values):
+        raise ConfigError(f"measure '{family}.{text}': duplicate cut-offs")
+    return tuple(float(v) for v in values)
+
+
+_LEADING_INT = re.compile(r"\s*([+-]?[0-9]+)")
+_LEADING_FLOAT = re.compile(r"\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+
+
+def _c_strtol(text: str) -> int:
+    """The leading integer of ``text``, 0 if none: how trec_eval reads a cut-off."""
+    match = _LEADING_INT.match(text)
+    return int(match.group(1)) if match else 0
+
+
+def _c_atof(text: str, family: str) -> float:
+    match = _LEADING_FLOAT.match(text)
+    if match is None:
+        raise ConfigError(f"measure '{family}.{text}': {text!r} is not a number")
+    return float(match.group(1))

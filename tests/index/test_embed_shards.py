@@ -1,0 +1,144 @@
+"""`embed --shard`, `cache merge` and `model install --quantize int8`, via the console script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retrieval_eval.index.embedding import MiniLMEmbedding
+from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR, EmbeddingCache
+from retrieval_eval.index.model_install import MODEL_SHA256
+from retrieval_eval.index.model_quantize import INT8_SHA256
+
+CONSOLE_SCRIPT = str(Path(sys.executable).parent / "retrieval-eval")
+
+NOTES = {
+    "kyoto": "# Kyoto in autumn\n\nTemples, maple leaves and the bamboo grove in Arashiyama.\n",
+    "lisbon": "# Lisbon\n\nTrams up the hills, pastel de nata and fado in Alfama.\n",
+    "tart": "# Lemon tart\n\nA sharp lemon curd in buttery pastry, baked until just set.\n",
+    "deploy": "# Deploys\n\nSwitch the router between two identical environments.\n",
+    "habits": "# Atomic Habits\n\nSmall habits compound; make cues obvious.\n",
+    "marathon": "# Marathon week 12\n\nThirty kilometres, sore calves, too much pasta.\n",
+}
+QUERIES = [
+    ("s-1", "old shrines in Japan in the fall", "kyoto"),
+    ("s-2", "Portuguese custard pastries and trams", "lisbon"),
+    ("s-3", "citrus dessert", "tart"),
+    ("s-4", "zero-downtime releases", "deploy"),
+]
+
+
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [CONSOLE_SCRIPT, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), "CI": "true"},
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    for name, text in NOTES.items():
+        path = root / "datasets" / "corpus" / f"{name}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    lines = [
+        {
+            "query_id": qid,
+            "query": query,
+            "retrieval_type": "semantic",
+            "expected_top_k_ids": [doc],
+            "ground_truth_source": "human-annotated",
+        }
+        for qid, query, doc in QUERIES
+    ]
+    (root / "datasets" / "semantic.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
+    )
+    (root / "retrieval-eval.toml").write_text(
+        'min_fixtures = 3\nmin_human = 1\n[dataset_retrievers]\n"semantic.jsonl" = "dense"\n'
+        '[thresholds]\n"mrr@10" = false\n"ndcg@10" = false\n"p@5" = false\n'
+        '"latency_p95_ms" = false\n',
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_shard_caches_merge_into_one_that_a_run_embeds_nothing_with(project: Path) -> None:
+    counts = []
+    for index in (1, 2):
+        result = cli(project, "embed", "--shard", f"{index}/2", "--cache-dir", f"c{index}")
+        assert result.returncode == 0, result.stderr
+        assert f"shard {index}/2: " in result.stderr
+        with EmbeddingCache(project / f"c{index}" / EMBEDDINGS_SUBDIR) as cache:
+            counts.append(len(cache))
+    assert sum(counts) == len(NOTES)  # each note is one chunk, in exactly one shard
+
+    merged = cli(project, "cache", "merge", "--into", "all", "c1", "c2")
+    assert merged.returncode == 0, merged.stderr
+    assert f"merged 2 cache(s) into all: {len(NOTES)} new vectors, {len(NOTES)} in all" in (
+        merged.stderr
+    )
+    again = cli(project, "cache", "merge", "--into", "all", "c2", "c1")
+    assert again.returncode == 0, again.stderr
+    assert f"0 new vectors, {len(NOTES)} in all" in again.stderr
+
+    run = cli(project, "run", "--quiet", "--cache-dir", "all")
+    assert run.returncode == 0, run.stderr
+    [dataset] = json.loads((project / "retrieval-eval-report" / "report.json").read_text())[
+        "datasets"
+    ]
+    # Only the queries (and the unrecorded warm-up query) went through the model: every
+    # chunk came from the merged cache.
+    assert (dataset["embedded_texts"], dataset["cached_embeddings"]) == (
+        len(QUERIES) + 1,
+        len(NOTES),
+    )
+
+
+def test_cache_merge_refuses_a_cache_of_another_model(project: Path) -> None:
+    with EmbeddingCache(project / "other" / EMBEDDINGS_SUBDIR) as cache:
+        cache.put_many("0" * 64, {"a text": np.ones(384, dtype=np.float32)})
+    result = cli(project, "cache", "merge", "--into", "all", "other")
+    assert result.returncode == 2
+    assert f"holds vectors of another model (sha256 {'0' * 64})" in result.stderr
+    assert not (project / "all").exists()
+
+
+def test_embed_without_a_shard_fills_the_whole_cache(project: Path) -> None:
+    first = cli(project, "embed", "--cache-dir", "c")
+    assert first.returncode == 0, first.stderr
+    assert f"{len(NOTES)} of {len(NOTES)} chunks: {len(NOTES)} embedded, 0 already cached" in (
+        first.stderr
+    )
+    second = cli(project, "embed", "--cache-dir", "c")
+    assert f"0 embedded, {len(NOTES)} already cached" in second.stderr
+
+
+@pytest.mark.slow  # builds and quantizes the model (about a minute)
+def test_int8_model_installs_pinned_and_embeds_close_to_fp32(
+    tmp_path: Path, model_dir: Path
+) -> None:
+    target = tmp_path / "int8"
+    result = cli(tmp_path, "model", "install", "--quantize", "int8", "--dir", str(target))
+    assert result.returncode == 0, result.stderr
+    assert f"(sha256 {INT8_SHA256})" in result.stdout
+    assert INT8_SHA256 != MODEL_SHA256  # so every fingerprint tells the models apart
+    assert cli(tmp_path, "model", "verify", "--dir", str(target)).returncode == 0
+    again = cli(tmp_path, "model", "install", "--quantize", "int8", "--dir", str(target))
+    assert "already installed" in again.stdout
+
+    texts = [text for text in NOTES.values()]
+    fp32 = MiniLMEmbedding(model_dir).embed(texts)
+    int8 = MiniLMEmbedding(target).embed(texts)
+    cosine = np.sum(fp32 * int8, axis=1)
+    assert cosine.min() > 0.95

@@ -1,0 +1,208 @@
+"""`run --shard I/N` + `merge` against one unsharded `run`, through the console script."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.sharding import parse_shard
+from tests.compare.conftest import Project
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CONSOLE_SCRIPT = str(Path(sys.executable).parent / "retrieval-eval")
+
+
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [CONSOLE_SCRIPT, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), "CI": "true"},
+    )
+
+
+def without_timings(report_json: Path) -> dict[str, Any]:
+    """report.json minus what a clock decides: run and setup time, latencies."""
+    report = json.loads(report_json.read_text(encoding="utf-8"))
+    report.pop("duration_s")
+    for dataset in report["datasets"]:
+        dataset.pop("setup_s")
+        dataset.pop("latency")
+        for query in dataset["queries"]:
+            query.pop("latency_ms")
+        for row in dataset["rows"]:
+            if row["metric"] == "latency_p95_ms":
+                for key in ("baseline", "current", "delta", "delta_pct"):
+                    row.pop(key)
+    return report
+
+
+def sharded(cwd: Path, count: int, *flags: str, prefix: str = "shard") -> list[Path]:
+    folders = []
+    for index in range(1, count + 1):
+        folder = cwd / f"{prefix}-{index}"
+        result = cli(cwd, "run", "--shard", f"{index}/{count}", "--report-dir", str(folder), *flags)
+        assert result.returncode == 0, result.stderr
+        assert f"shard {index}/{count}: evaluated " in result.stderr
+        assert not (folder / "report.json").exists()  # only the merge writes a report
+        folders.append(folder)
+    return folders
+
+
+@pytest.mark.slow  # indexes the repository's own notes with the real model, five times
+def test_merged_shards_equal_the_unsharded_run_byte_for_byte(tmp_path: Path) -> None:
+    """The repository's own datasets: hybrid, bm25 and dense, a baseline to gate against."""
+    project = tmp_path / "project"
+    shutil.copytree(REPO_ROOT / "datasets", project / "datasets")
+    shutil.copy(REPO_ROOT / "baseline.json", project / "baseline.json")
+    config = (REPO_ROOT / "retrieval-eval.toml").read_text(encoding="utf-8")
+    # A loaded machine's latency must not decide the verdict of one side only.
+    (project / "retrieval-eval.toml").write_text(
+        config.replace("[thresholds]\n", '[thresholds]\n"latency_p95_ms" = false\n', 1),
+        encoding="utf-8",
+    )
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    # Every run then finds the same cache, so the embedding counts are comparable too.
+    assert cli(project, "embed", *cache).returncode == 0
+    whole = cli(project, "run", "--quiet", "--report-dir", str(tmp_path / "whole"), *cache)
+    assert whole.returncode in (0, 1), whole.stderr
+    folders = sharded(project, 3, *cache)
+
+    merged = cli(
+        project,
+        "merge",
+        "--quiet",
+        "--report-dir",
+        str(tmp_path / "merged"),
+        *map(str, folders),
+        *cache,
+    )
+    assert merged.returncode == whole.returncode, merged.stderr
+    assert merged.stderr.splitlines()[-1] == whole.stderr.splitlines()[-1]
+    assert without_timings(tmp_path / "merged" / "report.json") == without_timings(
+        tmp_path / "whole" / "report.json"
+    )
+    # The shards searched disjoint slices that cover every query.
+    counts = [
+        sum(
+            len(d["report"]["queries"])
+            for d in json.loads((f / "partial.json").read_text())["datasets"]
+        )
+        for f in folders
+    ]
+    report = json.loads((tmp_path / "whole" / "report.json").read_text())
+    assert sum(counts) == sum(d["num_queries"] for d in report["datasets"])
+    assert all(count > 0 for count in counts)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path / "project")
+
+
+@pytest.mark.parametrize("count", [1, 2, 5])
+def test_merge_equals_run_for_any_shard_count_and_gates_the_same(
+    project: Project, count: int
+) -> None:
+    root = project.root
+    assert cli(root, "run", "--quiet").returncode == 0  # establishes the baseline
+    baseline = project.baseline_data()
+    for query in baseline["datasets"]["keyword.jsonl"]["queries"].values():
+        if "ndcg@10" in query["metrics"]:
+            query["metrics"]["ndcg@10"] = 1.0  # a baseline this run cannot reach
+    project.write_baseline_data(baseline)
+    before = project.baseline.read_bytes()
+
+    whole = cli(root, "run", "--quiet", "--report-dir", "whole")
+    merged = cli(
+        root, "merge", "--quiet", "--report-dir", "merged", *map(str, sharded(root, count))
+    )
+    assert (whole.returncode, merged.returncode) == (1, 1), merged.stderr
+    assert merged.stderr.splitlines()[-1].startswith("Regression: keyword.jsonl NDCG@10 1.000 → ")
+    assert without_timings(root / "merged" / "report.json") == without_timings(
+        root / "whole" / "report.json"
+    )
+    assert (root / "merged" / "report.md").read_text().startswith("❌")
+    assert project.baseline.read_bytes() == before
+
+
+def test_merge_refuses_a_missing_or_repeated_shard(project: Project) -> None:
+    root = project.root
+    one, two, three = sharded(root, 3)
+    missing = cli(root, "merge", str(one), str(three))
+    assert missing.returncode == 2
+    assert "shard(s) 2/3 missing: give every shard's report folder" in missing.stderr
+    twice = cli(root, "merge", str(one), str(two), str(two), str(three))
+    assert twice.returncode == 2
+    assert "shard 2/3 is given twice" in twice.stderr
+    assert not (root / "retrieval-eval-report" / "report.json").exists()
+
+
+def test_merge_refuses_partials_of_another_config_or_dataset(project: Project) -> None:
+    root = project.root
+    one, two = sharded(root, 2)
+    other_config = cli(root, "merge", "--tolerance", "0.2", str(one), str(two))
+    assert other_config.returncode == 2
+    assert "made with a different configuration than this merge's" in other_config.stderr
+
+    dataset = project.datasets / "keyword.jsonl"
+    dataset.write_text(dataset.read_text().replace("lemon tart pastry", "lemon tart"))
+    changed = sharded(root, 2, prefix="changed")[1]
+    mixed = cli(root, "merge", str(one), str(changed))
+    assert mixed.returncode == 2
+    assert "its datasets fingerprint differs from" in mixed.stderr
+
+    three = root / "of-three"
+    assert cli(root, "run", "--shard", "2/3", "--report-dir", str(three)).returncode == 0
+    other_count = cli(root, "merge", str(one), str(three))
+    assert other_count.returncode == 2
+    assert "is shard 2/3, but" in other_count.stderr
+
+
+def test_merge_of_a_folder_without_a_partial_is_an_error(project: Project) -> None:
+    empty = project.root / "empty"
+    empty.mkdir()
+    result = cli(project.root, "merge", str(empty))
+    assert result.returncode == 2
+    assert "no partial.json here: give the --report-dir of a `retrieval-eval run --shard I/N`" in (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "3", "1/0", "a/b", "1/2/3", ""])
+def test_bad_shard_flags_exit_2_naming_the_flag(project: Project, text: str) -> None:
+    result = cli(project.root, "run", "--shard", text)
+    assert result.returncode == 2
+    assert f"--shard {text!r}:" in result.stderr
+
+
+# No deadline: the machines these run on are shared, and time is not what is tested.
+@settings(deadline=None)
+@given(count=st.integers(1, 64), keys=st.lists(st.text(), max_size=50))
+def test_every_key_falls_in_exactly_one_shard(count: int, keys: list[str]) -> None:
+    shards = [parse_shard(f"{index}/{count}") for index in range(1, count + 1)]
+    for key in keys:
+        assert sum(shard.holds(key) for shard in shards) == 1
+
+
+@settings(deadline=None)
+@given(st.text())
+def test_parse_shard_accepts_exactly_i_of_n(text: str) -> None:
+    try:
+        shard = parse_shard(text)
+    except ConfigError as error:
+        assert str(error).startswith(f"--shard {text!r}: ")
+    else:
+        assert 1 <= shard.index <= shard.count
+        assert parse_shard(str(shard)) == shard

@@ -1,0 +1,388 @@
+"""``retrieval-eval trec`` against trec_eval's C code (pytrec_eval) on every measure it prints.
+
+pytrec_eval builds trec_eval's measures from its own copy of trec_eval's sources, so it
+is the oracle for every per-query value, except where trec_eval 10.0 changed them
+(docs/metrics.md lists each difference; ``iprec_at_recall`` is checked against the
+10.0 definition written out here). The summary lines follow trec_eval's averaging
+rules, rebuilt here from the per-query oracle values, and the printed text is
+compared byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from retrieval_eval.trec import tokens as trec_tokens
+from retrieval_eval.trec.measures import parse_trec_measures
+from retrieval_eval.trec.report import format_trec, trec_evaluate
+from tests.trec.random_cases import Case, random_case, write_case
+
+CLI = Path(sys.executable).with_name("retrieval-eval")
+PYTREC_FAMILIES = {
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "recall",
+    "infAP",
+    "Rprec_mult",
+    "ndcg_cut",
+    "map_cut",
+    "success",
+    "set_P",
+    "set_recall",
+    "set_F",
+}
+TOLERANCE = 1e-9
+
+
+def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CLI), "trec", *map(str, args)], capture_output=True, text=True, check=False, cwd=cwd
+    )
+
+
+def trec_order(docs: dict[str, float]) -> list[str]:
+    """trec_eval's ranking: score descending, ties by id descending (byte order)."""
+    return sorted(docs, key=lambda d: (-docs[d], *(-b for b in d.encode()), 1))
+
+
+def iprec_10(qrels: dict[str, int], ranking: list[str], fraction: float, level: int) -> float:
+    """trec_eval 10.0's iprec_at_recall: the cut-off is lround(fraction * R) relevant documents."""
+    relevant = {d for d, g in qrels.items() if g >= level}
+    found = [
+        (n + 1) / (rank + 1)
+        for n, rank in enumerate(r for r, d in enumerate(ranking) if d in relevant)
+    ]
+    product = fraction * len(relevant)
+    cut = math.floor(product) + (product - math.floor(product) >= 0.5)
+    if cut > len(found):
+        return 0.0
+    return max(found[max(cut, 1) - 1 :], default=0.0)
+
+
+def oracle(
+    case_qrels: dict[str, dict[str, int]],
+    run: dict[str, dict[str, float]],
+    level: int = 1,
+    extra: frozenset[str] = frozenset(),
+) -> dict[str, dict[str, float]]:
+    """Per-query values by trec_eval's C code, iprec_at_recall by its 10.0 definition."""
+    evaluator = pytrec_eval.RelevanceEvaluator(case_qrels, PYTREC_FAMILIES, relevance_level=level)
+    values = evaluator.evaluate(run)
+    # pytrec_eval's uncut ndcg loops forever on a query whose judgments are all negative
+    # (trec_eval reads a level count it never set); a cut past every ranking is the same.
+    deep = pytrec_eval.RelevanceEvaluator(case_qrels, {"ndcg_cut.100000"}, relevance_level=level)
+    for qid, measures in deep.evaluate(run).items():
+        values[qid]["ndcg"] = measures["ndcg_cut_100000"]
+    if extra:
+        more = pytrec_eval.RelevanceEvaluator(case_qrels, set(extra), relevance_level=level)
+        for qid, measures in more.evaluate(run).items():
+            values[qid].update(measures)
+    for qid, measures in values.items():
+        ranking = trec_order(run[qid])
+        for name in [n for n in measures if n.startswith("iprec_at_recall_")]:
+            fraction = float(name.rsplit("_", 1)[1])
+            measures[name] = iprec_10(case_qrels[qid], ranking, fraction, level)
+    return values
+
+
+def expected_text(
+    values: dict[str, dict[str, float]], names: list[str], runid: str, *, per_query: bool
+) -> str:
+    """trec_eval's output for ``names`` (printed names in order) from per-query values."""
+    counts = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
+    summary_only = {"runid", "num_q", "gm_map"}
+
+    def line(name: str, qid: str, value: float) -> str:
+        if name in counts:
+            return f"{name:<22}\t{qid}\t{int(value)}\n"
+        return f"{name:<22}\t{qid}\t{value:6.4f}\n"
+
+    queries = sorted(values)
+    out = []
+    if per_query:
+        for qid in queries:
+            out += [line(n, qid, values[qid][n]) for n in names if n not in summary_only]
+    for name in names:
+        if name == "runid":
+            out.append(f"{'runid':<22}\tall\t{runid}\n")
+        elif name == "num_q":
+            out.append(line(name, "all", len(queries)))
+        else:
+            column = np.cumsum([values[q][name] for q in queries])
+            total = float(column[-1])
+            if name in counts:
+                out.append(line(name, "all", total))
+            elif name == "gm_map":
+                out.append(line(name, "all", math.exp(total / len(queries))))
+            else:
+                out.append(line(name, "all", total / len(queries)))
+    return "".join(out)
+
+
+def printed_names(arguments: tuple[str, ...]) -> list[str]:
+    return [m.name for m in parse_trec_measures(arguments)]
+
+
+def _check_values(
+    result_values: dict[str, np.ndarray],
+    query_ids: tuple[str, ...],
+    want: dict[str, dict[str, float]],
+    label: str,
+) -> int:
+    checked = 0
+    for name, column in result_values.items():
+        if name in ("runid", "num_q"):
+            continue
+        for qid, value in zip(query_ids, column.tolist(), strict=True):
+            assert abs(value - want[qid][name]) <= TOLERANCE, (
+                f"{label}: {name} for {qid}: {value} != {want[qid][name]}"
+            )
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_every_measure_matches_trec_eval_on_random_pairs(tmp_path: Path, level: int) -> None:
+    checked = 0
+    for seed in range(0, 600, 3 if level == 1 else 7):
+        case = random_case(seed)
+        qrels_path, run_path = write_case(case, tmp_path, seed)
+        want = oracle(case.qrels, case.run, level)
+        if not want:
+            continue
+        result = trec_evaluate(qrels_path, run_path, ("all_trec",), level=level)
+        assert list(result.query_ids) == sorted(want), f"seed {seed}: query set"
+        checked += _check_values(result.per_query, result.query_ids, want, f"seed {seed}")
+    assert checked > 5_000
+
+
+def _cut_run(run: dict[str, dict[str, float]], depth: int) -> dict[str, dict[str, float]]:
+    return {qid: {d: docs[d] for d in trec_order(docs)[:depth]} for qid, docs in run.items()}
+
+
+@pytest.mark.parametrize("depth", [1, 3, 10])
+def test_max_docs_per_query_counts_only_the_top_of_each_ranking(tmp_path: Path, depth: int) -> None:
+    checked = 0
+    for seed in range(1, 400, 9):
+        case = random_case(seed)
+        qrels_path, run_path = write_case(case, tmp_path, seed)
+        want = oracle(case.qrels, _cut_run(case.run, depth))
+        if not want:
+            continue
+        result = trec_evaluate(qrels_path, run_path, ("all_trec",), max_docs=depth)
+        checked += _check_values(result.per_query, result.query_ids, want, f"seed {seed}")
+    assert checked > 1_000
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        (),
+        ("-q",),
+        ("-m", "all_trec", "-q"),
+        ("-m", "official", "-m", "ndcg_cut.23.4", "-m", "success.1,5"),
+    ],
+)
+def test_printed_output_is_byte_identical_to_trec_eval(
+    tmp_path: Path, arguments: tuple[str, ...]
+) -> None:
+    measure_args = tuple(a for i, a in enumerate(arguments) if i > 0 and arguments[i - 1] == "-m")
+    names = printed_names(measure_args)
+    compared = 0
+    for seed in (3, 8, 21, 34, 55, 89, 144):
+        case = random_case(seed)
+        qrels_path, run_path = write_case(case, tmp_path, seed)
+        want = oracle(case.qrels, case.run, extra=frozenset({"ndcg_cut.23", "success.1,5"}))
+        if not want:
+            continue
+        done = run_cli(*arguments, qrels_path, run_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == expected_text(want, names, "tag", per_query="-q" in arguments)
+        compared += 1
+    assert compared >= 5
+    if measure_args[-1:] == ("success.1,5",):
+        assert "ndcg_cut_23           \tall\t" in done.stdout
+
+
+def test_complete_flag_scores_missing_queries_zero_and_gm_map_at_its_floor(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 2.0 first\n1 Q0 b 2 1.0 last\n")
+    done = run_cli("-c", "-m", "num_q", "-m", "map", "-m", "gm_map", "-m", "bpref", qrels, run)
+    assert done.returncode == 0, done.stderr
+    floor = math.exp((math.log(1.0) + math.log(0.00001)) / 2)
+    assert done.stdout == (
+        "num_q                 \tall\t2\n"
+        "map                   \tall\t0.5000\n"
+        f"gm_map                \tall\t{floor:6.4f}\n"
+        "bpref                 \tall\t0.5000\n"
+    )
+
+
+def test_runid_is_the_tag_of_the_last_line(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("1 0 a 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 2.0 first\n1 Q0 b 2 1.0 second\n")
+    done = run_cli("-m", "runid", "-q", "qrels", "run", cwd=tmp_path)
+    assert done.stdout == "runid                 \tall\tsecond\n"
+
+
+def test_a_document_listed_twice_is_rejected_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("1 0 a 1\n")
+    (tmp_path / "run").write_text("1 Q0 x 1 3.0 t\n1 Q0 a 2 2.0 t\n2 Q0 x 1 1 t\n1 Q0 x 3 1.0 t\n")
+    done = run_cli("qrels", "run", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: run:4: document 'x' appears twice for query '1'; "
+        "list each document once per query\n"
+    )
+
+
+def test_measure_arguments_are_read_like_trec_eval(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("1 0 a 2\n1 0 b 1\n")
+    (tmp_path / "run").write_text("1 Q0 b 1 2.0 t\n1 Q0 a 2 1.0 t\n")
+    done = run_cli(
+        "-m",
+        "P.2",
+        "-m",
+        "P.1",
+        "-m",
+        "iprec_at_recall.0.5",
+        "-m",
+        "set_F.0.5",
+        "qrels",
+        "run",
+        cwd=tmp_path,
+    )
+    assert done.stdout == (
+        "iprec_at_recall_0.50  \tall\t1.0000\n"
+        "P_2                   \tall\t1.0000\n"
+        "set_F_0.5             \tall\t1.0000\n"
+    )
+    for bad, message in (
+        ("bogus", "unsupported trec_eval measure 'bogus'"),
+        ("P.0", "cut-offs must be positive integers"),
+        ("P.5,5", "duplicate cut-offs"),
+        ("map.3", "map takes no parameters"),
+    ):
+        done = run_cli("-m", bad, "qrels", "run", cwd=tmp_path)
+        assert done.returncode == 2 and message in done.stderr, (bad, done.stderr)
+
+
+def test_relevance_level_flag_matches_trec_eval(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("1 0 a 2\n1 0 b 1\n1 0 c 0\n")
+    (tmp_path / "run").write_text("1 Q0 b 1 3.0 t\n1 Q0 c 2 2.0 t\n1 Q0 a 3 1.0 t\n")
+    qrels = {"1": {"a": 2, "b": 1, "c": 0}}
+    run = {"1": {"b": 3.0, "c": 2.0, "a": 1.0}}
+    names = printed_names(("official", "ndcg", "bpref"))
+    done = run_cli("-l", "2", "-m", "official", "-m", "ndcg", "qrels", "run", cwd=tmp_path)
+    assert done.stdout == expected_text(oracle(qrels, run, 2), names, "t", per_query=False)
+
+
+# --- input of any size and id length -------------------------------------------------
+
+_ID_ALPHABET = "abcxyz0129-_./:"
+# Mostly short ids with some long ones: a block's width comes from its longest id, so the
+# mix is what puts short ids at the end of a block that long ids made wide.
+ids = st.one_of(
+    st.text(alphabet=_ID_ALPHABET, min_size=1, max_size=12),
+    st.text(alphabet=_ID_ALPHABET, min_size=100, max_size=300),
+)
+
+
+@st.composite
+def qrels_and_runs(draw: st.DrawFn) -> tuple[Case, str]:
+    queries = draw(
+        st.lists(
+            st.text(alphabet="0123456789Qq", min_size=1, max_size=12),
+            min_size=1,
+            max_size=4,
+            unique=True,
+        )
+    )
+    pool = draw(st.lists(ids, min_size=1, max_size=25, unique=True))
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    score_text: dict[tuple[str, str], str] = {}
+    for qid in queries:
+        judged = draw(st.lists(st.sampled_from(pool), max_size=8, unique=True))
+        if judged:
+            qrels[qid] = {d: draw(st.integers(-1, 3)) for d in judged}
+        retrieved = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=25, unique=True))
+        run[qid] = {}
+        for doc in retrieved:
+            score = draw(st.integers(-8, 8)) / 4  # exact in float32 too: no rounding differences
+            run[qid][doc] = score
+            score_text[(qid, doc)] = f"{score}"
+    order = draw(st.sampled_from(["trec", "shuffled", "interleaved"]))
+    return Case(qrels, run, score_text, order), draw(st.sampled_from(["official", "all_trec"]))
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    drawn=qrels_and_runs(),
+    block=st.integers(min_value=48, max_value=2048),
+    seed=st.integers(0, 2**16),
+)
+def test_any_id_length_file_size_and_query_order_parses_like_trec_eval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, drawn: tuple[Case, str], block: int, seed: int
+) -> None:
+    """Small read blocks put block boundaries everywhere a 1 MiB block would fall in a big file."""
+    case, nickname = drawn
+    monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", block)
+    qrels_path, run_path = write_case(case, tmp_path, seed)
+    want = oracle(case.qrels, case.run)
+    if not want:
+        return
+    result = trec_evaluate(qrels_path, run_path, (nickname,))
+    assert list(result.query_ids) == sorted(want)
+    _check_values(result.per_query, result.query_ids, want, "drawn")
+    names = printed_names((nickname,))
+    assert format_trec(result, per_query=True) == expected_text(want, names, "tag", per_query=True)
+
+
+def test_megabyte_files_with_mixed_id_lengths(tmp_path: Path) -> None:
+    """Real 1 MiB blocks: mostly 8-character ids, a few of 39 and one of 3 MB (MS MARCO, URLs)."""
+    rng = np.random.default_rng(5)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(1500):
+        qid = str(q)
+        docs = [
+            f"d{int(x):07d}" if rng.random() > 0.02 else f"http://example.org/{int(x):020d}"
+            for x in rng.choice(10**7, size=60, replace=False)
+        ]
+        run[qid] = {d: float(int(rng.integers(0, 40))) / 2 for d in docs}
+        qrels[qid] = {d: int(rng.integers(0, 3)) for d in docs[::6]}
+    run["0"]["y" * 3_000_000] = -1.0
+    case = Case(
+        qrels,
+        run,
+        {(q, d): f"{s}" for q, docs in run.items() for d, s in docs.items()},
+        "interleaved",
+    )
+    qrels_path, run_path = write_case(case, tmp_path, 5)
+    assert run_path.stat().st_size > 5 * 2**20 and qrels_path.stat().st_size > 2**18
+    done = run_cli("-q", "-m", "all_trec", qrels_path, run_path)
+    assert done.returncode == 0, done.stderr
+    want = oracle(qrels, run)
+    assert done.stdout == expected_text(want, printed_names(("all_trec",)), "tag", per_query=True)
