@@ -110,7 +110,11 @@ def test_matching_keeps_the_order_given() -> None:
     assert path_filter.describe() == "datasets/**, baseline.json"
 
 
-_NAME = st.text(alphabet=string.ascii_letters + string.digits + "-_. ", min_size=1, max_size=12)
+_NAME = st.text(
+    alphabet=string.ascii_letters + string.digits + "-_. ", min_size=1, max_size=12
+).filter(
+    lambda name: name not in {".", ".."}  # git never lists such a segment in a path
+)
 _PATH = st.lists(_NAME, min_size=1, max_size=5).map("/".join)
 
 

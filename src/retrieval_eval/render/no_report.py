@@ -18,7 +18,7 @@ from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.vocabulary import VERDICT_ICON
 
 MAX_PROBLEMS = 50
-_LINE_CHARS = 1000
+_LINE_CHARS = 10_000  # a line quoting a retriever's stderr is long; a comment holds 65,536
 
 
 def escaped_lines(text: object) -> list[str]:
