@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.compare.history import (
@@ -29,6 +29,7 @@ def test_the_history_sits_next_to_the_baseline() -> None:
     assert history_file(Path("evals/baseline.json")) == Path("evals/retrieval-eval-history.jsonl")
 
 
+@settings(deadline=None)  # writes files: a loaded machine makes single examples slow
 @given(st.lists(aggregates, min_size=1, max_size=5))
 def test_appended_lines_read_back_in_order(runs: list[dict[str, dict[str, float]]]) -> None:
     with tempfile.TemporaryDirectory() as folder:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -200,9 +201,11 @@ def test_custom_reranker_needs_its_table(beir_dir: Path, tmp_path: Path) -> None
 
 def test_run_reports_the_rerank_stage_and_its_cost(tmp_path: Path) -> None:
     """`retrieval-eval run` on this repository's datasets with a custom reranker."""
+    # Paths in a configuration must stay inside the project, so the project is a copy.
+    shutil.copytree(REPO_ROOT / "datasets", tmp_path / "datasets")
     config = tmp_path / "retrieval-eval.toml"
     config.write_text(
-        f'datasets = "{REPO_ROOT / "datasets"}"\ncorpus = "{REPO_ROOT / "datasets" / "corpus"}"\n'
+        'datasets = "datasets"\ncorpus = "datasets/corpus"\n'
         '[thresholds]\n"p@5" = false\n'
         '[retrievers.hybrid]\nreranker = "custom"\nrerank_depth = 5\n'
         '[retrievers.hybrid.custom]\npython = "tests.retrieval.own_reranker:make"\n'

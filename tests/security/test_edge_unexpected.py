@@ -89,8 +89,8 @@ def test_a_disk_that_cannot_take_the_report_is_an_error_status_not_a_crash(world
 
     run = world.push(sha, preexec_fn=_small_files_only)
 
-    _assert_reported_error(world, run, sha, "could not write")
-    assert "retrieval-eval-report/report" in run.summary  # which file could not be written
+    _assert_reported_error(world, run, sha, "report.json")  # which file (the status is short)
+    assert "retrieval-eval-report/report.json: could not write: File too large" in run.summary
     assert not (world.workspace / "baseline.json").exists()  # nothing half-written
 
 

@@ -298,7 +298,13 @@ def test_relevance_level_flag_matches_trec_eval(tmp_path: Path) -> None:
 
 # --- input of any size and id length -------------------------------------------------
 
-ids = st.text(alphabet="abcxyz0129-_./:", min_size=1, max_size=300)
+_ID_ALPHABET = "abcxyz0129-_./:"
+# Mostly short ids with some long ones: a block's width comes from its longest id, so the
+# mix is what puts short ids at the end of a block that long ids made wide.
+ids = st.one_of(
+    st.text(alphabet=_ID_ALPHABET, min_size=1, max_size=12),
+    st.text(alphabet=_ID_ALPHABET, min_size=100, max_size=300),
+)
 
 
 @st.composite
