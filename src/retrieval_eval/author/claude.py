@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from retrieval_eval.claude_api import ask_claude
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.score.judge import JudgePricing
@@ -82,24 +83,16 @@ class CachedClaude:
                 f"stopped before passing --max-cost-usd {self._max_cost:g}: "
                 f"${self.spent_usd:.4f} spent, the next call could cost up to ${worst:.4f}"
             )
-        import anthropic
-
-        try:
-            message = self._client.messages.create(
-                model=self.model,
-                max_tokens=self._max_tokens,
-                messages=[{"role": "user", "content": prompt}],
-            )
-        except anthropic.APIStatusError as error:
-            raise GenerateError(
-                f"the Messages API call for {about} failed with HTTP {error.status_code}"
-            ) from None
-        except anthropic.APIError as error:
-            raise GenerateError(
-                f"the Messages API call for {about} failed: {type(error).__name__}"
-            ) from None
-        text = "".join(block.text for block in message.content if block.type == "text")
-        cost = self._pricing.cost(message.usage.input_tokens, message.usage.output_tokens)
+        reply = ask_claude(
+            self._client,
+            model=self.model,
+            max_tokens=self._max_tokens,
+            prompt=prompt,
+            failure=GenerateError,
+            about=f"the Messages API call for {about}",
+        )
+        text = reply.text
+        cost = self._pricing.cost(reply.input_tokens, reply.output_tokens)
         self.spent_usd += cost
         self.calls += 1
         atomic_write_text(path, json.dumps({"text": text}, ensure_ascii=False) + "\n")

@@ -11,12 +11,11 @@ A reply is a JSON object with exactly ``query``, ``expected_keywords`` and
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from typing import Literal
 
 from retrieval_eval.author.claude import GenerateError
+from retrieval_eval.claude_api import json_reply, shown_reply
 
 PROMPT_VERSION = "1"
 Style = Literal["exact_match", "keyword", "synonym", "paraphrase", "multi_concept", "tag_filter"]
@@ -25,7 +24,6 @@ MEANING_STYLES: frozenset[str] = frozenset({"synonym", "paraphrase"})
 
 _MAX_PASSAGE_CHARS = 3000
 _MAX_QUERY_CHARS = 300
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 _INSTRUCTIONS: dict[str, str] = {
     "exact_match": "Write the query a user who remembers this document would type: "
@@ -91,18 +89,10 @@ def build_prompt(
 
 def parse_answer(reply: str, *, about: str) -> Answer:
     """The reply as an Answer, or GenerateError naming what is wrong with it."""
-    text = reply.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        data = None
+    data = json_reply(reply)
     problem = _problem(data)
     if problem is not None:
-        shown = reply if len(reply) <= 200 else reply[:200] + "…"
-        raise GenerateError(f"the model's answer for {about} {problem}: {shown!r}")
+        raise GenerateError(f"the model's answer for {about} {problem}: {shown_reply(reply)}")
     assert isinstance(data, dict)
     return Answer(
         query=" ".join(data["query"].split()),

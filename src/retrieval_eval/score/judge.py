@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from retrieval_eval.claude_api import ask_claude, json_reply, shown_reply
 from retrieval_eval.errors import RetrievalEvalError
 
 # anthropic takes about a second to import; the settings read this module's defaults on
@@ -34,10 +34,6 @@ Query: {query}
 
 Passages:
 {passages}"""
-
-# A reply is accepted only if it is this JSON object, optionally fenced; anything else
-# is a malformed score, which fails the run.
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
 class JudgeError(RetrievalEvalError):
@@ -115,29 +111,20 @@ class ClaudeJudge:
             if answer_context
             else "",
         )
-        import anthropic
-
-        try:
-            message = self._client.messages.create(
-                model=self.model,
-                max_tokens=self._max_tokens,
-                messages=[{"role": "user", "content": prompt}],
-            )
-        except anthropic.APIStatusError as error:
-            raise JudgeError(
-                f"the judge's API call for query {query_id!r} failed with HTTP "
-                f"{error.status_code}; no score was recorded"
-            ) from error
-        except anthropic.APIError as error:
-            raise JudgeError(
-                f"the judge's API call for query {query_id!r} failed: {type(error).__name__}"
-            ) from error
-        reply = "".join(block.text for block in message.content if block.type == "text")
+        reply = ask_claude(
+            self._client,
+            model=self.model,
+            max_tokens=self._max_tokens,
+            prompt=prompt,
+            failure=JudgeError,
+            about=f"the judge's API call for query {query_id!r}",
+            status_note="; no score was recorded",
+        )
         return JudgedQuery(
             query_id=query_id,
-            score=parse_score(reply, query_id=query_id),
+            score=parse_score(reply.text, query_id=query_id),
             fingerprint=judged_fingerprint(passages),
-            cost_usd=self._pricing.cost(message.usage.input_tokens, message.usage.output_tokens),
+            cost_usd=self._pricing.cost(reply.input_tokens, reply.output_tokens),
         )
 
 
@@ -150,19 +137,12 @@ def _format_passages(passages: Sequence[tuple[str, str]]) -> str:
 
 def parse_score(reply: str, *, query_id: str) -> float:
     """Accept exactly ``{"score": x}`` with 0 ≤ x ≤ 1; anything else fails the run."""
-    text = reply.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError:
-        parsed = None
+    parsed = json_reply(reply)
     score = parsed.get("score") if isinstance(parsed, dict) else None
     if isinstance(score, bool) or not isinstance(score, int | float) or not 0.0 <= score <= 1.0:
-        shown = reply if len(reply) <= 200 else reply[:200] + "…"
         raise JudgeError(
-            f"the judge's reply for query {query_id!r} is not a score between 0 and 1: {shown!r}"
+            f"the judge's reply for query {query_id!r} is not a score between 0 and 1: "
+            f"{shown_reply(reply)}"
         )
     return float(score)
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from retrieval_eval.claude_api import ask_claude, json_reply, shown_reply
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.retrieval.base import Hit
 from retrieval_eval.retrieval.config import ClaudeRerankConfig
@@ -41,8 +41,6 @@ Query: {query}
 
 Passages:
 {passages}"""
-
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
 class RerankError(RetrievalEvalError):
@@ -76,29 +74,19 @@ class ClaudeReranker:
             for number, hit in enumerate(candidates, start=1)
         )
         prompt = _PROMPT.format(count=len(candidates), query=query, passages=passages)
-        import anthropic
-
-        try:
-            message = self._client.messages.create(
-                model=self.config.model,
-                max_tokens=16 + 5 * len(candidates),
-                messages=[{"role": "user", "content": prompt}],
-            )
-        except anthropic.APIStatusError as error:
-            raise RerankError(
-                f"the Claude reranker's API call for query {query!r} failed with HTTP "
-                f"{error.status_code}"
-            ) from error
-        except anthropic.APIError as error:
-            raise RerankError(
-                f"the Claude reranker's API call for query {query!r} failed: {type(error).__name__}"
-            ) from error
+        reply = ask_claude(
+            self._client,
+            model=self.config.model,
+            max_tokens=16 + 5 * len(candidates),
+            prompt=prompt,
+            failure=RerankError,
+            about=f"the Claude reranker's API call for query {query!r}",
+        )
         self.api_calls += 1
-        reply = "".join(block.text for block in message.content if block.type == "text")
-        order = parse_ranking(reply, count=len(candidates), query=query)
+        order = parse_ranking(reply.text, count=len(candidates), query=query)
         cost = (
-            message.usage.input_tokens * self.config.input_usd_per_mtok
-            + message.usage.output_tokens * self.config.output_usd_per_mtok
+            reply.input_tokens * self.config.input_usd_per_mtok
+            + reply.output_tokens * self.config.output_usd_per_mtok
         ) / 1_000_000
         reranking = Reranking(
             ranked=tuple(candidates[number - 1].doc_id for number in order), cost_usd=cost
@@ -133,20 +121,13 @@ def cache_key(config: ClaudeRerankConfig, query: str, candidates: Sequence[Hit])
 
 def parse_ranking(reply: str, *, count: int, query: str) -> list[int]:
     """Accept exactly ``{"ranking": [...]}`` holding each of 1..count once."""
-    text = reply.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError:
-        parsed = None
+    parsed = json_reply(reply)
     ranking = parsed.get("ranking") if isinstance(parsed, dict) else None
     problem = _ranking_problem(ranking, count)
     if problem is not None:
-        shown = reply if len(reply) <= 200 else reply[:200] + "…"
         raise RerankError(
-            f"the Claude reranker's reply for query {query!r} is malformed ({problem}): {shown!r}"
+            f"the Claude reranker's reply for query {query!r} is malformed ({problem}): "
+            f"{shown_reply(reply)}"
         )
     assert isinstance(ranking, list)
     return [int(number) for number in ranking]
