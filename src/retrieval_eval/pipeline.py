@@ -39,6 +39,7 @@ from retrieval_eval.compare.partial import (
 from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.input_files import reading_within
 from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
@@ -48,7 +49,7 @@ from retrieval_eval.score.judge import ClaudeJudge, build_client
 from retrieval_eval.score.measure import dataset_fingerprint, measure_dataset, retrieval_types
 from retrieval_eval.settings import JudgeSettings, RunSettings
 from retrieval_eval.sharding import Shard
-from retrieval_eval.validate import Problem, validate_datasets
+from retrieval_eval.validate import Problem, ValidationReport, validate_datasets
 from retrieval_eval.vocabulary import (
     EXIT_CODE,
     LOWER_IS_BETTER,
@@ -144,13 +145,7 @@ def _run(
     rerank_key: str | None = None,
 ) -> RunOutcome:
     started = time.perf_counter()
-    corpus = load_corpus(settings.corpus)
-    validation = validate_datasets(
-        [settings.datasets],
-        corpus=corpus,
-        min_fixtures=settings.min_fixtures,
-        min_human=settings.min_human,
-    )
+    corpus, validation = _load_and_validate(settings)
     if validation.problems:
         return invalid_outcome(validation.problems)
     previous = None if rewrite else load_baseline(settings.baseline, gated=_gated(settings))
@@ -329,13 +324,7 @@ def run_shard(
             "the LLM judge does not run in sharded evaluation: turn it off for "
             "`run --shard` ([judge] enabled = false, no --judge)"
         )
-    corpus = load_corpus(settings.corpus)
-    validation = validate_datasets(
-        [settings.datasets],
-        corpus=corpus,
-        min_fixtures=settings.min_fixtures,
-        min_human=settings.min_human,
-    )
+    corpus, validation = _load_and_validate(settings)
     if validation.problems:
         outcome = invalid_outcome(validation.problems)
         return ShardOutcome(outcome.exit_code, outcome.status_description, invalid=outcome)
@@ -442,3 +431,15 @@ def _difference(after: tuple[int, int] | None, before: tuple[int, int] | None) -
         return (0, 0)
     start = before or (0, 0)
     return (after[0] - start[0], after[1] - start[1])
+
+
+def _load_and_validate(settings: RunSettings) -> tuple[Corpus, ValidationReport]:
+    """The load and validate stages: the corpus, and the datasets checked against it."""
+    corpus = load_corpus(settings.corpus)
+    validation = validate_datasets(
+        [settings.datasets],
+        corpus=corpus,
+        min_fixtures=settings.min_fixtures,
+        min_human=settings.min_human,
+    )
+    return corpus, validation
