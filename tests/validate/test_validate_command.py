@@ -2,31 +2,39 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from retrieval_eval.cli import main
 from tests.validate.dataset_builders import fixture, full_dataset, line, write_dataset
 
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exited:
-        main(args)
-    captured = capsys.readouterr()
-    code = exited.value.code
-    return (code if isinstance(code, int) else 0), captured.out, captured.err
+CONSOLE_SCRIPT = Path(sys.executable).with_name("retrieval-eval")
 
 
-def test_valid_folder_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def run(args: list[str]) -> tuple[int, str, str]:
+    """The console script in its own process, as a user runs it, with this test's
+    environment (GITHUB_ACTIONS as the test sets it) and no API keys."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    done = subprocess.run(
+        [str(CONSOLE_SCRIPT), *args], capture_output=True, text=True, env=env, check=False
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_valid_folder_exits_0(
+    tmp_path: Path,
+) -> None:
     full_dataset(tmp_path / "semantic.jsonl", "semantic")
     full_dataset(tmp_path / "keyword.jsonl", "keyword")
 
-    assert run(["validate", str(tmp_path)], capsys) == (0, "", "ok: 2 files, 40 fixtures\n")
+    assert run(["validate", str(tmp_path)]) == (0, "", "ok: 2 files, 40 fixtures\n")
 
 
 def test_problems_exit_1_and_become_annotations_on_github(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = full_dataset(tmp_path / "semantic.jsonl", "semantic")
     with path.open("a", encoding="utf-8") as handle:
@@ -34,7 +42,7 @@ def test_problems_exit_1_and_become_annotations_on_github(
     before = (path.read_bytes(), path.stat().st_mtime_ns)
 
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    code, out, err = run(["validate", str(path)], capsys)
+    code, out, err = run(["validate", str(path)])
 
     escaped = str(path).replace(":", "%3A").replace(",", "%2C")
     assert code == 1
@@ -53,39 +61,41 @@ def test_problems_exit_1_and_become_annotations_on_github(
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before  # never modifies a file
 
 
-def test_no_annotations_outside_github(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_annotations_outside_github(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     path = write_dataset(tmp_path / "hybrid.jsonl", [line(fixture("h1", "hybrid"))])
-    code, out, _ = run(["validate", str(path), "--min-fixtures", "2", "--min-human", "0"], capsys)
+    code, out, _ = run(["validate", str(path), "--min-fixtures", "2", "--min-human", "0"])
     assert (code, out) == (1, f"{path}:1: 1 valid fixtures; at least 2 are required\n")
 
 
-def test_missing_path_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(["validate", str(tmp_path / "nope")], capsys)
+def test_missing_path_exits_2(
+    tmp_path: Path,
+) -> None:
+    code, out, err = run(["validate", str(tmp_path / "nope")])
     assert (code, out, err) == (2, "", f"error: {tmp_path / 'nope'}: no such file or folder\n")
 
 
 def test_unreadable_dataset_file_exits_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
 ) -> None:
     (tmp_path / "semantic.jsonl").mkdir()  # exists, cannot be read as a file (root reads any file)
-    code, _, err = run(["validate", str(tmp_path)], capsys)
+    code, _, err = run(["validate", str(tmp_path)])
     assert (code, err) == (
         2,
         f"error: {tmp_path / 'semantic.jsonl'}: cannot read file: Is a directory\n",
     )
 
 
-def test_missing_corpus_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_corpus_exits_2(
+    tmp_path: Path,
+) -> None:
     path = full_dataset(tmp_path / "semantic.jsonl", "semantic")
-    code, _, err = run(["validate", str(path), "--corpus", str(tmp_path / "notes")], capsys)
+    code, _, err = run(["validate", str(path), "--corpus", str(tmp_path / "notes")])
     assert (code, err) == (2, f"error: {tmp_path / 'notes'}: corpus path does not exist\n")
 
 
 def test_corpus_ids_checked_and_empty_notes_warned(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
 ) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -97,7 +107,6 @@ def test_corpus_ids_checked_and_empty_notes_warned(
     )
     code, out, err = run(
         ["validate", str(path), "--corpus", str(notes), "--min-fixtures", "0", "--min-human", "0"],
-        capsys,
     )
     assert code == 1
     assert (
