@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.action.git_repo import git
 from tests.action.runner_env import read_outputs, runner_env
+from tests.support.fake_github import FakeGitHub
 
 WORKSPACE = "/github/workspace"
 OUTPUT_FILE = "/github/file_commands/set_output_3f1c"
@@ -102,3 +104,14 @@ def record_timing(name: str, seconds: float) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"{name}: {seconds:.1f} s\n")
+
+
+# What the gate reads at a pull request's base commit. The image has no git, so it reads
+# them through the contents API; the fake GitHub serves them as GitHub would.
+BASE_COMMIT_FILES = ("retrieval-eval.toml", "pyproject.toml", "baseline.json")
+
+
+def serve_base_commit_files(github: FakeGitHub, workspace: Path, base: str) -> None:
+    for name in BASE_COMMIT_FILES:
+        if git(workspace, "ls-tree", "--name-only", base, name):
+            github.put_content(base, name, git(workspace, "show", f"{base}:{name}"))

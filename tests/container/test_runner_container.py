@@ -18,7 +18,12 @@ from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import pull_request_event, push_event, workflow_dispatch_event
 from tests.action.project import REGRESSING_NOTES, new_project
 from tests.action.runner_env import TOKEN
-from tests.container.runner import ContainerRun, record_timing, run_container
+from tests.container.runner import (
+    ContainerRun,
+    record_timing,
+    run_container,
+    serve_base_commit_files,
+)
 from tests.support.fake_github import FakeGitHub
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
@@ -45,11 +50,7 @@ def open_pull(
     changed = git(workspace, "diff", "--name-only", f"{base}...{head}").splitlines()
     files: list[str | dict[str, Any]] = [*changed]
     github.add_pull(number, head_sha=head, base_sha=base, files=files)
-    # The image has no git: the Action reads the base commit's baseline through the
-    # contents API, which serves what the repository holds at that commit.
-    at_base = git(workspace, "ls-tree", "--name-only", base, "baseline.json")
-    if at_base:
-        github.put_content(base, "baseline.json", git(workspace, "show", f"{base}:baseline.json"))
+    serve_base_commit_files(github, workspace, base)
     git(workspace, "checkout", "-q", head)
     return pull_request_event(
         number=number, head_sha=head, base_sha=base, action=action, changed_files=len(changed)
@@ -57,7 +58,11 @@ def open_pull(
 
 
 def assert_clean(run: ContainerRun) -> None:
-    assert TOKEN not in run.log, "the token leaked into the log"
+    # `::add-mask::TOKEN` is how the runner is told to hide it; the runner never shows it.
+    masks = [line for line in run.log.splitlines() if line.startswith("::add-mask::")]
+    assert f"::add-mask::{TOKEN}" in masks
+    shown = "\n".join(line for line in run.log.splitlines() if line not in masks)
+    assert TOKEN not in shown, "the token leaked into the log"
     assert TOKEN not in run.summary
 
 
