@@ -108,17 +108,17 @@ mark "start dockerd" "$t"
 # treats registries on 127.0.0.0/8 as insecure (plain HTTP) by default.
 t=$SECONDS
 registry_port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-registry="127.0.0.1:$registry_port"
+registry_address="127.0.0.1:$registry_port"
 printf 'version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: %s\n' \
-  "$work/registry" "$registry" >"$work/registry.yml"
+  "$work/registry" "$registry_address" >"$work/registry.yml"
 docker-registry serve "$work/registry.yml" >"$work/registry.log" 2>&1 &
 registry_pid=$!
-if ! timeout 30 grep -q -m 1 -e "listening on $registry" <(tail -n +1 -F "$work/registry.log" --pid "$registry_pid"); then
+if ! timeout 30 grep -q -m 1 -e "listening on $registry_address" <(tail -n +1 -F "$work/registry.log" --pid "$registry_pid"); then
   echo "ci-container: docker-registry did not start:" >&2
   tail -n 30 "$work/registry.log" >&2
   exit 2
 fi
-echo "ci-container: docker-registry listening on $registry"
+echo "ci-container: docker-registry listening on $registry_address"
 mark "start registry" "$t"
 
 # --- images --------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ t=$SECONDS
 junit="$work/container-junit.xml"
 set +e
 RETRIEVAL_EVAL_IMAGE="$image_tag" RETRIEVAL_EVAL_RUNNER_IMAGE="$python_tag" \
-  RETRIEVAL_EVAL_REGISTRY="$registry" RETRIEVAL_EVAL_REGISTRY_LOG="$work/registry.log" \
+  RETRIEVAL_EVAL_REGISTRY="$registry_address" RETRIEVAL_EVAL_REGISTRY_LOG="$work/registry.log" \
   RETRIEVAL_EVAL_TIMINGS="$work/test-timings.txt" \
   "$repo/.venv/bin/pytest" -m container -p no:xdist -p no:cacheprovider -q \
   --junitxml="$junit" tests/container

@@ -32,11 +32,11 @@ version=${tag#v}
 major=v${BASH_REMATCH[1]}
 owner=${RELEASE_OWNER:?release: set RELEASE_OWNER (the image namespace, e.g. the GitHub owner)}
 owner=${owner,,} # registries accept lower-case repository names only
-registry=${RELEASE_REGISTRY:-ghcr.io}
+image_registry=${RELEASE_REGISTRY:-ghcr.io}
 remote=${RELEASE_REMOTE:-origin}
 network=${RELEASE_BUILD_NETWORK:-host}
-base_ref=$registry/$owner/retrieval-eval-base:$version
-image_ref=$registry/$owner/retrieval-eval:$version
+base_ref=$image_registry/$owner/retrieval-eval-base:$version
+image_ref=$image_registry/$owner/retrieval-eval:$version
 
 # --- checks: the tag, the version and the files agree -----------------------------------
 source_commit=$(git rev-parse --verify --quiet "refs/tags/$tag^{commit}") ||
