@@ -23,6 +23,7 @@ fi
 base_tag=$(sed -n 's/^ARG BASE=//p' Dockerfile)
 image_tag=retrieval-eval:ci
 python_tag=retrieval-eval-ci/debian-python:bookworm
+act_runner_tag=retrieval-eval-ci/act-runner:bookworm
 # Short: dockerd's sockets live under it and unix socket paths are limited to 108 bytes.
 work=$(mktemp -d /tmp/re-ci.XXXXXX)
 dockerd_pid=""
@@ -127,6 +128,15 @@ bash docker/build-rootfs.sh "$python_tag" "$work/rootfs"
 mark "debootstrap + docker import" "$t"
 
 t=$SECONDS
+# The job image of the sharded workflow's act test: JavaScript actions need node in it.
+docker build --quiet --network=host -f docker/act-runner.Dockerfile \
+  --build-arg RUNNER_IMAGE="$python_tag" -t "$act_runner_tag" . >"$work/act-runner-build.log" 2>&1 || {
+  tail -n 60 "$work/act-runner-build.log" >&2
+  exit 2
+}
+mark "act runner image build" "$t"
+
+t=$SECONDS
 docker build --quiet --network=host -f docker/base.Dockerfile \
   --build-arg PYTHON_IMAGE="$python_tag" -t "$base_tag" . >"$work/base-build.log" 2>&1 || {
   tail -n 60 "$work/base-build.log" >&2
@@ -149,6 +159,7 @@ t=$SECONDS
 junit="$work/container-junit.xml"
 set +e
 RETRIEVAL_EVAL_IMAGE="$image_tag" RETRIEVAL_EVAL_RUNNER_IMAGE="$python_tag" \
+  RETRIEVAL_EVAL_ACT_RUNNER_IMAGE="$act_runner_tag" \
   RETRIEVAL_EVAL_REGISTRY="$registry_address" RETRIEVAL_EVAL_REGISTRY_LOG="$work/registry.log" \
   RETRIEVAL_EVAL_TIMINGS="$work/test-timings.txt" \
   "$repo/.venv/bin/pytest" -m container -p no:xdist -p no:cacheprovider -q \

@@ -22,6 +22,7 @@ from tests.support.fake_github import FakeGitHub
 NEEDS_DOCKER = {
     "test_runner_container.py",
     "test_act_workflow.py",
+    "test_act_sharded.py",
     "test_lint.py",
     "test_release.py",
     "test_image.py",
@@ -67,6 +68,15 @@ def runner_image() -> str:
     """The image act runs the job in: the debootstrapped Debian ci-container.sh imported."""
     _require_engine()
     return os.environ.get("RETRIEVAL_EVAL_RUNNER_IMAGE", "retrieval-eval-ci/debian-python:bookworm")
+
+
+@pytest.fixture(scope="session")
+def act_runner_image() -> str:
+    """The job image for workflows with JavaScript actions: that Debian plus Node.js."""
+    _require_engine()
+    return os.environ.get(
+        "RETRIEVAL_EVAL_ACT_RUNNER_IMAGE", "retrieval-eval-ci/act-runner:bookworm"
+    )
 
 
 @pytest.fixture
