@@ -218,13 +218,19 @@ def test_act_runs_the_documented_matrix_and_the_merge_equals_an_unsharded_run(
     # Every job of the matrix ran and succeeded.
     for job in JOBS:
         assert "🏁  Job succeeded" in job_log(log, job), f"{job} did not succeed:\n{log}"
+    split = []  # (chunks this shard embedded, chunks in the corpus), per embed job
     for index in (1, 2):
-        assert f"shard {index}/2: " in job_log(log, f"embed-{index}"), log
+        embedded = re.search(rf"shard {index}/2: (\d+) of (\d+) chunks, \1 embedded", log)
+        assert embedded, job_log(log, f"embed-{index}")
+        split.append((int(embedded.group(1)), int(embedded.group(2))))
         assert f"shard {index}/2: evaluated " in job_log(log, f"evaluate-{index}"), log
+    # Each embed job embedded its own part of the corpus, and the two parts make it whole.
+    (first, chunks), (second, also_chunks) = split
+    assert chunks == also_chunks and first > 0 and second > 0 and first + second == chunks
 
-    # Artifacts went from job to job through act's artifact server: each embed job's
-    # cache holds its own shard of the vectors, each evaluate job downloaded both caches
-    # and uploaded its partial result, and the merge job downloaded both partials.
+    # Artifacts went from job to job through act's artifact server: each embed job
+    # uploaded its cache, each evaluate job downloaded both caches and uploaded its
+    # partial result, and the merge job downloaded both partials.
     caches = [set(artifact(artifacts, f"embeddings-{i}").namelist()) for i in (1, 2)]
     assert all(any(name.startswith("embeddings/") for name in cache) for cache in caches)
     for index in (1, 2):
