@@ -22,7 +22,7 @@ import numpy as np
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.score.ranked import IntArray, RankedHits
-from retrieval_eval.trec.files import Columns, grouped_by_query
+from retrieval_eval.trec.files import Columns
 from retrieval_eval.trec.hits import TrecHits
 from retrieval_eval.trec.values import WordArray, as_bytes_strings, order_keys, widen
 
@@ -48,7 +48,6 @@ def judge_run(
     Queries come out sorted by id, in trec_eval's ``strcmp`` order. ``max_docs`` is
     trec_eval's ``-M``: only each query's top ``max_docs`` results count.
     """
-    run = grouped_by_query(run)
     _reject_duplicate_results(run)
     qrels_index = {qid: index for index, qid in enumerate(qrels.query_ids)}
     run_to_qrels = np.array([qrels_index.get(qid, -1) for qid in run.query_ids], dtype=np.int64)
@@ -113,15 +112,14 @@ def _chunks(rows: int) -> range:
 
 
 def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
-    """1-based trec_eval rank of each of ``rows`` (run line indices) in a contiguous run."""
+    """1-based trec_eval rank of each of ``rows`` (run line indices)."""
     scores = np.asarray(run.value, dtype=np.float64)
+    if not run.contiguous:
+        return _scattered_ranks(run, scores, rows)
     starts = run.segment_starts
     segment = np.searchsorted(starts, rows, side="right") - 1
     rank = rows - starts[segment] + 1
-    if run.order is not None:  # regrouped from scattered lines: assume nothing is in order
-        broken = np.arange(starts.size, dtype=np.int64)
-    else:
-        broken = _queries_out_of_order(run, scores)
+    broken = _queries_out_of_order(run, scores)
     if broken.size == 0:
         return rank
     inside = np.isin(segment, broken)
@@ -162,6 +160,81 @@ def _sorted_ranks(run: Columns, scores: np.ndarray, segments: IntArray) -> IntAr
             np.put_along_axis(ranks, order, columns[None, :] + 1, axis=1)
             out[index[valid]] = ranks[valid]
     return out
+
+
+def _scattered_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
+    """trec_eval ranks of ``rows`` in a run whose queries' lines are scattered over the file.
+
+    Nothing is moved: each line gets a 64-bit key of (query, score) -- the query index in
+    the high bits, the score's order (higher first) truncated into the rest -- and the
+    keys are sorted. A row's rank is then one more than the lines of its query with a
+    smaller key (a binary search) plus the lines that beat it among those with an equal
+    key. Equal keys are real score ties or scores too close for the truncated bits; those
+    few lines are collected in one pass and sorted exactly (score descending, then id
+    descending, as trec_eval breaks ties).
+    """
+    if rows.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    query_bits = max(1, len(run.query_ids).bit_length())
+    keys = np.empty(run.rows, dtype=np.uint64)
+    for start in _chunks(run.rows):
+        stop = min(start + CHUNK_ROWS, run.rows)
+        keys[start:stop] = _score_keys(run.query_rows(start, stop), scores[start:stop], query_bits)
+    keys.sort()
+    wanted = _score_keys(run.query_of(rows), scores[rows], query_bits)
+    first_of_query = np.searchsorted(
+        keys, run.query_of(rows).astype(np.uint64) << np.uint64(64 - query_bits)
+    )
+    below = np.searchsorted(keys, wanted, side="left")
+    tied = np.searchsorted(keys, wanted, side="right") - below
+    del keys
+    rank = below - first_of_query + 1
+    ambiguous = np.flatnonzero(tied > 1)
+    if ambiguous.size:
+        rank[ambiguous] += _beaten_among_ties(run, scores, rows[ambiguous], query_bits)
+    return rank
+
+
+def _score_keys(query: IntArray, scores: np.ndarray, query_bits: int) -> np.ndarray:
+    """(query, score) in one word; a smaller key is an earlier query or a higher score."""
+    bits = (scores + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0: they tie
+    negative = (bits >> np.uint64(63)).astype(bool)
+    ascending = np.where(negative, ~bits, bits | np.uint64(1 << 63))
+    return (query.astype(np.uint64) << np.uint64(64 - query_bits)) | (
+        ~ascending >> np.uint64(query_bits)
+    )
+
+
+def _beaten_among_ties(
+    run: Columns, scores: np.ndarray, rows: IntArray, query_bits: int
+) -> IntArray:
+    """For each of ``rows``: lines with the same (truncated) key that trec_eval ranks above it."""
+    tie_keys = np.unique(_score_keys(run.query_of(rows), scores[rows], query_bits))
+    table = _ProbeTable(tie_keys, np.arange(tie_keys.size, dtype=np.int64))
+    members: list[IntArray] = []
+    groups: list[IntArray] = []
+    for start in _chunks(run.rows):
+        stop = min(start + CHUNK_ROWS, run.rows)
+        found, group = table.find(
+            _score_keys(run.query_rows(start, stop), scores[start:stop], query_bits)
+        )
+        members.append(found + start)
+        groups.append(group)
+    member = np.concatenate(members)
+    by_row = np.argsort(member)
+    member, group = member[by_row], np.concatenate(groups)[by_row]
+    doc_keys = order_keys(run.doc_words[member])
+    # Within a group: score descending, then id descending (lexsort's last key is primary).
+    order = np.lexsort(
+        (*(~doc_keys[:, w] for w in range(doc_keys.shape[1] - 1, -1, -1)), -scores[member], group)
+    )
+    position = np.empty(member.size, dtype=np.int64)
+    position[order] = np.arange(member.size, dtype=np.int64)
+    sorted_group = group[order]
+    group_first = np.searchsorted(sorted_group, np.arange(tie_keys.size))
+    within = position - group_first[group]
+    at = np.searchsorted(member, rows)
+    return within[at]
 
 
 def _queries_out_of_order(run: Columns, scores: np.ndarray) -> IntArray:
@@ -353,7 +426,9 @@ def _reject_duplicate_results(run: Columns) -> None:
     """
     query_bits = max(1, len(run.query_ids).bit_length())
     found: list[tuple[int, int]] = []
-    for start, stop in _query_chunks(run):
+    if not run.contiguous:
+        found = _scattered_duplicates(run, query_bits)
+    for start, stop in [] if found or not run.contiguous else _query_chunks(run):
         query = run.query_rows(start, stop)
         docs = run.doc_words[start:stop]
         keys = _keys(query, docs, query_bits)
@@ -379,6 +454,34 @@ def _reject_duplicate_results(run: Columns) -> None:
         file=run.path,
         line=later[pick],
     )
+
+
+def _scattered_duplicates(run: Columns, query_bits: int) -> list[tuple[int, int]]:
+    """Row pairs listing one document twice for a query, lines scattered over the file.
+
+    The (query, id hash) keys of all lines are sorted: a repeated key is a candidate,
+    and only lines with a candidate key are then compared on their exact ids.
+    """
+    keys = np.empty(run.rows, dtype=np.uint64)
+    for start in _chunks(run.rows):
+        stop = min(start + CHUNK_ROWS, run.rows)
+        keys[start:stop] = _keys(run.query_rows(start, stop), run.doc_words[start:stop], query_bits)
+    keys.sort()
+    repeated = np.unique(keys[1:][keys[1:] == keys[:-1]])
+    del keys
+    if repeated.size == 0:
+        return []
+    table = _ProbeTable(repeated, np.arange(repeated.size, dtype=np.int64))
+    rows: list[IntArray] = []
+    for start in _chunks(run.rows):
+        stop = min(start + CHUNK_ROWS, run.rows)
+        found, _ = table.find(
+            _keys(run.query_rows(start, stop), run.doc_words[start:stop], query_bits)
+        )
+        rows.append(found + start)
+    candidates = np.concatenate(rows)
+    pairs = _exact_duplicates(run.query_of(candidates), run.doc_words[candidates], 0)
+    return [(int(candidates[a]), int(candidates[b])) for a, b in pairs]
 
 
 def _query_chunks(run: Columns) -> list[tuple[int, int]]:
