@@ -68,10 +68,19 @@ class Columns:
     runid: str = ""  # a run's tag on its last line (trec_eval prints that one)
     line_query: np.ndarray | None = None  # int32 query index per row, for scattered lines
     query_words: WordArray | None = None  # packed id of each query index
+    file_query: np.ndarray | None = None  # per-line query index in file order, once regrouped
 
     def line_of(self, row: int) -> int:
         """1-based file line of a row."""
-        return self.lines.line(row)
+        return self.lines.line(self.file_row(row))
+
+    def file_row(self, row: int) -> int:
+        """Row in file order: a regrouped query keeps its lines in file order."""
+        if self.file_query is None:
+            return row
+        query = int(np.searchsorted(self.segment_starts, row, side="right")) - 1
+        rows_of_query = np.flatnonzero(self.file_query == self.segment_codes[query])
+        return int(rows_of_query[row - int(self.segment_starts[query])])
 
     @property
     def rows(self) -> int:
@@ -107,15 +116,21 @@ class Columns:
 
 
 def read_run(path: Path) -> Columns:
-    """Parse a run file; extra fields after the tag are ignored, as trec_eval does."""
-    return _read(path, fields=6, extra_ok=True, layout=RUN_LAYOUT, value_column=4)
+    """Parse a run file; extra fields after the tag are ignored, as trec_eval does.
+
+    A run whose queries' lines are scattered comes back regrouped by query (see
+    :func:`grouped_by_query`); the scattered copy is freed while reading.
+    """
+    return _read(path, fields=6, extra_ok=True, layout=RUN_LAYOUT, value_column=4, group=True)
 
 
 def read_qrels(path: Path) -> Columns:
-    return _read(path, fields=4, extra_ok=False, layout=QRELS_LAYOUT, value_column=3)
+    return _read(path, fields=4, extra_ok=False, layout=QRELS_LAYOUT, value_column=3, group=False)
 
 
-def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column: int) -> Columns:
+def _read(
+    path: Path, *, fields: int, extra_ok: bool, layout: str, value_column: int, group: bool
+) -> Columns:
     if not path.is_file():
         raise InputError("file not found", file=path)
     doc_parts: list[WordArray] = []
@@ -133,12 +148,16 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
         if block.lines == 0:
             continue
         query_words = words_for(block.buffer, *block.span(0), capped=False)
-        starts = _segment_starts(query_words, previous_qid)
+        if query_parts and query_parts[-1].starts is None:
+            # The last block's queries changed almost every line: look up every line.
+            part = _BlockQueries(rows, block.lines, None, names.codes(query_words).astype(np.int32))
+        else:
+            starts = _segment_starts(query_words, previous_qid)
+            codes = names.codes(query_words[starts])
+            part = _BlockQueries.of(rows, block.lines, starts, codes, last_code)
+        query_parts.append(part)
         previous_qid = query_words[-1]
-        codes = names.codes(query_words[starts])
-        query_parts.append(_BlockQueries.of(rows, block.lines, starts, codes, last_code))
-        if codes.size:
-            last_code = int(codes[-1])
+        last_code = part.last_code()
         doc_parts.append(words_for(block.buffer, *block.span(2)))
         if value_column == 4:
             value_parts.append(_scores(block, path))
@@ -155,17 +174,29 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
         raise InputError(f"no data lines; expected lines of the form '{layout}'", file=path)
     segment_starts, segment_codes, line_query = _query_layout(query_parts, len(names.names))
     del query_parts
+    file_query = None
+    if group and line_query is not None:
+        segment_starts, doc_words, value = _grouped(
+            line_query, len(names.names), first_rows, doc_parts, value_parts
+        )
+        segment_codes = np.arange(len(names.names), dtype=np.int64)
+        file_query, line_query = line_query, None
+    else:
+        doc_words = _stack(doc_parts)
+        value = np.concatenate(value_parts)
+    del doc_parts, value_parts
     return Columns(
         path=path,
         query_ids=tuple(names.names),
         segment_starts=segment_starts,
         segment_codes=segment_codes,
-        doc_words=_stack(doc_parts),
-        value=np.concatenate(value_parts),
+        doc_words=doc_words,
+        value=value,
         lines=LineMap(tuple(first_rows), tuple(first_lines), tuple(explicit)),
         runid=runid.decode("utf-8", "replace"),
         line_query=line_query,
         query_words=names.words(),
+        file_query=file_query,
     )
 
 
@@ -181,7 +212,10 @@ class _BlockQueries:
     rows: int
     starts: IntArray | None  # stretch starts (file rows); None when ``codes`` is per line
     codes: np.ndarray
-    lead_code: int
+    lead_code: int = -1
+
+    def last_code(self) -> int:
+        return int(self.codes[-1]) if self.codes.size else self.lead_code
 
     @classmethod
     def of(
@@ -227,8 +261,9 @@ class _QueryIds:
     A scattered file starts a new stretch of lines on nearly every line, and every block
     holds most of the file's queries; so ids are looked up all at once (open addressing
     with linear probing, vectorised over the block), and only ids never seen before are
-    decoded in Python. A found id is confirmed on its exact packed bytes; a 64-bit hash
-    collision between two ids makes the table rebuild itself with another seed.
+    decoded in Python. An id of up to 8 bytes is its own key (its packed word); a longer
+    one is keyed by a 64-bit hash of its words, and a found id is confirmed on its exact
+    bytes: a hash collision between two ids makes the table rebuild with another seed.
     """
 
     def __init__(self) -> None:
@@ -237,7 +272,8 @@ class _QueryIds:
         self._hashes = np.zeros(64, dtype=np.uint64)  # hash per code
         self._seed = 0
         self._bits = 7
-        self._slots = np.full(1 << self._bits, -1, dtype=np.int64)  # code per slot, -1 empty
+        self._slots = np.full(1 << self._bits, -1, dtype=np.int32)  # code per slot, -1 empty
+        self._slot_hashes = np.zeros(1 << self._bits, dtype=np.uint64)  # its hash, beside it
 
     def words(self) -> WordArray:
         return self._words[: len(self.names)]
@@ -254,12 +290,14 @@ class _QueryIds:
             missing = np.flatnonzero(codes < 0)
             if missing.size:
                 codes[missing] = self._add(words[missing], keys[missing])
-            if bool((self._words[codes] == words).all()):
+            if width == 1 or bool((self._words[codes] == words).all()):
                 return codes
             self._seed += 1  # pragma: no cover - two ids with one 64-bit hash
             self._rebuild(self._bits)  # pragma: no cover
 
     def _hash(self, words: WordArray) -> np.ndarray:
+        if words.shape[1] == 1:
+            return words[:, 0]  # exact: equal keys are equal ids
         value = np.full(words.shape[0], _MIX[0] + np.uint64(self._seed), dtype=np.uint64)
         for column in range(words.shape[1]):
             mixed = (words[:, column] ^ value) * _MIX[(column % 3) + 1]
@@ -267,20 +305,26 @@ class _QueryIds:
         return value * _MIX[3]
 
     def _slot(self, keys: np.ndarray) -> IntArray:
-        return (keys >> np.uint64(64 - self._bits)).astype(np.int64)
+        mixed = keys * _MIX[1]  # the product's top bits depend on every bit of the key
+        return (mixed >> np.uint64(64 - self._bits)).astype(np.int64)
 
     def _find(self, keys: np.ndarray) -> IntArray:
         """Code of each key, or -1 where the key is not in the table."""
-        found = np.full(keys.size, -1, dtype=np.int64)
-        pending = np.arange(keys.size, dtype=np.int64)
         slot = self._slot(keys)
+        code = self._slots[slot]
+        hit = self._slot_hashes[slot] == keys
+        hit &= code >= 0
+        found = np.where(hit, code, -1).astype(np.int64)
+        # Most keys sit in their first slot; the rest probe on (-1 codes never match).
+        pending = np.flatnonzero(~hit & (code >= 0))
         mask = (1 << self._bits) - 1
+        slot = (slot[pending] + 1) & mask
         while pending.size:
             code = self._slots[slot]
-            occupied = code >= 0
-            hit = occupied & (self._hashes[code] == keys[pending])
+            hit = self._slot_hashes[slot] == keys[pending]
+            hit &= code >= 0
             found[pending[hit]] = code[hit]
-            go_on = occupied & ~hit
+            go_on = (code >= 0) & ~hit
             pending, slot = pending[go_on], (slot[go_on] + 1) & mask
         return found
 
@@ -314,7 +358,8 @@ class _QueryIds:
         count = len(self.names)
         self._hashes[:count] = self._hash(self._words[:count])
         self._bits = bits
-        self._slots = np.full(1 << bits, -1, dtype=np.int64)
+        self._slots = np.full(1 << bits, -1, dtype=np.int32)
+        self._slot_hashes = np.zeros(1 << bits, dtype=np.uint64)
         self._insert(np.arange(count, dtype=np.int64))
 
     def _insert(self, codes: IntArray) -> None:
@@ -326,6 +371,7 @@ class _QueryIds:
             self._slots[slot[free]] = codes[free]  # of equal slots, one write wins
             placed = np.zeros(codes.size, dtype=bool)
             placed[free] = self._slots[slot[free]] == codes[free]
+            self._slot_hashes[slot[placed]] = self._hashes[codes[placed]]
             codes, slot = codes[~placed], (slot[~placed] + 1) & mask
 
 
@@ -335,6 +381,105 @@ _MIX = (
     np.uint64(0x165667B19E3779F9),
     np.uint64(0xD6E8FEB86659FD93),
 )
+
+
+def grouped_by_query(columns: Columns) -> Columns:
+    """The same rows with each query's lines brought together (file order kept within a query).
+
+    Runs concatenated from shards interleave their queries; every later step works
+    query by query on contiguous stretches, in cache. ``order`` keeps each row's file
+    row so errors still name the right line.
+    """
+    if columns.line_query is None:
+        return columns
+    starts, docs, values = _grouped(
+        columns.line_query,
+        len(columns.query_ids),
+        [0],
+        [columns.doc_words],
+        [np.asarray(columns.value)],
+    )
+    return Columns(
+        path=columns.path,
+        query_ids=columns.query_ids,
+        segment_starts=starts,
+        segment_codes=np.arange(len(columns.query_ids), dtype=np.int64),
+        doc_words=docs,
+        value=values,
+        lines=columns.lines,
+        runid=columns.runid,
+        query_words=columns.query_words,
+        file_query=columns.line_query,
+    )
+
+
+def _grouped(
+    line_query: np.ndarray,
+    num_queries: int,
+    first_rows: list[int],
+    doc_parts: list[WordArray],
+    value_parts: list[np.ndarray],
+) -> tuple[IntArray, WordArray, np.ndarray]:
+    """(query starts, ids, values) with each query's lines together, in file order.
+
+    Query q's lines go after all lines of queries below q (every index occurs). Each
+    block's lines are written straight to their places (see :func:`_places`), so no
+    sort or gather runs over the whole file and the parts are never concatenated
+    first. The parts lists are emptied as they are used.
+    """
+    rows = line_query.size
+    starts = np.zeros(num_queries, dtype=np.int64)
+    np.cumsum(np.bincount(line_query, minlength=num_queries)[:-1], out=starts[1:])
+    cursor = starts.copy()  # next free row of each query
+    scratch = np.full(num_queries, rows, dtype=np.int64)
+    width = max(part.shape[1] for part in doc_parts)
+    docs = np.empty((rows, width), dtype=np.uint64)
+    values = np.empty(rows, dtype=value_parts[0].dtype)
+    for index, first in enumerate(first_rows):
+        part_docs, part_values = widen(doc_parts[index], width), value_parts[index]
+        doc_parts[index], value_parts[index] = part_docs[:0], part_values[:0]  # free as we go
+        at = _places(line_query[first : first + part_values.size], cursor, scratch)
+        if width == 1:  # a 1-D scatter is several times cheaper than a row-wise one
+            docs.reshape(-1)[at] = part_docs.reshape(-1)
+        else:
+            docs[at] = part_docs
+        values[at] = part_values
+    return starts, docs, values
+
+
+def _places(codes: np.ndarray, cursor: IntArray, scratch: IntArray) -> IntArray:
+    """Grouped row of each line of a block: its query's next free rows, in file order.
+
+    ``cursor`` (next free row per query) advances past the block. With at most 65,536
+    queries a stable radix sort of the block's codes orders them; otherwise lines are
+    placed in rounds, each placing the earliest remaining line of every query
+    (``scratch`` is a per-query work array holding a value above any line).
+    """
+    size = codes.size
+    if cursor.size <= 1 << 16:
+        order = np.argsort(codes.astype(np.uint16), kind="stable")
+        query = codes[order].astype(np.int64)
+        new_query = np.ones(size, dtype=bool)
+        new_query[1:] = query[1:] != query[:-1]
+        run_starts = np.flatnonzero(new_query)
+        taken = np.arange(size, dtype=np.int64) - run_starts[np.cumsum(new_query) - 1]
+        at = np.empty(size, dtype=np.int64)
+        at[order] = cursor[query] + taken
+        cursor[query[run_starts]] += np.diff(np.append(run_starts, size))
+        return at
+    at = np.empty(size, dtype=np.int64)
+    pending = np.arange(size, dtype=np.int64)
+    unset = scratch[0]
+    while pending.size:
+        query = codes[pending]
+        np.minimum.at(scratch, query, pending)
+        earliest = scratch[query] == pending
+        scratch[query] = unset
+        placed = query[earliest]
+        at[pending[earliest]] = cursor[placed]
+        cursor[placed] += 1
+        pending = pending[~earliest]
+    return at
 
 
 def _stack(parts: list[WordArray]) -> WordArray:

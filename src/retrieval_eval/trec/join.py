@@ -22,7 +22,7 @@ import numpy as np
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.score.ranked import IntArray, RankedHits
-from retrieval_eval.trec.files import Columns
+from retrieval_eval.trec.files import Columns, grouped_by_query
 from retrieval_eval.trec.hits import TrecHits
 from retrieval_eval.trec.values import WordArray, as_bytes_strings, order_keys, widen
 
@@ -48,6 +48,7 @@ def judge_run(
     Queries come out sorted by id, in trec_eval's ``strcmp`` order. ``max_docs`` is
     trec_eval's ``-M``: only each query's top ``max_docs`` results count.
     """
+    run = grouped_by_query(run)
     _reject_duplicate_results(run)
     qrels_index = {qid: index for index, qid in enumerate(qrels.query_ids)}
     run_to_qrels = np.array([qrels_index.get(qid, -1) for qid in run.query_ids], dtype=np.int64)
@@ -114,85 +115,117 @@ def _chunks(rows: int) -> range:
 def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
     """1-based trec_eval rank of each of ``rows`` (run line indices)."""
     scores = np.asarray(run.value, dtype=np.float64)
-    if not run.contiguous:
-        return _scattered_ranks(run, scores, rows)
     starts = run.segment_starts
     segment = np.searchsorted(starts, rows, side="right") - 1
     rank = rows - starts[segment] + 1
+    if run.file_query is not None:  # regrouped from scattered lines: assume nothing is in order
+        return _sorted_ranks(run, scores, rows)
     broken = _queries_out_of_order(run, scores)
     if broken.size == 0:
         return rank
-    inside = np.isin(segment, broken)
-    rank[inside] = _sorted_ranks(run, scores, broken)[rows[inside]]
+    inside = np.flatnonzero(np.isin(segment, broken))
+    rank[inside] = _sorted_ranks(run, scores, rows[inside])
     return rank
 
 
-def _sorted_ranks(run: Columns, scores: np.ndarray, segments: IntArray) -> IntArray:
-    """Rank of every line of ``segments`` (whole queries) after trec_eval's sort, by line.
+def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
+    """trec_eval rank of each of ``rows`` within its query (score descending, id descending).
 
-    Queries of similar length are laid out as rows of a padded matrix, a few thousand
-    lines at a time, and sorted along the rows (score descending, then id descending):
-    many small in-cache sorts instead of one sort of every line. Entries of lines
-    outside ``segments`` are left unset.
+    Only the ranks asked for are computed, a chunk of whole queries at a time, in
+    cache. A row's rank is one more than the lines of its query that beat it. Where
+    few rows are asked per query (judged documents usually are), each is compared with
+    its query's scores laid out as one row of a padded matrix, and equal scores are
+    settled on the ids. Otherwise each line gets a 64-bit key of (query within the
+    chunk, score order truncated into the low bits), the chunk's keys are sorted, and
+    binary searches count the keys below a row's own; lines with an equal key (ties,
+    or scores too close for the truncated bits) are sorted exactly.
     """
-    lengths = np.diff(np.append(run.segment_starts, run.rows))[segments]
-    firsts = run.segment_starts[segments]
-    out = np.empty(run.rows, dtype=np.int64)
-    bucket = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
-    for size_class in np.unique(bucket).tolist():
-        members = np.flatnonzero(bucket == size_class)
-        width = int(lengths[members].max())
-        per_chunk = max(1, CHUNK_ROWS // width)
-        for begin in range(0, members.size, per_chunk):
-            chosen = members[begin : begin + per_chunk]
-            columns = np.arange(width, dtype=np.int64)
-            valid = columns[None, :] < lengths[chosen][:, None]
-            index = np.where(valid, firsts[chosen][:, None] + columns[None, :], 0)
-            # Padding sorts last: +inf where a real line has -score, all ones for the id.
-            primary = np.where(valid, -scores[index], np.inf)
-            keys = order_keys(run.doc_words[index.reshape(-1)])
-            words = [
-                np.where(valid, ~keys[:, w].reshape(index.shape), np.uint64(2**64 - 1))
-                for w in range(keys.shape[1] - 1, -1, -1)
-            ]
-            order = np.lexsort((*words, primary), axis=1)
-            ranks = np.empty_like(order)
-            np.put_along_axis(ranks, order, columns[None, :] + 1, axis=1)
-            out[index[valid]] = ranks[valid]
+    by_row = np.argsort(rows, kind="stable")
+    sorted_rows = rows[by_row]
+    out = np.empty(rows.size, dtype=np.int64)
+    for start, stop in _query_chunks(run):
+        lo, hi = np.searchsorted(sorted_rows, [start, stop])
+        if lo == hi:
+            continue
+        wanted = sorted_rows[lo:hi] - start
+        first, last = np.searchsorted(run.segment_starts, [start, stop])
+        local_starts = run.segment_starts[first:last] - start  # a chunk starts a query
+        segment = np.zeros(stop - start, dtype=np.int64)
+        segment[local_starts[1:]] = 1
+        np.cumsum(segment, out=segment)
+        lengths = np.diff(np.append(local_starts, stop - start))
+        chunk_scores = scores[start:stop]
+        if wanted.size * int(lengths.max()) <= 8 * (stop - start):
+            rank = _ranks_by_comparison(run, chunk_scores, start, segment, local_starts, wanted)
+        else:
+            rank = _ranks_by_sorting(run, chunk_scores, start, segment, local_starts, wanted)
+        out[by_row[lo:hi]] = rank
     return out
 
 
-def _scattered_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
-    """trec_eval ranks of ``rows`` in a run whose queries' lines are scattered over the file.
+def _ranks_by_comparison(
+    run: Columns,
+    scores: np.ndarray,
+    start: int,
+    segment: IntArray,
+    local_starts: IntArray,
+    wanted: IntArray,
+) -> IntArray:
+    """Ranks of ``wanted`` (chunk offsets) from a padded (query x line) matrix of scores."""
+    lengths = np.diff(np.append(local_starts, scores.size))
+    padded = np.full((local_starts.size, int(lengths.max())), -np.inf)
+    padded[segment, np.arange(scores.size, dtype=np.int64) - local_starts[segment]] = scores
+    own = scores[wanted]
+    row_scores = padded[segment[wanted]]
+    rank = np.count_nonzero(row_scores > own[:, None], axis=1) + 1
+    asker, column = np.nonzero(row_scores == own[:, None])  # each row with itself, and ties
+    query = segment[wanted[asker]]
+    real = column < lengths[query]  # padding ties only with a score of -inf
+    asker, line = asker[real], local_starts[query[real]] + column[real]
+    doc_keys = order_keys(run.doc_words[start + line])
+    beats = _greater(doc_keys, order_keys(run.doc_words[start + wanted[asker]]))
+    return rank + np.bincount(asker[beats], minlength=wanted.size)
 
-    Nothing is moved: each line gets a 64-bit key of (query, score) -- the query index in
-    the high bits, the score's order (higher first) truncated into the rest -- and the
-    keys are sorted. A row's rank is then one more than the lines of its query with a
-    smaller key (a binary search) plus the lines that beat it among those with an equal
-    key. Equal keys are real score ties or scores too close for the truncated bits; those
-    few lines are collected in one pass and sorted exactly (score descending, then id
-    descending, as trec_eval breaks ties).
-    """
-    if rows.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    query_bits = max(1, len(run.query_ids).bit_length())
-    keys = np.empty(run.rows, dtype=np.uint64)
-    for start in _chunks(run.rows):
-        stop = min(start + CHUNK_ROWS, run.rows)
-        keys[start:stop] = _score_keys(run.query_rows(start, stop), scores[start:stop], query_bits)
-    keys.sort()
-    wanted = _score_keys(run.query_of(rows), scores[rows], query_bits)
-    first_of_query = np.searchsorted(
-        keys, run.query_of(rows).astype(np.uint64) << np.uint64(64 - query_bits)
-    )
-    below = np.searchsorted(keys, wanted, side="left")
-    tied = np.searchsorted(keys, wanted, side="right") - below
-    del keys
-    rank = below - first_of_query + 1
+
+def _ranks_by_sorting(
+    run: Columns,
+    scores: np.ndarray,
+    start: int,
+    segment: IntArray,
+    local_starts: IntArray,
+    wanted: IntArray,
+) -> IntArray:
+    """Ranks of ``wanted`` (chunk offsets) from the chunk's sorted (query, score) keys."""
+    query_bits = max(1, int(local_starts.size).bit_length())
+    line_keys = _score_keys(segment, scores, query_bits)
+    own = line_keys[wanted]
+    keys = np.sort(line_keys)
+    below = np.searchsorted(keys, own, side="left")
+    tied = np.searchsorted(keys, own, side="right") - below
+    rank = below - local_starts[segment[wanted]] + 1
     ambiguous = np.flatnonzero(tied > 1)
     if ambiguous.size:
-        rank[ambiguous] += _beaten_among_ties(run, scores, rows[ambiguous], query_bits)
+        rank[ambiguous] += _beaten_among_ties(run, scores, start, line_keys, wanted[ambiguous])
     return rank
+
+
+def _beaten_among_ties(
+    run: Columns, scores: np.ndarray, start: int, line_keys: np.ndarray, wanted: IntArray
+) -> IntArray:
+    """Lines with the key of each of ``wanted`` (chunk offsets) that trec_eval ranks above it."""
+    tie_keys = np.unique(line_keys[wanted])
+    at = np.minimum(np.searchsorted(tie_keys, line_keys), tie_keys.size - 1)
+    member = np.flatnonzero(tie_keys[at] == line_keys)  # ascending chunk offsets
+    group = at[member]
+    doc_keys = order_keys(run.doc_words[member + start])
+    # Within a group: score descending, then id descending (lexsort's last key is primary).
+    words = [~doc_keys[:, w] for w in range(doc_keys.shape[1] - 1, -1, -1)]
+    order = np.lexsort((*words, -scores[member], group))
+    position = np.empty(member.size, dtype=np.int64)
+    position[order] = np.arange(member.size, dtype=np.int64)
+    group_first = np.searchsorted(group[order], np.arange(tie_keys.size))
+    within = position - group_first[group]
+    return within[np.searchsorted(member, wanted)]
 
 
 def _score_keys(query: IntArray, scores: np.ndarray, query_bits: int) -> np.ndarray:
@@ -203,38 +236,6 @@ def _score_keys(query: IntArray, scores: np.ndarray, query_bits: int) -> np.ndar
     return (query.astype(np.uint64) << np.uint64(64 - query_bits)) | (
         ~ascending >> np.uint64(query_bits)
     )
-
-
-def _beaten_among_ties(
-    run: Columns, scores: np.ndarray, rows: IntArray, query_bits: int
-) -> IntArray:
-    """For each of ``rows``: lines with the same (truncated) key that trec_eval ranks above it."""
-    tie_keys = np.unique(_score_keys(run.query_of(rows), scores[rows], query_bits))
-    table = _ProbeTable(tie_keys, np.arange(tie_keys.size, dtype=np.int64))
-    members: list[IntArray] = []
-    groups: list[IntArray] = []
-    for start in _chunks(run.rows):
-        stop = min(start + CHUNK_ROWS, run.rows)
-        found, group = table.find(
-            _score_keys(run.query_rows(start, stop), scores[start:stop], query_bits)
-        )
-        members.append(found + start)
-        groups.append(group)
-    member = np.concatenate(members)
-    by_row = np.argsort(member)
-    member, group = member[by_row], np.concatenate(groups)[by_row]
-    doc_keys = order_keys(run.doc_words[member])
-    # Within a group: score descending, then id descending (lexsort's last key is primary).
-    order = np.lexsort(
-        (*(~doc_keys[:, w] for w in range(doc_keys.shape[1] - 1, -1, -1)), -scores[member], group)
-    )
-    position = np.empty(member.size, dtype=np.int64)
-    position[order] = np.arange(member.size, dtype=np.int64)
-    sorted_group = group[order]
-    group_first = np.searchsorted(sorted_group, np.arange(tie_keys.size))
-    within = position - group_first[group]
-    at = np.searchsorted(member, rows)
-    return within[at]
 
 
 def _queries_out_of_order(run: Columns, scores: np.ndarray) -> IntArray:
@@ -426,9 +427,7 @@ def _reject_duplicate_results(run: Columns) -> None:
     """
     query_bits = max(1, len(run.query_ids).bit_length())
     found: list[tuple[int, int]] = []
-    if not run.contiguous:
-        found = _scattered_duplicates(run, query_bits)
-    for start, stop in [] if found or not run.contiguous else _query_chunks(run):
+    for start, stop in _query_chunks(run):
         query = run.query_rows(start, stop)
         docs = run.doc_words[start:stop]
         keys = _keys(query, docs, query_bits)
@@ -454,34 +453,6 @@ def _reject_duplicate_results(run: Columns) -> None:
         file=run.path,
         line=later[pick],
     )
-
-
-def _scattered_duplicates(run: Columns, query_bits: int) -> list[tuple[int, int]]:
-    """Row pairs listing one document twice for a query, lines scattered over the file.
-
-    The (query, id hash) keys of all lines are sorted: a repeated key is a candidate,
-    and only lines with a candidate key are then compared on their exact ids.
-    """
-    keys = np.empty(run.rows, dtype=np.uint64)
-    for start in _chunks(run.rows):
-        stop = min(start + CHUNK_ROWS, run.rows)
-        keys[start:stop] = _keys(run.query_rows(start, stop), run.doc_words[start:stop], query_bits)
-    keys.sort()
-    repeated = np.unique(keys[1:][keys[1:] == keys[:-1]])
-    del keys
-    if repeated.size == 0:
-        return []
-    table = _ProbeTable(repeated, np.arange(repeated.size, dtype=np.int64))
-    rows: list[IntArray] = []
-    for start in _chunks(run.rows):
-        stop = min(start + CHUNK_ROWS, run.rows)
-        found, _ = table.find(
-            _keys(run.query_rows(start, stop), run.doc_words[start:stop], query_bits)
-        )
-        rows.append(found + start)
-    candidates = np.concatenate(rows)
-    pairs = _exact_duplicates(run.query_of(candidates), run.doc_words[candidates], 0)
-    return [(int(candidates[a]), int(candidates[b])) for a, b in pairs]
 
 
 def _query_chunks(run: Columns) -> list[tuple[int, int]]:
