@@ -50,8 +50,7 @@ def judge_run(
     """
     run = grouped_by_query(run)
     _reject_duplicate_results(run)
-    qrels_index = {qid: index for index, qid in enumerate(qrels.query_ids)}
-    run_to_qrels = np.array([qrels_index.get(qid, -1) for qid in run.query_ids], dtype=np.int64)
+    by_id, run_to_qrels = _join_query_ids(qrels, run)
     width = max(qrels.doc_words.shape[1], run.doc_words.shape[1])
     qrels_docs, run_docs = widen(qrels.doc_words, width), widen(run.doc_words, width)
     grades = np.asarray(qrels.value, dtype=np.int64)
@@ -81,10 +80,9 @@ def judge_run(
         matched_judgment, rank = matched_judgment[within], rank[within]
     retrieved_per_qrels_query = np.zeros(len(qrels.query_ids), dtype=np.int64)
     retrieved_per_qrels_query[run_to_qrels[known]] = retrieved[known]
-    order = sorted(range(len(qrels.query_ids)), key=qrels.query_ids.__getitem__)
     in_run = np.zeros(len(qrels.query_ids), dtype=bool)
     in_run[run_to_qrels[known]] = True
-    selected = np.asarray([q for q in order if complete or in_run[q]], dtype=np.int64)
+    selected = by_id if complete else by_id[in_run[by_id]]
     position = np.full(len(qrels.query_ids), -1, dtype=np.int64)
     position[selected] = np.arange(selected.size, dtype=np.int64)
 
@@ -97,7 +95,7 @@ def judge_run(
     judged_query = position[qrels_query]
     in_scope = judged_query >= 0
     return TrecHits(
-        query_ids=tuple(qrels.query_ids[q] for q in selected.tolist()),
+        query_ids=tuple(map(qrels.query_ids.__getitem__, selected.tolist())),
         num_ret=retrieved_per_qrels_query[selected],
         judged_query=hit_query[by_query_rank],
         judged_rank=hit_rank[by_query_rank],
@@ -106,6 +104,29 @@ def judge_run(
         qrels_grade=grades[in_scope],
         runid=run.runid,
     )
+
+
+def _join_query_ids(qrels: Columns, run: Columns) -> tuple[IntArray, IntArray]:
+    """(qrels queries in trec_eval's strcmp order of ids, qrels index of each run query or -1).
+
+    Done on the packed ids in numpy (one sort, one binary search), not in Python: a
+    million queries cost a Python dictionary and sort about a second each.
+    """
+    assert qrels.query_words is not None and run.query_words is not None
+    width = max(qrels.query_words.shape[1], run.query_words.shape[1])
+    qrels_ids = _sortable_ids(widen(qrels.query_words, width))
+    run_ids = _sortable_ids(widen(run.query_words, width))
+    by_id = np.argsort(qrels_ids).astype(np.int64)  # ids are distinct: any sort is stable
+    ordered = qrels_ids[by_id]
+    at = np.minimum(np.searchsorted(ordered, run_ids), ordered.size - 1)
+    return by_id, np.where(ordered[at] == run_ids, by_id[at], -1)
+
+
+def _sortable_ids(words: WordArray) -> np.ndarray:
+    """Ids as an array whose order is strcmp order: big-endian words, or byte strings."""
+    if words.shape[1] == 1:
+        return order_keys(words)[:, 0]
+    return as_bytes_strings(words)
 
 
 def _chunks(rows: int) -> range:
@@ -155,15 +176,15 @@ def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
         np.cumsum(segment, out=segment)
         lengths = np.diff(np.append(local_starts, stop - start))
         chunk_scores = scores[start:stop]
-        if wanted.size * int(lengths.max()) <= 8 * (stop - start):
-            rank = _ranks_by_comparison(run, chunk_scores, start, segment, local_starts, wanted)
-        else:
+        if local_starts.size * int(lengths.max()) <= 4 * (stop - start):
+            rank = _ranks_by_rows(run, chunk_scores, start, segment, local_starts, wanted)
+        else:  # queries of very different lengths: a padded matrix would be mostly padding
             rank = _ranks_by_sorting(run, chunk_scores, start, segment, local_starts, wanted)
         out[by_row[lo:hi]] = rank
     return out
 
 
-def _ranks_by_comparison(
+def _ranks_by_rows(
     run: Columns,
     scores: np.ndarray,
     start: int,
@@ -171,20 +192,45 @@ def _ranks_by_comparison(
     local_starts: IntArray,
     wanted: IntArray,
 ) -> IntArray:
-    """Ranks of ``wanted`` (chunk offsets) from a padded (query x line) matrix of scores."""
+    """Ranks of ``wanted`` (chunk offsets) from a padded (query x line) matrix of scores.
+
+    Each matrix row (a query's negated scores, +inf padding) is sorted -- many small
+    sorts, fast -- and a binary search in its query's row counts the higher scores.
+    A row whose score occurs twice in its query is settled by comparing it with every
+    line of its query: the higher scores, then the equal scores with a greater id.
+    """
     lengths = np.diff(np.append(local_starts, scores.size))
-    padded = np.full((local_starts.size, int(lengths.max())), -np.inf)
-    padded[segment, np.arange(scores.size, dtype=np.int64) - local_starts[segment]] = scores
-    own = scores[wanted]
-    row_scores = padded[segment[wanted]]
-    rank = np.count_nonzero(row_scores > own[:, None], axis=1) + 1
-    asker, column = np.nonzero(row_scores == own[:, None])  # each row with itself, and ties
-    query = segment[wanted[asker]]
-    real = column < lengths[query]  # padding ties only with a score of -inf
-    asker, line = asker[real], local_starts[query[real]] + column[real]
-    doc_keys = order_keys(run.doc_words[start + line])
-    beats = _greater(doc_keys, order_keys(run.doc_words[start + wanted[asker]]))
-    return rank + np.bincount(asker[beats], minlength=wanted.size)
+    width = int(lengths.max())
+    column = np.arange(scores.size, dtype=np.int64) - local_starts[segment]
+    padded = np.full((local_starts.size, width), np.inf)
+    padded[segment, column] = -scores
+    ordered = np.sort(padded, axis=1).reshape(-1)
+    query = segment[wanted]
+    target = -scores[wanted]
+    base = query * width
+    low = np.zeros(wanted.size, dtype=np.int64)
+    high = lengths[query].copy()
+    while True:  # first position in the sorted row whose value is not below the target
+        active = np.flatnonzero(low < high)
+        if active.size == 0:
+            break
+        middle = (low[active] + high[active]) // 2
+        below = ordered[base[active] + middle] < target[active]
+        low[active] = np.where(below, middle + 1, low[active])
+        high[active] = np.where(below, high[active], middle)
+    rank = low + 1
+    after = np.minimum(low + 1, width - 1)
+    tied = np.flatnonzero((low + 1 < lengths[query]) & (ordered[base + after] == target))
+    if tied.size:
+        rows = padded[query[tied]]  # the query's lines in order, negated scores
+        asker, line_column = np.nonzero(rows == target[tied][:, None])
+        real = line_column < lengths[query[tied[asker]]]  # padding equals a score of -inf
+        asker, line_column = asker[real], line_column[real]
+        line = local_starts[query[tied[asker]]] + line_column
+        doc_keys = order_keys(run.doc_words[start + line])
+        beats = _greater(doc_keys, order_keys(run.doc_words[start + wanted[tied[asker]]]))
+        rank[tied] += np.bincount(asker[beats], minlength=tied.size)
+    return rank
 
 
 def _ranks_by_sorting(
