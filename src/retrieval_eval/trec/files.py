@@ -2,7 +2,9 @@
 
 The result is columnar: per line a query index, the document id packed into
 words, and the grade or score. Lines of one query normally sit together, so
-query ids are compared with the previous line instead of being hashed one by one.
+query ids are compared with the previous line and looked up once per stretch;
+where they change on almost every line (runs concatenated from shards) every
+line is looked up, and a run is regrouped by query as it is read.
 """
 
 from __future__ import annotations

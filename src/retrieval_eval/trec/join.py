@@ -3,8 +3,9 @@
 trec_eval ignores the rank column: it sorts each query's results by score
 descending and breaks ties by document id descending (``strcmp`` order). Most
 run files are already written in that order, so we verify it with one
-vectorised pass over adjacent lines and sort only the queries that break it.
-Ranks are then needed only for the few lines that match a judgment.
+vectorised pass over adjacent lines; ranks are needed only for the few lines
+that match a judgment, and only in queries that break the order (every query of
+a run regrouped from scattered lines) are they computed rather than read off.
 
 Documents are matched to judgments by a key of (query, 64-bit hash of the id),
 and each key match is confirmed on the exact id bytes, so a hash collision can
@@ -153,13 +154,9 @@ def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
     """trec_eval rank of each of ``rows`` within its query (score descending, id descending).
 
     Only the ranks asked for are computed, a chunk of whole queries at a time, in
-    cache. A row's rank is one more than the lines of its query that beat it. Where
-    few rows are asked per query (judged documents usually are), each is compared with
-    its query's scores laid out as one row of a padded matrix, and equal scores are
-    settled on the ids. Otherwise each line gets a 64-bit key of (query within the
-    chunk, score order truncated into the low bits), the chunk's keys are sorted, and
-    binary searches count the keys below a row's own; lines with an equal key (ties,
-    or scores too close for the truncated bits) are sorted exactly.
+    cache. A row's rank is one more than the lines of its query that beat it: see
+    :func:`_ranks_by_rows`, or, where the chunk's queries differ so much in length that
+    a padded matrix would be mostly padding, :func:`_ranks_by_sorting`.
     """
     by_row = np.argsort(rows, kind="stable")
     sorted_rows = rows[by_row]
@@ -241,7 +238,13 @@ def _ranks_by_sorting(
     local_starts: IntArray,
     wanted: IntArray,
 ) -> IntArray:
-    """Ranks of ``wanted`` (chunk offsets) from the chunk's sorted (query, score) keys."""
+    """Ranks of ``wanted`` (chunk offsets) from the chunk's sorted (query, score) keys.
+
+    Each line gets a 64-bit key of (query within the chunk, score order truncated into
+    the low bits); binary searches in the sorted keys count those below a row's own, and
+    lines with an equal key (ties, or scores too close for the truncated bits) are
+    sorted exactly.
+    """
     query_bits = max(1, int(local_starts.size).bit_length())
     line_keys = _score_keys(segment, scores, query_bits)
     own = line_keys[wanted]
