@@ -223,6 +223,9 @@ def main() -> None:
     parser.add_argument(
         "--peers-up-to", type=int, default=100_000, help="largest size the peers run at"
     )
+    parser.add_argument(
+        "--no-ranx", action="store_true", help="skip ranx (its 100k build takes minutes)"
+    )
     parser.add_argument("--child", nargs=2, metavar=("KIND", "QUERIES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -240,7 +243,8 @@ def main() -> None:
         if size <= args.peers_up_to:
             row["ours_memory"] = measure("ours-memory", size, args.repeats)
             row["pytrec"] = measure("pytrec", size, args.peer_repeats)
-            row["ranx"] = measure("ranx", size, args.peer_repeats)
+            if not args.no_ranx:
+                row["ranx"] = measure("ranx", size, args.peer_repeats)
         rows.append(row)
         print(json.dumps(row), file=sys.stderr)
     print(render(rows, args))
