@@ -21,9 +21,11 @@ from retrieval_eval.retrieval.timed import QuerySpec
 
 @dataclass(frozen=True)
 class SideRuns:
-    """side → query id → run (doc id, score), and each side's retrieval seconds."""
+    """side → query id → run (doc id, score) and the side's score ceiling for the
+    query (``SearchResult.score_ceiling``), and each side's retrieval seconds."""
 
     runs: Mapping[str, Mapping[str, Run]]
+    ceilings: Mapping[str, Mapping[str, float | None]]
     seconds: Mapping[str, float]
 
     def fused_rankings(self, config: HybridConfig, k: int) -> dict[str, list[str]]:
@@ -32,7 +34,8 @@ class SideRuns:
         rankings: dict[str, list[str]] = {}
         for query_id in query_ids:
             per_side = {side: runs[query_id] for side, runs in self.runs.items()}
-            rankings[query_id] = [doc_id for doc_id, _ in fuse(config, per_side)[:k]]
+            ceilings = {side: bounds[query_id] for side, bounds in self.ceilings.items()}
+            rankings[query_id] = [doc_id for doc_id, _ in fuse(config, per_side, ceilings)[:k]]
         return rankings
 
     def side_rankings(self, side: str, k: int) -> dict[str, list[str]]:
@@ -44,12 +47,15 @@ def retrieve_sides(
 ) -> SideRuns:
     """Search every query once on every (already indexed) side."""
     runs: dict[str, dict[str, Run]] = {}
+    ceilings: dict[str, dict[str, float | None]] = {}
     seconds: dict[str, float] = {}
     for side, retriever in sides.items():
         started = time.perf_counter()
         runs[side] = {}
+        ceilings[side] = {}
         for query in queries:
-            hits = retriever.search(query.text, depth, query.tags).hits
-            runs[side][query.query_id] = [(hit.doc_id, hit.score) for hit in hits]
+            result = retriever.search(query.text, depth, query.tags)
+            runs[side][query.query_id] = [(hit.doc_id, hit.score) for hit in result.hits]
+            ceilings[side][query.query_id] = result.score_ceiling
         seconds[side] = time.perf_counter() - started
-    return SideRuns(runs=runs, seconds=seconds)
+    return SideRuns(runs=runs, ceilings=ceilings, seconds=seconds)

@@ -13,14 +13,25 @@ from collections.abc import Mapping, Sequence
 
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Hit, Retriever, SearchResult
-from retrieval_eval.retrieval.config import HYBRID_SIDES, SCORE_FLOORS, HybridConfig
+from retrieval_eval.retrieval.config import (
+    HYBRID_SIDES,
+    SCORE_CEILINGS,
+    SCORE_FLOORS,
+    HybridConfig,
+)
 from retrieval_eval.retrieval.fusion import Run, dbsf, rrf
 from retrieval_eval.retrieval.fusion.convex import convex_sides
 from retrieval_eval.retrieval.rerank.base import Reranker, apply_reranking
 
 
-def fuse(config: HybridConfig, runs: Mapping[str, Run]) -> list[tuple[str, float]]:
-    """The fused run for ``config``'s fusion settings (each side cut to ``depth``)."""
+def fuse(
+    config: HybridConfig,
+    runs: Mapping[str, Run],
+    ceilings: Mapping[str, float | None] | None = None,
+) -> list[tuple[str, float]]:
+    """The fused run for ``config``'s fusion settings (each side cut to ``depth``).
+    ``ceilings``: each side's highest possible score for this query, where the side
+    reported one (``SearchResult.score_ceiling``); cosine's is fixed at 1."""
     cut = {side: runs[side][: config.depth] for side in HYBRID_SIDES if side in runs}
     if config.fusion == "rrf":
         return rrf(cut, k=config.rrf_k, weights=config.weights)
@@ -33,6 +44,7 @@ def fuse(config: HybridConfig, runs: Mapping[str, Run]) -> list[tuple[str, float
         alpha=config.alpha,
         normalisation=config.normalisation,
         floors=SCORE_FLOORS,
+        ceilings={**SCORE_CEILINGS, **{k: v for k, v in (ceilings or {}).items() if v is not None}},
     )
 
 
@@ -59,6 +71,7 @@ class HybridRetriever:
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
         runs: dict[str, Run] = {}
+        ceilings: dict[str, float | None] = {}
         # The hit text comes from the side that ranked the document best.
         best: dict[str, tuple[int, Hit]] = {}
         cost = 0.0
@@ -66,10 +79,11 @@ class HybridRetriever:
             result = retriever.search(query, self.config.depth, tags)
             cost += result.cost_usd
             runs[side] = [(hit.doc_id, hit.score) for hit in result.hits]
+            ceilings[side] = result.score_ceiling
             for rank, hit in enumerate(result.hits, start=1):
                 if hit.doc_id not in best or rank < best[hit.doc_id][0]:
                     best[hit.doc_id] = (rank, hit)
-        fused = fuse(self.config, runs)
+        fused = fuse(self.config, runs, ceilings)
         keep = max(k, 0)
         if self.reranker is None:
             hits = tuple(Hit(doc_id, score, best[doc_id][1].text) for doc_id, score in fused[:keep])
