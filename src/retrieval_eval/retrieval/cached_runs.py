@@ -12,10 +12,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from retrieval_eval.retrieval.base import Retriever
 from retrieval_eval.retrieval.config import HybridConfig
-from retrieval_eval.retrieval.fusion import Run
-from retrieval_eval.retrieval.hybrid import fuse
+from retrieval_eval.retrieval.fusion import Candidates, Run
+from retrieval_eval.retrieval.hybrid import cut_runs, fused_scores
 from retrieval_eval.retrieval.timed import QuerySpec
 
 
@@ -30,12 +32,30 @@ class SideRuns:
 
     def fused_rankings(self, config: HybridConfig, k: int) -> dict[str, list[str]]:
         """query id → fused document ids, best first, cut to ``k``."""
+        return self.grid_rankings([config], k)[0]
+
+    def grid_rankings(self, points: Sequence[HybridConfig], k: int) -> list[dict[str, list[str]]]:
+        """``fused_rankings`` of every point: one query's candidates are gathered once
+        per depth and every point is scored on them (``fusion.Candidates``)."""
         query_ids = next(iter(self.runs.values())).keys() if self.runs else ()
-        rankings: dict[str, list[str]] = {}
+        by_depth: dict[int, list[int]] = {}
+        for index, point in enumerate(points):
+            by_depth.setdefault(point.depth, []).append(index)
+        rankings: list[dict[str, list[str]]] = [{} for _ in points]
         for query_id in query_ids:
             per_side = {side: runs[query_id] for side, runs in self.runs.items()}
             ceilings = {side: bounds[query_id] for side, bounds in self.ceilings.items()}
-            rankings[query_id] = [doc_id for doc_id, _ in fuse(config, per_side, ceilings)[:k]]
+            for depth, members in by_depth.items():
+                candidates = Candidates.of(cut_runs(per_side, depth), depth)
+                if not candidates.ids:
+                    for index in members:
+                        rankings[index][query_id] = []
+                    continue
+                scores = np.vstack(
+                    [fused_scores(points[index], candidates, ceilings) for index in members]
+                )
+                for index, top in zip(members, candidates.top_ids(scores, k), strict=True):
+                    rankings[index][query_id] = top
         return rankings
 
     def side_rankings(self, side: str, k: int) -> dict[str, list[str]]:

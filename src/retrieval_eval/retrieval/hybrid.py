@@ -19,9 +19,44 @@ from retrieval_eval.retrieval.config import (
     SCORE_FLOORS,
     HybridConfig,
 )
-from retrieval_eval.retrieval.fusion import Run, dbsf, rrf
-from retrieval_eval.retrieval.fusion.convex import convex_sides
+from retrieval_eval.retrieval.fusion import (
+    Candidates,
+    Run,
+    convex_scores,
+    dbsf_scores,
+    rrf_scores,
+)
+from retrieval_eval.retrieval.fusion.candidates import FloatArray
 from retrieval_eval.retrieval.rerank.base import Reranker, apply_reranking
+
+
+def fused_scores(
+    config: HybridConfig,
+    candidates: Candidates,
+    ceilings: Mapping[str, float | None] | None = None,
+) -> FloatArray:
+    """Each candidate's fused score under ``config``'s fusion settings. ``ceilings``:
+    each side's highest possible score for this query, where the side reported one
+    (``SearchResult.score_ceiling``); cosine's is fixed at 1."""
+    if config.fusion == "rrf":
+        return rrf_scores(candidates, k=config.rrf_k, weights=config.weights)
+    if config.fusion == "dbsf":
+        return dbsf_scores(candidates, weights=config.weights)
+    known = {side: value for side, value in (ceilings or {}).items() if value is not None}
+    return convex_scores(
+        candidates,
+        first="dense",
+        second="bm25",
+        alpha=config.alpha,
+        normalisation=config.normalisation,
+        floors=SCORE_FLOORS,
+        ceilings={**SCORE_CEILINGS, **known},
+    )
+
+
+def cut_runs(runs: Mapping[str, Run], depth: int) -> dict[str, Run]:
+    """Each side's run cut to ``depth``, in side order."""
+    return {side: runs[side][:depth] for side in HYBRID_SIDES if side in runs}
 
 
 def fuse(
@@ -29,23 +64,9 @@ def fuse(
     runs: Mapping[str, Run],
     ceilings: Mapping[str, float | None] | None = None,
 ) -> list[tuple[str, float]]:
-    """The fused run for ``config``'s fusion settings (each side cut to ``depth``).
-    ``ceilings``: each side's highest possible score for this query, where the side
-    reported one (``SearchResult.score_ceiling``); cosine's is fixed at 1."""
-    cut = {side: runs[side][: config.depth] for side in HYBRID_SIDES if side in runs}
-    if config.fusion == "rrf":
-        return rrf(cut, k=config.rrf_k, weights=config.weights)
-    if config.fusion == "dbsf":
-        return dbsf(cut, weights=config.weights)
-    return convex_sides(
-        cut,
-        first="dense",
-        second="bm25",
-        alpha=config.alpha,
-        normalisation=config.normalisation,
-        floors=SCORE_FLOORS,
-        ceilings={**SCORE_CEILINGS, **{k: v for k, v in (ceilings or {}).items() if v is not None}},
-    )
+    """The fused run for ``config``'s fusion settings (each side cut to ``depth``)."""
+    candidates = Candidates.of(cut_runs(runs, config.depth), config.depth)
+    return candidates.ranked(fused_scores(config, candidates, ceilings))
 
 
 class HybridRetriever:

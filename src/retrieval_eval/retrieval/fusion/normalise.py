@@ -16,11 +16,14 @@
   weak partial match (a paraphrase that shares one common word with it) hands
   that hit full confidence; here it keeps the small share of the query it
   matched. Without a ceiling (None) the run's best score stands in for it. A
-  document the run did not return counts as the run's lowest value: it scored at
-  most that.
+  document the run did not return counts as 0 (the floor) when the run holds
+  every document the side scored (it is shorter than the depth asked for: BM25
+  returned every match), and as the run's lowest value when the run was ``cut``
+  at the depth: that document scored at most the lowest.
 
-Each returns the normalised scores and the value a document the run did not
-return counts as (the least it could have scored in this run).
+Each takes the run, the scoring function's floor and, where known, its ceiling
+for this query, and whether the run was cut at the depth asked for; each returns
+the normalised scores and the value a document the run did not return counts as.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from retrieval_eval.retrieval.fusion.run import Run
 Normalised = tuple[dict[str, float], float]
 
 
-def min_max(run: Run, floor: float, ceiling: float | None) -> Normalised:
+def min_max(run: Run, floor: float, ceiling: float | None = None, cut: bool = False) -> Normalised:
     if not run:
         return {}, 0.0
     values = [score for _, score in run]
@@ -44,7 +47,7 @@ def min_max(run: Run, floor: float, ceiling: float | None) -> Normalised:
     return {doc_id: (score - low) / span for doc_id, score in run}, 0.0
 
 
-def z_score(run: Run, floor: float, ceiling: float | None) -> Normalised:
+def z_score(run: Run, floor: float, ceiling: float | None = None, cut: bool = False) -> Normalised:
     if not run:
         return {}, 0.0
     values = [score for _, score in run]
@@ -56,7 +59,9 @@ def z_score(run: Run, floor: float, ceiling: float | None) -> Normalised:
     return normalised, min(normalised.values())
 
 
-def theoretical_min(run: Run, floor: float, ceiling: float | None) -> Normalised:
+def theoretical_min(
+    run: Run, floor: float, ceiling: float | None = None, cut: bool = False
+) -> Normalised:
     if not run:
         return {}, 0.0
     high = max(score for _, score in run)
@@ -66,7 +71,9 @@ def theoretical_min(run: Run, floor: float, ceiling: float | None) -> Normalised
     return {doc_id: (score - floor) / span for doc_id, score in run}, 0.0
 
 
-def theoretical(run: Run, floor: float, ceiling: float | None) -> Normalised:
+def theoretical(
+    run: Run, floor: float, ceiling: float | None = None, cut: bool = False
+) -> Normalised:
     if not run:
         return {}, 0.0
     high = max(score for _, score in run) if ceiling is None else ceiling
@@ -75,10 +82,11 @@ def theoretical(run: Run, floor: float, ceiling: float | None) -> Normalised:
     span = high - floor
     # Clipped: a score past a ceiling computed in another precision stays at 1.
     normalised = {doc_id: min(max((score - floor) / span, 0.0), 1.0) for doc_id, score in run}
-    return normalised, min(normalised.values())
+    return normalised, min(normalised.values()) if cut else 0.0
 
 
-NORMALISATIONS: dict[str, Callable[[Run, float, float | None], Normalised]] = {
+Normalise = Callable[[Run, float, float | None, bool], Normalised]
+NORMALISATIONS: dict[str, Normalise] = {
     "min-max": min_max,
     "z-score": z_score,
     "theoretical-min": theoretical_min,
