@@ -120,10 +120,8 @@ class HybridConfig(_Strict):
     rrf_k: int = Field(default=60, ge=1)
     weights: dict[str, float] = Field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
     # convex: alpha · dense + (1 − alpha) · bm25 over normalised scores.
-    alpha: float = Field(default=0.95, ge=0.0, le=1.0)
-    normalisation: Literal["min-max", "z-score", "theoretical-min", "theoretical"] = (
-        "theoretical-min"
-    )
+    alpha: float = Field(default=0.7, ge=0.0, le=1.0)
+    normalisation: Literal["min-max", "z-score", "theoretical-min", "theoretical"] = "theoretical"
     reranker: Literal["none", "claude", "custom"] = "none"
     rerank_depth: int = Field(default=20, ge=1)
     claude: ClaudeRerankConfig = Field(default_factory=ClaudeRerankConfig)
