@@ -1,7 +1,7 @@
 """The candidates of one query's fusion as arrays: the form every fusion computes on.
 
 The sides' runs are gathered once into the union of their documents, sorted by
-id, with each side's positions, scores and ranks in it. A fusion function is
+id, with each side's hits' positions in it. A fusion function is
 then a few array operations giving one fused score per candidate, and the
 ranking is one stable sort by score (descending), which leaves equal scores in
 id order — the tie rule every retriever follows. ``tune`` builds this table once
@@ -29,7 +29,6 @@ IntArray = npt.NDArray[np.int64]
 class Side:
     run: Run
     positions: IntArray  # each hit's index in Candidates.ids, in run order
-    scores: FloatArray  # each hit's score, in run order
     cut: bool  # the run reached the depth asked for: documents past it may score too
 
 
@@ -51,7 +50,6 @@ class Candidates:
             name: Side(
                 run=run,
                 positions=np.fromiter((where[d] for d, _ in run), dtype=np.int64, count=len(run)),
-                scores=np.fromiter((s for _, s in run), dtype=np.float64, count=len(run)),
                 cut=depth is not None and len(run) >= depth,
             )
             for name, run in runs.items()
