@@ -3,9 +3,10 @@
 ``protect_process`` runs before any child can start: it takes the secrets out
 of the environment children inherit, registers them for redaction, announces
 them to the runner with ``::add-mask::``, makes stdout and stderr clean
-everything printed, and closes this process to inspection by its children. ``unexpected_error`` turns any other exception into the
-one-line error an edge reports (exit 2, an ``error`` status), so a crash never
-reads as a regression (exit 1) or leaves a required check pending.
+everything printed, and closes this process to inspection by its children.
+``unexpected_error`` turns any other exception into the one-line error an edge
+reports (exit 2, an ``error`` status), so a crash never reads as a regression
+(exit 1) or leaves a required check pending.
 """
 
 from __future__ import annotations
