@@ -236,9 +236,7 @@ def printed_names(arguments: tuple[str, ...]) -> list[str]:
     return [m.name for m in parse_trec_measures(arguments)]
 
 
-def _check_values(
-    result: TrecResult, want: dict[str, dict[str, float | str]], label: str
-) -> int:
+def _check_values(result: TrecResult, want: dict[str, dict[str, float | str]], label: str) -> int:
     checked = 0
     for name, column in result.per_query.items():
         if name in ("runid", "num_q"):
@@ -492,3 +490,65 @@ def test_megabyte_files_with_mixed_id_lengths(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     want = oracle(qrels, run)
     assert done.stdout == expected_text(want, printed_names(("all_trec",)), "tag", per_query=True)
+
+
+# trec_eval 10.0's measure table, in its printing order, restricted to its all_trec nickname.
+ALL_TREC_10 = [
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+    "rbp",
+    "rbp_resid",
+    "unj",
+]
+
+
+def test_all_trec_prints_trec_eval_10_families_in_its_table_order(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 2.0 t\n1 Q0 c 2 1.0 t\n")
+    done = run_cli("-q", "-m", "all_trec", "qrels", "run", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line.split("\t") for line in done.stdout.splitlines()]
+    summary = [name.rstrip() for name, qid, _ in lines if qid == "all"]
+    per_query = [name.rstrip() for name, qid, _ in lines if qid == "1"]
+
+    def family(name: str) -> str:
+        return next(f for f in sorted(ALL_TREC_10, key=len, reverse=True) if name.startswith(f))
+
+    assert list(dict.fromkeys(map(family, summary))) == [f for f in ALL_TREC_10 if f != "relstring"]
+    assert list(dict.fromkeys(map(family, per_query))) == [
+        f for f in ALL_TREC_10 if f not in ("runid", "num_q", "gm_map", "gm_bpref")
+    ]
+    assert ["relstring             ", "1", "'1-'"] in lines
+    assert ["unj_20                ", "all", "0.0500"] in lines
