@@ -227,7 +227,7 @@ def test_a_pull_request_cannot_loosen_its_own_gate_by_editing_the_baseline(repo:
     assert result.outputs["verdict"] == "regression"
     [comment] = repo.github.comments_on(10)
     assert (
-        "⚠️ **This pull request changes `baseline.json`.** The gate used the version at the "
+        "⚠️ **This pull request changes baseline.json.** The gate used the version at the "
         f"base commit {main[:7]}" in comment["body"]
     )
     assert "::warning title=baseline changed::" in result.stdout
@@ -502,7 +502,9 @@ def test_a_bad_input_names_itself_and_exits_2_with_a_summary(repo: Repo) -> None
         "  - input `tolerance`: accepts a number from 0 to 1 (0.05 = 5%25), got 'lots'%0A"
         "  - input `comment`: accepts update | new | off, got 'sticky'\n"
     )
-    assert "input `comment`: accepts update | new | off, got 'sticky'" in result.summary
+    # The summary escapes the message as the comment would (it renders as the same text).
+    assert "input &#96;comment&#96;: accepts update \\| new \\| off, got 'sticky'" in result.summary
+    assert "```" not in result.summary
     assert result.outputs == {"verdict": "error"}
     assert repo.github.requests == []
 

@@ -38,7 +38,7 @@ def test_the_base_commits_version_is_used_and_a_change_is_flagged(tmp_path: Path
     assert (choice.repo_path, choice.changed_by_pr) == ("eval/baseline.json", True)
     assert choice.origin == f"base commit {base[:7]}"
     assert change_notice(choice) == (
-        "⚠️ **This pull request changes `eval/baseline.json`.** The gate used the version at the "
+        "⚠️ **This pull request changes eval/baseline.json.** The gate used the version at the "
         f"base commit {base[:7]}, so the new values take effect only after merging. "
         "Review them before merging."
     )

@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 from retrieval_eval.action.main import run_action
+from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.vocabulary import ExitCode
 from tests.action.runner_env import TOKEN, read_outputs, runner_env
 
@@ -22,7 +23,8 @@ def test_an_unreadable_event_still_leaves_a_summary_and_an_output(tmp_path: Path
         f"{tmp_path / 'missing.json'}: cannot read the event payload: No such file or directory"
     )
     summary = (tmp_path / "step_summary.md").read_text()
-    assert summary == f"### ❌ retrieval-eval failed\n\n```\n{message}\n```\n"
+    # Escaped as the comment is (the path's underscores), and not in a code block.
+    assert summary == f"### ❌ retrieval-eval failed\n\n{escape_markdown(message)}\n"
     assert read_outputs(tmp_path / "github_output") == {"verdict": "error"}
     assert f"::error::{message}\n" in log.getvalue()
     assert "github_token=SecretStr('**********')" in log.getvalue()

@@ -149,3 +149,13 @@ def test_the_error_comment_for_bad_settings_keeps_user_text_inert(repo: Repo) ->
     assert_inert(run.comment)
     assert_inert(run.summary)
     assert "```" not in run.comment.split("unknown key", 1)[1]
+
+
+def test_the_failure_summary_for_a_bad_input_keeps_user_text_inert(repo: Repo) -> None:
+    """An input comes from the workflow file, which a pull request can edit; an input error
+    quotes it in the job summary, where three backticks must not open or close a block."""
+    run = repo.push(repo.head(), tolerance=f"lots\n```\n{HOSTILE}")
+    assert run.outputs["verdict"] == "error", run.log
+    assert "input `tolerance`" in run.log
+    assert_inert(run.summary)
+    assert "```" not in run.summary

@@ -15,6 +15,7 @@ from pathlib import Path
 from retrieval_eval.action.git import run_git
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.fileio import atomic_write_bytes
+from retrieval_eval.render.escape import escape_markdown
 
 
 @dataclass(frozen=True)
@@ -105,14 +106,15 @@ def _changed(
 
 
 def change_notice(choice: BaselineChoice) -> str:
+    path = escape_markdown(choice.repo_path)
     if choice.origin == "workspace":
         return (
-            f"⚠️ **This pull request changes `{choice.repo_path}`**, and this evaluation gates "
+            f"⚠️ **This pull request changes {path}**, and this evaluation gates "
             "against the pull request's own version (`baseline-source: workspace`). "
             "Review the new baseline values before merging."
         )
     return (
-        f"⚠️ **This pull request changes `{choice.repo_path}`.** The gate used the version at the "
+        f"⚠️ **This pull request changes {path}.** The gate used the version at the "
         f"{choice.origin}, so the new values take effect only after merging. "
         "Review them before merging."
     )

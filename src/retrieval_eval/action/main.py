@@ -25,6 +25,7 @@ from retrieval_eval.action.pull_request import run_pull_request
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.render.no_report import escaped_lines
 from retrieval_eval.trust.guard import format_traceback, unexpected_error
 from retrieval_eval.vocabulary import ExitCode
 
@@ -85,5 +86,8 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
 
 def _report_failure(env: Mapping[str, str], commands: RunnerFiles, message: str) -> None:
     commands.error(message)
-    commands.append_summary(f"### ❌ retrieval-eval failed\n\n```\n{message}\n```\n")
+    # The message can quote a file name or a retriever's output: escaped line by line as in
+    # the comment, never inside a code block that three backticks in it could close.
+    lines = "\n\n".join(escaped_lines(message))
+    commands.append_summary(f"### ❌ retrieval-eval failed\n\n{lines}\n")
     commands.set_outputs({"verdict": "error"})
