@@ -552,3 +552,17 @@ def test_all_trec_prints_trec_eval_10_families_in_its_table_order(tmp_path: Path
     ]
     assert ["relstring             ", "1", "'1-'"] in lines
     assert ["unj_20                ", "all", "0.0500"] in lines
+
+
+def test_rndcg_zero_over_zero_prints_as_c_prints_it(tmp_path: Path) -> None:
+    """-l 0 with only grade-0 judgments: trec_eval divides 0 by 0 and glibc prints -nan."""
+    (tmp_path / "qrels").write_text("1 0 a 0\n1 0 b 0\n2 0 c 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 2 t\n1 Q0 z 2 1 t\n2 Q0 c 1 1 t\n")
+    done = run_cli("-l", "0", "-q", "-m", "Rndcg", "qrels", "run", cwd=tmp_path)
+    assert done.stdout == (
+        "Rndcg                 \t1\t  -nan\n"
+        "Rndcg                 \t2\t1.0000\n"
+        "Rndcg                 \tall\t  -nan\n"
+    )
+    document = run_cli("--json", "-l", "0", "-m", "Rndcg", "qrels", "run", cwd=tmp_path).stdout
+    assert '"Rndcg": null' in document
