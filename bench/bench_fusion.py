@@ -34,6 +34,7 @@ FUSIONS = {
     "convex min-max": HybridConfig(fusion="convex", normalisation="min-max"),
     "convex z-score": HybridConfig(fusion="convex", normalisation="z-score"),
     "convex theoretical-min": HybridConfig(fusion="convex", normalisation="theoretical-min"),
+    "convex theoretical": HybridConfig(fusion="convex", normalisation="theoretical"),
     "dbsf": HybridConfig(fusion="dbsf"),
 }
 
@@ -71,21 +72,27 @@ def main() -> None:
             started = time.perf_counter()
             for query in queries:
                 per_side = {side: runs[query.query_id] for side, runs in cached.runs.items()}
-                fuse(fusion, per_side)
+                bounds = {side: runs[query.query_id] for side, runs in cached.ceilings.items()}
+                fuse(fusion, per_side, bounds)
             passes.append((time.perf_counter() - started) * 1000 / len(queries))
         fused_ms = statistics.median(passes)
         print(f"re-fusion {name}: {fused_ms:.3f} ms/query ({fused_ms / search_ms:.3f}× search)")
 
     grid = ["--param", "fusion=convex", "--param", "alpha=0:0.99:0.01"]  # 100 points
-    tunes, beirs = [], []
+    tunes, beirs, grids = [], [], []
     for _ in range(max(1, args.repeat // 2)):
         started = time.perf_counter()
-        subprocess.run(
+        done = subprocess.run(
             [str(CLI), "tune", str(args.directory), *grid, "--cache-dir", str(args.cache_dir)],
             check=True,
             capture_output=True,
+            text=True,
         )
         tunes.append(time.perf_counter() - started)
+        # tune's own account of its parts: "retrieved once: ...", "grid: ... s for ..."
+        grids.extend(
+            line for line in done.stdout.splitlines() if line.startswith(("retrieved", "grid:"))
+        )
         started = time.perf_counter()
         subprocess.run(
             [
@@ -102,6 +109,7 @@ def main() -> None:
         )
         beirs.append(time.perf_counter() - started)
     tune_s, beir_s = statistics.median(tunes), statistics.median(beirs)
+    print("\n".join(grids))
     print(
         f"tune, 100 points: {tune_s:.1f} s; beir hybrid (peer): {beir_s:.1f} s; "
         f"ratio {tune_s / beir_s:.2f}×"

@@ -58,11 +58,17 @@ def child_ours_files(queries: int, *, shuffle: bool = False) -> dict[str, float]
     from retrieval_eval.trec.join import rank_against_qrels
 
     baseline = _peak_mb()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     hits = rank_against_qrels(read_qrels(qrels_path), read_run(run_path), complete=False)
     means = {name: float(compute(hits, parse_measure(name)).mean()) for name in OURS}
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "peak_mb": _peak_mb(), "baseline_mb": baseline, **means}
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "peak_mb": _peak_mb(),
+        "baseline_mb": baseline,
+        **means,
+    }
 
 
 def _pytrec_dicts(queries: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
@@ -97,7 +103,7 @@ def child_pytrec(queries: int) -> dict[str, float]:
 
     qrels_path, run_path = _files(queries)
     baseline = _peak_mb()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     with qrels_path.open() as handle:
         qrels = pytrec_eval.parse_qrel(handle)
     with run_path.open() as handle:
@@ -108,6 +114,7 @@ def child_pytrec(queries: int) -> dict[str, float]:
     ndcg = statistics.fmean(r["ndcg_cut_10"] for r in results.values())
     return {
         "seconds": done - start,
+        "cpu_seconds": time.process_time() - cpu_start,
         "parse_seconds": parsed - start,
         "evaluate_seconds": done - parsed,
         "peak_mb": _peak_mb(),
@@ -172,22 +179,37 @@ def measure(kind: str, queries: int, repeats: int) -> dict[str, float]:
     The children share one initially empty numba cache: the first compiles cold,
     so ``compile_seconds`` reports the maximum (the cold start), not the median.
     """
-    runs = []
+    return measure_alternating([kind], queries, repeats)[kind]
+
+
+def measure_alternating(
+    kinds: list[str], queries: int, repeats: int
+) -> dict[str, dict[str, float]]:
+    """Like :func:`measure` for several kinds, their children taking turns.
+
+    Alternating (sorted, shuffled, sorted, ...) keeps a change in the machine's load
+    from landing on one kind only.
+    """
+    runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
     with tempfile.TemporaryDirectory() as numba_cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, NUMBA_NUM_THREADS="1")
         for _ in range(repeats):
-            out = subprocess.run(
-                [sys.executable, __file__, "--child", kind, str(queries)],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            runs.append(json.loads(out.strip().splitlines()[-1]))
-    summary = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-    if "compile_seconds" in summary:
-        summary["compile_seconds"] = max(run["compile_seconds"] for run in runs)
-    return summary
+            for kind in kinds:
+                out = subprocess.run(
+                    [sys.executable, __file__, "--child", kind, str(queries)],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+                runs[kind].append(json.loads(out.strip().splitlines()[-1]))
+    summaries = {}
+    for kind, done in runs.items():
+        summary = {key: statistics.median(run[key] for run in done) for key in done[0]}
+        if "compile_seconds" in summary:
+            summary["compile_seconds"] = max(run["compile_seconds"] for run in done)
+        summaries[kind] = summary
+    return summaries
 
 
 def main() -> None:
@@ -202,6 +224,9 @@ def main() -> None:
     parser.add_argument(
         "--peers-up-to", type=int, default=100_000, help="largest size the peers run at"
     )
+    parser.add_argument(
+        "--no-ranx", action="store_true", help="skip ranx (its 100k build takes minutes)"
+    )
     parser.add_argument("--child", nargs=2, metavar=("KIND", "QUERIES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -210,18 +235,23 @@ def main() -> None:
     for size in args.sizes:
         # Generate in a child too: ru_maxrss of a forked child starts at its parent's RSS.
         subprocess.run([sys.executable, __file__, "--child", "generate", str(size)], check=True)
+    load_before = os.getloadavg()
     rows = []
     for size in args.sizes:
         row: dict[str, object] = {"queries": size, "run_mb": _files(size)[1].stat().st_size / 1e6}
-        row["ours"] = measure("ours-files", size, args.repeats)
-        row["ours_shuffled"] = measure("ours-shuffled", size, args.repeats)
+        both = measure_alternating(["ours-files", "ours-shuffled"], size, args.repeats)
+        row["ours"], row["ours_shuffled"] = both["ours-files"], both["ours-shuffled"]
         if size <= args.peers_up_to:
             row["ours_memory"] = measure("ours-memory", size, args.repeats)
             row["pytrec"] = measure("pytrec", size, args.peer_repeats)
-            row["ranx"] = measure("ranx", size, args.peer_repeats)
+            if not args.no_ranx:
+                row["ranx"] = measure("ranx", size, args.peer_repeats)
         rows.append(row)
         print(json.dumps(row), file=sys.stderr)
     print(render(rows, args))
+    print(
+        f"\nLoad average (1, 5, 15 min): {load_before} at the start, {os.getloadavg()} at the end."
+    )
 
 
 def render(rows: list[dict[str, object]], args: argparse.Namespace) -> str:
@@ -234,40 +264,42 @@ def render(rows: list[dict[str, object]], args: argparse.Namespace) -> str:
         "",
         "End to end from TREC files (parse qrels + run, rank, five measures):",
         "",
-        "| queries | run file | ours | pytrec_eval (parse + eval) | pytrec_eval / ours |",
-        "|---:|---:|---:|---:|---:|",
+        "| queries | run file | lines | ours | pytrec_eval (parse + eval) | pytrec_eval / ours "
+        "| same, CPU time |",
+        "|---:|---:|---|---:|---:|---:|---:|",
     ]
     for row in rows:
-        ours = row["ours"]
-        assert isinstance(ours, dict)
         peer = row.get("pytrec")
-        if isinstance(peer, dict):
-            ratio = peer["seconds"] / ours["seconds"]
-            split = f"({f(peer['parse_seconds'])} + {f(peer['evaluate_seconds'])})"
-            peer_text = f"{f(peer['seconds'])} s {split}"
-            lines.append(
-                f"| {row['queries']:,} | {row['run_mb']:.0f} MB | {f(ours['seconds'])} s "
-                f"| {peer_text} | {ratio:.1f}x |"
+        for label, key in (("sorted", "ours"), ("shuffled", "ours_shuffled")):
+            ours = row[key]
+            assert isinstance(ours, dict)
+            start = (
+                f"| {row['queries']:,} | {row['run_mb']:.0f} MB | {label} | {f(ours['seconds'])} s"
             )
-        else:
-            lines.append(
-                f"| {row['queries']:,} | {row['run_mb']:.0f} MB | {f(ours['seconds'])} s "
-                "| not run | |"
-            )
+            if isinstance(peer, dict):
+                ratio = peer["seconds"] / ours["seconds"]
+                split = f"({f(peer['parse_seconds'])} + {f(peer['evaluate_seconds'])})"
+                cpu = peer["cpu_seconds"] / ours["cpu_seconds"]
+                lines.append(
+                    f"{start} | {f(peer['seconds'])} s {split} | {ratio:.1f}x | {cpu:.1f}x |"
+                )
+            else:
+                lines.append(f"{start} | not run | | |")
     lines += [
         "",
         "Shuffled run lines (the same run, lines in random order), same invocation:",
         "",
-        "| queries | sorted | shuffled | time ratio | peak RSS sorted | peak RSS shuffled "
-        "| memory ratio |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| queries | sorted | shuffled | time ratio | CPU ratio | peak RSS sorted "
+        "| peak RSS shuffled | memory ratio |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         ours, mixed = row["ours"], row["ours_shuffled"]
         assert isinstance(ours, dict) and isinstance(mixed, dict)
         lines.append(
             f"| {row['queries']:,} | {f(ours['seconds'])} s | {f(mixed['seconds'])} s "
-            f"| {mixed['seconds'] / ours['seconds']:.2f}x | {ours['peak_mb']:.0f} MB "
+            f"| {mixed['seconds'] / ours['seconds']:.2f}x "
+            f"| {mixed['cpu_seconds'] / ours['cpu_seconds']:.2f}x | {ours['peak_mb']:.0f} MB "
             f"| {mixed['peak_mb']:.0f} MB | {mixed['peak_mb'] / ours['peak_mb']:.2f}x |"
         )
     lines += [

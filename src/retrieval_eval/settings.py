@@ -373,6 +373,13 @@ def _with_machine_defaults(
         retrievers = retrievers.model_copy(
             update={"custom": custom.model_copy(update={"cwd": cwd})}
         )
+    reranker = retrievers.hybrid.custom
+    if reranker is not None:  # a custom reranker's factory is imported the same way
+        cwd = (workdir / (reranker.cwd or Path("."))).resolve()
+        hybrid = retrievers.hybrid.model_copy(
+            update={"custom": reranker.model_copy(update={"cwd": cwd})}
+        )
+        retrievers = retrievers.model_copy(update={"hybrid": hybrid})
     retrievers = with_machine_defaults(
         retrievers,
         home=home if home is not None else Path.home(),

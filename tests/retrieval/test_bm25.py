@@ -4,6 +4,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.documents import Corpus, Document
@@ -29,6 +31,9 @@ FRUIT = Corpus(
 )
 
 
+_FRUIT_INDEX = _index(FRUIT)
+
+
 def test_scores_follow_lucenes_bm25_formula() -> None:
     # N=3, df(apple)=2: idf = ln(1 + 1.5/2.5); avgdl = 2; k1=0.9, b=0.4.
     hits = _index(FRUIT).search("apple", 10).hits
@@ -36,6 +41,30 @@ def test_scores_follow_lucenes_bm25_formula() -> None:
     assert [h.doc_id for h in hits] == ["b", "a"]
     assert hits[0].score == pytest.approx(idf * 2 / (2 + 0.9 * (0.6 + 0.4 * 1.5)), rel=1e-6)
     assert hits[1].score == pytest.approx(idf * 1 / (1 + 0.9 * (0.6 + 0.4 * 1.0)), rel=1e-6)
+
+
+def test_each_result_carries_the_querys_score_ceiling() -> None:
+    # Σ idf over the query's terms, repeats counted; a term no chunk holds has df 0.
+    idf = {"apple": math.log(1.6), "cherry": math.log(1.6), "banana": math.log(1 + 2.5 / 1.5)}
+    unseen = math.log(1 + 3.5 / 0.5)
+    retriever = _index(FRUIT)
+    assert retriever.search("apple", 10).score_ceiling == pytest.approx(idf["apple"])
+    both = retriever.search("apple banana apple", 10)
+    assert both.score_ceiling == pytest.approx(2 * idf["apple"] + idf["banana"])
+    assert retriever.search("durian", 10).score_ceiling == pytest.approx(unseen)
+    assert retriever.search("apple durian", 10).score_ceiling == pytest.approx(
+        idf["apple"] + unseen
+    )
+    # With k1 = 0 the tf part is 1: a chunk holding every query term reaches the ceiling.
+    flat = _index(FRUIT, k1=0.0).search("apple banana", 10)
+    assert flat.hits[0].score == pytest.approx(flat.score_ceiling, rel=1e-6)
+
+
+@given(st.lists(st.sampled_from(["apple", "banana", "cherry", "durian", "the"]), max_size=6))
+def test_no_hit_scores_above_the_ceiling(words: list[str]) -> None:
+    result = _FRUIT_INDEX.search(" ".join(words), 10)
+    assert result.score_ceiling is not None
+    assert all(hit.score <= result.score_ceiling * (1 + 1e-6) for hit in result.hits)
 
 
 def test_k1_and_b_change_scores_and_are_described() -> None:

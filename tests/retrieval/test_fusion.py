@@ -8,9 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from retrieval_eval.retrieval.cached_runs import SideRuns
+from retrieval_eval.retrieval.config import HybridConfig
 from retrieval_eval.retrieval.fusion import convex, dbsf, rrf
 from retrieval_eval.retrieval.fusion.convex import convex_sides
-from retrieval_eval.retrieval.fusion.normalise import min_max, theoretical_min, z_score
+from retrieval_eval.retrieval.fusion.normalise import (
+    min_max,
+    theoretical,
+    theoretical_min,
+    z_score,
+)
+from retrieval_eval.retrieval.hybrid import fuse
 
 # Cosine similarities and BM25 scores: unrelated scales, as in a real hybrid.
 DENSE = [("a", 0.9), ("b", 0.5), ("c", 0.1)]
@@ -65,6 +73,46 @@ def test_theoretical_min_uses_the_floor_not_the_observed_minimum() -> None:
     assert missing == 0.0
     # The observed minimum of a BM25 run is not 0, but its floor is.
     assert theoretical_min(BM25, 0.0)[0] == pytest.approx({"c": 1.0, "d": 0.5, "a": 0.25})
+
+
+def test_theoretical_divides_by_the_query_ceiling_not_the_observed_best() -> None:
+    # BM25 ceiling 24: the best hit (12) matched half of what the query could match.
+    values, missing = theoretical(BM25, 0.0, 24.0)
+    assert values == pytest.approx({"c": 0.5, "d": 0.25, "a": 0.125})
+    assert missing == 0.0  # the run holds every match: the rest matched nothing
+    assert theoretical(BM25, 0.0, 24.0, True)[1] == pytest.approx(0.125)  # cut: at most that
+    # Cosine over its whole range [-1, 1].
+    assert theoretical(DENSE, -1.0, 1.0)[0] == pytest.approx({"a": 0.95, "b": 0.75, "c": 0.55})
+    # Without a ceiling the run's best stands in (as theoretical-min, but with the
+    # run's lowest for a missing document).
+    assert theoretical(BM25, 0.0)[0] == theoretical_min(BM25, 0.0)[0]
+    assert theoretical([], 0.0, 5.0) == ({}, 0.0)
+
+
+def test_theoretical_gives_a_weak_lexical_match_little_weight() -> None:
+    # A paraphrase: dense finds the note (p); BM25's only hit (j) shares one common word.
+    dense = [("p", 0.62), ("j", 0.30), ("x", 0.1)]
+    weak = [("j", 1.1)]
+    floors, ceilings = (-1.0, 0.0), (1.0, 11.0)  # the query's terms could have scored 11
+    for normalisation in ("min-max", "theoretical-min"):
+        fused = convex(dense, weak, alpha=0.5, normalisation=normalisation, floors=floors)
+        assert fused[0][0] == "j"  # the junk hit gets BM25's full confidence
+    fused = convex(
+        dense, weak, alpha=0.5, normalisation="theoretical", floors=floors, ceilings=ceilings
+    )
+    # Cosine (s + 1) / 2: p 0.81, j 0.65, x 0.55; BM25 j 1.1 / 11; the rest matched nothing.
+    assert [doc for doc, _ in fused] == ["p", "j", "x"]
+    assert dict(fused) == pytest.approx({"p": 0.405, "j": 0.5 * 0.65 + 0.5 * 0.1, "x": 0.275})
+    # A document matching most of the query's weight lexically still wins on that side.
+    fused = convex(
+        dense,
+        [("j", 9.0)],
+        alpha=0.5,
+        normalisation="theoretical",
+        floors=floors,
+        ceilings=ceilings,
+    )
+    assert fused[0][0] == "j"
 
 
 def test_convex_combines_normalised_scores() -> None:
@@ -137,14 +185,19 @@ _runs = st.lists(
 )
 
 
-@given(_runs, _runs, st.floats(0, 1), st.sampled_from(["min-max", "z-score", "theoretical-min"]))
+_NORMALISATIONS = ["min-max", "z-score", "theoretical-min", "theoretical"]
+
+
+@given(_runs, _runs, st.floats(0, 1), st.sampled_from(_NORMALISATIONS))
 def test_every_fusion_returns_the_union_once_in_order(
     dense: list[tuple[str, float]], bm25: list[tuple[str, float]], alpha: float, norm: str
 ) -> None:
     union = {doc for doc, _ in dense} | {doc for doc, _ in bm25}
     results = [
         rrf({"dense": dense, "bm25": bm25}, k=60, weights={}),
-        convex(dense, bm25, alpha=alpha, normalisation=norm, floors=(-5.0, -5.0)),
+        convex(
+            dense, bm25, alpha=alpha, normalisation=norm, floors=(-5.0, -5.0), ceilings=(50, 60)
+        ),
         dbsf({"dense": dense, "bm25": bm25}, weights={}),
     ]
     for fused in results:
@@ -152,3 +205,51 @@ def test_every_fusion_returns_the_union_once_in_order(
         keys = [(-score, doc) for doc, score in fused]
         assert keys == sorted(keys)
         assert all(math.isfinite(score) for _, score in fused)
+
+
+@given(_runs, st.floats(0, 100), st.floats(0, 100), st.booleans())
+def test_theoretical_values_stay_in_the_unit_interval(
+    run: list[tuple[str, float]], floor_gap: float, ceiling: float, cut: bool
+) -> None:
+    values, missing = theoretical(run, -floor_gap, ceiling, cut)
+    assert all(0.0 <= value <= 1.0 for value in values.values())
+    assert missing == (min(values.values()) if values and cut else 0.0)
+
+
+_points = st.builds(
+    HybridConfig,
+    fusion=st.sampled_from(["rrf", "convex", "dbsf"]),
+    alpha=st.sampled_from([0.0, 0.3, 0.5, 0.85, 1.0]),
+    normalisation=st.sampled_from(_NORMALISATIONS),
+    rrf_k=st.sampled_from([1, 10, 60]),
+    weights=st.fixed_dictionaries({"dense": st.sampled_from([0.0, 0.5, 1.0, 2.0])}),
+    depth=st.sampled_from([1, 3, 8]),
+)
+
+
+@given(
+    st.lists(st.tuples(_runs, _runs, st.floats(0.1, 80)), min_size=1, max_size=4),
+    st.lists(_points, min_size=1, max_size=6),
+    st.integers(1, 10),
+)
+def test_a_grid_ranks_every_point_as_the_retriever_fuses_it(
+    queries: list[tuple[list[tuple[str, float]], list[tuple[str, float]], float]],
+    points: list[HybridConfig],
+    k: int,
+) -> None:
+    # tune scores many settings on one query's candidates at once; each setting must
+    # rank exactly as the hybrid retriever's own fusion of the same runs.
+    runs = {
+        "dense": {f"q{i}": dense for i, (dense, _, _) in enumerate(queries)},
+        "bm25": {f"q{i}": bm25 for i, (_, bm25, _) in enumerate(queries)},
+    }
+    ceilings = {
+        "dense": {f"q{i}": None for i in range(len(queries))},
+        "bm25": {f"q{i}": ceiling for i, (_, _, ceiling) in enumerate(queries)},
+    }
+    cached = SideRuns(runs=runs, ceilings=ceilings, seconds={})
+    grid = cached.grid_rankings(points, k)
+    for point, rankings in zip(points, grid, strict=True):
+        for i, (dense, bm25, ceiling) in enumerate(queries):
+            fused = fuse(point, {"dense": dense, "bm25": bm25}, {"bm25": ceiling})
+            assert rankings[f"q{i}"] == [doc for doc, _ in fused[:k]]

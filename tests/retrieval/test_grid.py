@@ -72,9 +72,9 @@ def test_the_grid_keeps_points_that_fuse_differently_once() -> None:
     # alpha means nothing to rrf: 1 rrf point and 3 convex points.
     assert [settings_label(point) for point in grid] == [
         "fusion=rrf depth=100 rrf_k=60 weights.dense=1 weights.bm25=1",
-        "fusion=convex depth=100 alpha=0 normalisation=theoretical-min",
-        "fusion=convex depth=100 alpha=0.5 normalisation=theoretical-min",
-        "fusion=convex depth=100 alpha=1 normalisation=theoretical-min",
+        "fusion=convex depth=100 alpha=0 normalisation=theoretical",
+        "fusion=convex depth=100 alpha=0.5 normalisation=theoretical",
+        "fusion=convex depth=100 alpha=1 normalisation=theoretical",
     ]
 
 

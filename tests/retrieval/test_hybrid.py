@@ -123,6 +123,25 @@ def test_convex_fusion_of_theoretical_min_normalised_scores(sides: dict[str, Ret
         assert hit.score == pytest.approx(expected)
 
 
+def test_convex_fusion_of_theoretically_normalised_scores(sides: dict[str, Retriever]) -> None:
+    # Both sides of the notes corpus return every candidate they score (fewer than
+    # the depth), so a document one side did not return counts as 0 there.
+    dense = {h.doc_id: h.score for h in sides["dense"].search(QUERY, 100).hits}
+    bm25_result = sides["bm25"].search(QUERY, 100)
+    bm25 = {h.doc_id: h.score for h in bm25_result.hits}
+    ceiling = bm25_result.score_ceiling
+    assert ceiling is not None and max(bm25.values()) < ceiling
+    hits = (
+        _hybrid(sides, fusion="convex", alpha=0.6, normalisation="theoretical", depth=1000)
+        .search(QUERY, 10)
+        .hits
+    )
+    for hit in hits:
+        expected = 0.6 * ((dense[hit.doc_id] + 1) / 2 if hit.doc_id in dense else 0)
+        expected += 0.4 * (bm25[hit.doc_id] / ceiling if hit.doc_id in bm25 else 0)
+        assert hit.score == pytest.approx(expected)
+
+
 def test_an_alpha_of_one_runs_only_dense(sides: dict[str, Retriever]) -> None:
     dense_only = _hybrid(sides, fusion="convex", alpha=1.0)
     assert list(dense_only.sides) == ["dense"]

@@ -110,11 +110,7 @@ def test_defaults_are_the_documented_ones() -> None:
         False,
     )
     hybrid = config.hybrid
-    assert (hybrid.fusion, hybrid.alpha, hybrid.normalisation) == (
-        "convex",
-        0.95,
-        "theoretical-min",
-    )
+    assert (hybrid.fusion, hybrid.alpha, hybrid.normalisation) == ("convex", 0.7, "theoretical")
     assert (hybrid.depth, hybrid.reranker, hybrid.rerank_depth) == (100, "none", 20)
     assert (hybrid.rrf_k, hybrid.weights) == (60, {"dense": 1.0, "bm25": 1.0})
     assert (config.dense.chunk_tokens, config.dense.chunk_overlap) == (254, 32)

@@ -253,3 +253,47 @@ def test_run_reports_the_rerank_stage_and_its_cost(tmp_path: Path) -> None:
         assert top == sorted(top, reverse=True)
     assert by_name["semantic.jsonl"]["rerank_latency"] is None
     assert "The rerank stage alone" in (report_dir / "report.md").read_text()
+
+
+SLOW_RERANKER = """\
+import time
+
+class Slow:
+    name = "slow"
+
+    def rerank(self, query, candidates):
+        time.sleep(3600)  # never answers: the run must not wait for it
+
+    def describe(self):
+        return {}
+
+def make():
+    return Slow()
+"""
+
+
+def test_a_factory_reranker_imports_from_the_project_and_is_bounded_in_time(
+    beir_dir: Path, tmp_path: Path
+) -> None:
+    """No PYTHONPATH: the module sits in the folder the command runs in, as in a repository."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "slow_reranker.py").write_text(SLOW_RERANKER)
+    (project / "retrieval-eval.toml").write_text(
+        '[retrievers.hybrid]\nreranker = "custom"\n'
+        '[retrievers.hybrid.custom]\npython = "slow_reranker:make"\ntimeout_s = 1\n'
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    args = [str(CLI), "beir", str(beir_dir), "--retriever", "hybrid", "--k", "4"]
+    done = subprocess.run(
+        [*args, "--config", "retrieval-eval.toml"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        cwd=project,
+        timeout=600,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "custom reranker slow_reranker:make: rerank() did not return within 1 s" in done.stderr
+    assert "raise retrievers.hybrid.custom.timeout_s if it is just slow" in done.stderr

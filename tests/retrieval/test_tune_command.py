@@ -128,6 +128,101 @@ def test_tune_agrees_with_beir_on_the_same_settings(beir_dir: Path, tmp_path: Pa
     assert tune_score == pytest.approx(json.loads((tmp_path / "b.json").read_text())["ndcg@10"])
 
 
+NOTES = {
+    "aero/flutter": "# Wing flutter\n\nFlutter of a swept wing at high speed in a wind tunnel.",
+    "aero/shells": "# Buckling\n\nBuckling of thin cylindrical shells under axial load.",
+    "aero/heat": "# Heat transfer\n\nHeat transfer in a hypersonic boundary layer.",
+    "aero/shock": "# Shock waves\n\nOblique shock waves ahead of a blunt body.",
+    "aero/noise": "# Jet noise\n\nNoise radiated by a supersonic jet exhaust.",
+    "cook/dal": "# Lentil dal\n\nA tadka of cumin and mustard seeds fried in ghee.",
+}
+FIXTURES = [
+    ("h1", "wing flutter", "aero/flutter", []),
+    ("h2", "collapse of shells under load", "aero/shells", []),
+    ("h3", "heating at hypersonic speed", "aero/heat", []),
+    ("h4", "shock ahead of a body", "aero/shock", []),
+    ("h5", "loud engines", "aero/noise", []),
+    ("h6", "cumin and mustard seeds", "cook/dal", ["cooking"]),
+]
+
+
+def _golden_project(root: Path, *, broken: bool = False) -> Path:
+    """A project as `run` sees it: a config naming the corpus, and a dataset file."""
+    for doc_id, text in NOTES.items():
+        note = root / "notes" / f"{doc_id}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        tags = "cooking" if doc_id.startswith("cook/") else "aero"
+        note.write_text(f"---\ntags: [{tags}]\n---\n{text}\n")
+    lines = []
+    for query_id, query, expected, tags in FIXTURES:
+        fixture: dict[str, object] = {
+            "query_id": query_id,
+            "query": query,
+            "retrieval_type": "hybrid",
+            "expected_top_k_ids": [expected],
+            "ground_truth_source": "human-annotated",
+        }
+        if tags:
+            fixture["filters"] = {"tags": tags}
+        lines.append(json.dumps(fixture))
+    if broken:
+        lines[2] = lines[2].replace('"aero/heat"', '"aero/missing"')
+    (root / "golden").mkdir()
+    (root / "golden" / "hybrid.jsonl").write_text("\n".join(lines) + "\n")
+    (root / "retrieval-eval.toml").write_text(
+        'datasets = "golden"\ncorpus = "notes"\nmin_fixtures = 1\nmin_human = 0\n'
+    )
+    return root / "golden" / "hybrid.jsonl"
+
+
+def test_tune_searches_a_golden_dataset_over_the_configs_corpus(tmp_path: Path) -> None:
+    dataset = _golden_project(tmp_path)
+    out = tmp_path / "tune.json"
+    done = subprocess.run(
+        [
+            str(CLI),
+            "tune",
+            "golden/hybrid.jsonl",
+            "--param",
+            "fusion=convex",
+            "--param",
+            "alpha=0,1",
+            "--folds",
+            "2",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "tune hybrid on golden/hybrid.jsonl: 6 judged queries, 2 grid points" in done.stdout
+    assert "[retrievers.hybrid]" in done.stdout.split("Paste into retrieval-eval.toml:")[1]
+    summary = json.loads(out.read_text())
+    assert summary["dataset"] == "golden/hybrid.jsonl" and summary["split"] is None
+    # alpha 1 ranks as dense alone, through the same queries (tag filter included) and
+    # grades; alpha 0 ranks BM25's matches first, then dense's other documents.
+    by_alpha = {p["settings"]["alpha"]: p["score"] for p in summary["points"]}
+    assert by_alpha[1.0] == pytest.approx(summary["alone"]["dense"])
+    assert 0.0 < summary["alone"]["bm25"] <= by_alpha[0.0]
+    assert dataset.is_file()
+
+
+def test_tune_refuses_an_invalid_golden_dataset_with_file_and_line(tmp_path: Path) -> None:
+    _golden_project(tmp_path, broken=True)
+    done = subprocess.run(
+        [str(CLI), "tune", "golden/hybrid.jsonl", "--param", "alpha=0.5"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert "golden/hybrid.jsonl:3:" in done.stderr and "aero/missing" in done.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

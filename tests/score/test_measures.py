@@ -96,8 +96,8 @@ def test_trec_measures_follow_trec_eval_order_and_defaults() -> None:
 
 
 def test_trec_measure_errors() -> None:
-    with pytest.raises(ConfigError, match="unsupported trec_eval measure 'utility'"):
-        parse_trec_measures(["utility"])
+    with pytest.raises(ConfigError, match="unsupported trec_eval measure 'dcg'"):
+        parse_trec_measures(["dcg"])
     with pytest.raises(ConfigError, match=re.escape("measure 'P.5,5': duplicate cut-offs")):
         parse_trec_measures(["P.5,5"])
     with pytest.raises(ConfigError, match="cut-offs must be positive integers"):

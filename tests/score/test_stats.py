@@ -2,9 +2,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from retrieval_eval.score.stats import bootstrap_ci, paired_comparison
+from retrieval_eval.score.stats import bootstrap_ci, paired_comparison, sign_flip_p_value
 
 
 def test_bootstrap_of_two_values_by_hand() -> None:
@@ -13,7 +16,7 @@ def test_bootstrap_of_two_values_by_hand() -> None:
 
 
 def test_bootstrap_is_reproducible_and_seeded() -> None:
-    values = [0.1 * (i % 7) for i in range(40)]
+    values = [((i * 37) % 101) / 101 for i in range(40)]
     first = bootstrap_ci(values, seed=3)
     assert bootstrap_ci(values, seed=3) == first
     assert bootstrap_ci(values, seed=4) != first
@@ -61,3 +64,28 @@ def test_paired_comparison_no_difference_and_tiny_inputs() -> None:
     none = paired_comparison({"a": 1.0}, {"b": 0.0})
     assert none.n_common == 0 and none.p_value == 1.0 and math.isnan(none.mean_diff)
     assert none.only_current == ("a",) and none.only_baseline == ("b",)
+
+
+# Per-query metrics take few distinct values, and resamples are then drawn per value;
+# the interval and the p-value must be those of the plain definitions (pick n indices
+# with replacement; flip each pair's sign), up to Monte Carlo error.
+@settings(max_examples=25)
+@given(
+    st.lists(st.sampled_from([0.0, 0.1, 0.25, 1 / 3, 0.5, 1.0]), min_size=20, max_size=300),
+    st.integers(0, 2**16),
+)
+def test_resampling_by_distinct_value_matches_the_plain_definitions(
+    values: list[float], seed: int
+) -> None:
+    data = np.array(values)
+    rng = np.random.default_rng(seed + 1)
+    plain = data[rng.integers(0, data.size, size=(20_000, data.size))].mean(axis=1)
+    low, high = np.quantile(plain, [0.025, 0.975])
+    assert bootstrap_ci(data, seed=seed) == pytest.approx((low, high), abs=0.02)
+
+    diffs = data - np.roll(data, 1)
+    signs = rng.choice([-1.0, 1.0], size=(20_000, diffs.size))
+    observed = abs(diffs.mean())
+    flipped = np.abs((signs * diffs).mean(axis=1))
+    plain_p = np.count_nonzero(flipped >= observed - 1e-12) / flipped.size
+    assert sign_flip_p_value(diffs, seed=seed) == pytest.approx(plain_p, abs=0.03)

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import pytrec_eval
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.trec import tokens as trec_tokens
 from retrieval_eval.trec.report import format_trec, trec_evaluate
@@ -250,3 +252,90 @@ def test_lines_split_across_read_blocks(
     with_long = format_trec(trec_evaluate(qrels, long_run, measures), per_query=True)
     monkeypatch.undo()
     assert with_long == format_trec(trec_evaluate(qrels, long_run, measures), per_query=True)
+
+
+def _trec_order_lines(run: dict[str, dict[str, str]]) -> list[str]:
+    """Each query's lines together, in trec_eval's order: score descending, id descending."""
+    lines = []
+    for qid, docs in run.items():
+        ranked = sorted(docs.items(), reverse=True)  # ids descending (ASCII: strcmp order)
+        ranked.sort(key=lambda item: -float(item[1]))  # stable: a tie keeps the id order
+        lines += [
+            f"{qid} Q0 {doc} {rank} {score} tag\n" for rank, (doc, score) in enumerate(ranked)
+        ]
+    return lines
+
+
+def _cli_output(qrels: Path, run: Path) -> subprocess.CompletedProcess[str]:
+    return run_cli("-q", "-m", "all_trec", qrels, run)
+
+
+@st.composite
+def scattered_runs(draw: st.DrawFn) -> tuple[str, dict[str, dict[str, str]], list[int]]:
+    """Queries with ids short and long, 1-30 results each, scores that often tie."""
+    qids = draw(
+        st.lists(
+            st.text("0123456789qx", min_size=1, max_size=20), min_size=1, max_size=6, unique=True
+        )
+    )
+    run: dict[str, dict[str, str]] = {}
+    qrels_lines = []
+    for qid in qids:
+        docs = draw(
+            st.lists(
+                st.text("abcdz019", min_size=1, max_size=18), min_size=1, max_size=30, unique=True
+            )
+        )
+        scores = st.sampled_from(
+            ["1", "1.0", "0.5", "0", "-0.0", "-2.25", "3e0", "0.1000000000000001"]
+        )
+        run[qid] = {doc: draw(scores) for doc in docs}
+        judged = draw(st.lists(st.sampled_from(docs), unique=True))  # none, some or all
+        qrels_lines += [f"{qid} 0 {doc} {draw(st.integers(-1, 3))}\n" for doc in judged]
+    lines = sum(len(docs) for docs in run.values())
+    order = draw(st.permutations(range(lines)))
+    return "".join(qrels_lines), run, list(order)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(drawn=scattered_runs())
+def test_shuffled_lines_print_exactly_what_the_same_run_in_order_prints(
+    tmp_path: Path, drawn: tuple[str, dict[str, dict[str, str]], list[int]]
+) -> None:
+    """Runs concatenated from shards scatter each query's lines; trec_eval ignores line order."""
+    qrels_text, run, order = drawn
+    if not qrels_text:
+        return
+    in_order = _trec_order_lines(run)
+    qrels = tmp_path / "qrels"
+    qrels.write_text(qrels_text)
+    outputs = []
+    for name, lines in (("sorted", in_order), ("shuffled", [in_order[i] for i in order])):
+        (tmp_path / name).write_text("".join(lines))
+        outputs.append(_cli_output(qrels, tmp_path / name))
+    assert outputs[0].returncode == outputs[1].returncode == 0, outputs[0].stderr
+    assert outputs[0].stdout == outputs[1].stdout
+
+
+def test_many_queries_with_scattered_lines_print_what_they_print_in_order(tmp_path: Path) -> None:
+    """Over 65,536 queries: the regrouping places lines without a 16-bit radix sort."""
+    rng = np.random.default_rng(11)
+    queries = 70_000
+    lines = []
+    qrels_lines = []
+    for q in range(queries):
+        scores = rng.integers(0, 3, size=3) / 2
+        docs = [f"d{q % 7}{j}" for j in range(3)]
+        ranked = sorted(zip(scores, docs, strict=True), key=lambda item: item[1], reverse=True)
+        ranked.sort(key=lambda item: -item[0])
+        lines += [f"{q} Q0 {doc} 0 {score} t\n" for score, doc in ranked]
+        qrels_lines.append(f"{q} 0 {docs[q % 3]} {q % 3}\n")
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(qrels_lines))
+    (tmp_path / "sorted").write_text("".join(lines))
+    (tmp_path / "shuffled").write_text("".join(lines[i] for i in rng.permutation(len(lines))))
+    sorted_output = _cli_output(qrels, tmp_path / "sorted")
+    assert sorted_output.returncode == 0, sorted_output.stderr
+    assert _cli_output(qrels, tmp_path / "shuffled").stdout == sorted_output.stdout

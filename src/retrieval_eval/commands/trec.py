@@ -19,7 +19,7 @@ from retrieval_eval.vocabulary import ExitCode
     "measures",
     multiple=True,
     help="trec_eval measure, its parameters after a dot (P.5,10), or a nickname: official "
-    "(the default), all_trec (every measure implemented here). Repeatable.",
+    "(the default), all_trec (every measure of trec_eval 10.0's all_trec). Repeatable.",
 )
 @click.option("-q", "per_query", is_flag=True, help="Also print each query's values.")
 @click.option(

@@ -1,16 +1,19 @@
 """`retrieval-eval tune DATASET --retriever hybrid --param NAME=SPEC ...`.
 
-Searches a grid of hybrid fusion settings on a BEIR folder without fooling
-itself: every side is retrieved once (``cached_runs``), each grid point only
-re-fuses, and the choice is judged by k-fold cross-validation over queries
-(``score/cross_validation``) next to the optimistic in-sample best. It prints
-the ``[retrievers.hybrid]`` table to paste into ``retrieval-eval.toml``.
+Searches a grid of hybrid fusion settings on a BEIR folder, or on a golden
+dataset file evaluated against the configuration's corpus as `run` would
+evaluate it, without fooling itself: every side is retrieved once
+(``cached_runs``), each grid point only re-fuses, and the choice is judged by
+k-fold cross-validation over queries (``score/cross_validation``) next to the
+optimistic in-sample best. It prints the ``[retrievers.hybrid]`` table to paste
+into ``retrieval-eval.toml``.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -20,21 +23,76 @@ from retrieval_eval.commands.beir import retrievers_config
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
+from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.cached_runs import retrieve_sides
-from retrieval_eval.retrieval.config import HYBRID_SIDES
+from retrieval_eval.retrieval.config import HYBRID_SIDES, RetrieversConfig
 from retrieval_eval.retrieval.grid import expand_grid, parse_param, settings_label, toml_block
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
 from retrieval_eval.retrieval.timed import QuerySpec, time_index
 from retrieval_eval.score.cross_validation import cross_validate
 from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.measures import parse_measure
+from retrieval_eval.settings import load_settings
+from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
 
 _PATH = click.Path(path_type=Path)
 
 
+@dataclass(frozen=True)
+class TuneData:
+    """What the grid is searched on: documents, queries with their tag filters, grades."""
+
+    corpus: Corpus
+    queries: list[QuerySpec]
+    qrels: dict[str, dict[str, int]]
+    retrievers: RetrieversConfig
+
+
+def beir_data(
+    directory: Path,
+    split: str,
+    config_file: Path | None,
+    model_dir: Path | None,
+    cache_dir: Path | None,
+) -> TuneData:
+    """A BEIR folder; retriever settings from ``--config``, else the built-in ones."""
+    retrievers = retrievers_config(config_file, model_dir=model_dir, cache_dir=cache_dir)
+    data = load_beir(directory, split)
+    queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
+    return TuneData(data.corpus, queries, data.qrels, retrievers)
+
+
+def dataset_data(
+    file: Path, config_file: Path | None, model_dir: Path | None, cache_dir: Path | None
+) -> TuneData | None:
+    """A golden dataset file, read as `run` reads it: the configuration (``--config``,
+    else the one `run` finds) gives the corpus and the retrievers, the flags override it
+    as they do for `run`, and the file is validated against the corpus. Invalid: the
+    problems are printed and None is returned."""
+    overrides = {
+        name: value
+        for name, value in (("cache_dir", cache_dir), ("model_dir", model_dir))
+        if value is not None
+    }
+    settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides=overrides)
+    corpus = load_corpus(settings.corpus)
+    report = validate_datasets(
+        [file], corpus=corpus, min_fixtures=settings.min_fixtures, min_human=settings.min_human
+    )
+    if not report.ok:
+        for problem in report.problems:
+            click.echo(str(problem), err=True)
+        return None
+    fixtures = [located.fixture for located in next(iter(report.datasets.values()), [])]
+    queries = [QuerySpec(f.query_id, f.query, f.filter_tags()) for f in fixtures]
+    qrels = {f.query_id: f.grades() for f in fixtures}
+    return TuneData(corpus, queries, qrels, settings.retrievers)
+
+
 @click.command("tune")
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("dataset", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--retriever",
     "retriever_name",
@@ -54,22 +112,26 @@ _PATH = click.Path(path_type=Path)
 @click.option("--metric", default="ndcg@10", show_default=True, help="Measure to maximise.")
 @click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold split.")
-@click.option("--split", default="test", show_default=True, help="qrels/<split>.tsv to use.")
+@click.option(
+    "--split", default="test", show_default=True, help="BEIR folder: qrels/<split>.tsv to use."
+)
 @click.option("--json", "json_path", type=_PATH, help="Write every point's score here.")
 @click.option(
     "--config",
     "config_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Start from this file's [retrievers] tables (default: built-in settings).",
+    help="Start from this file's [retrievers] tables. Default: for a BEIR folder the "
+    "built-in settings; for a dataset file the config `run` finds, which also names the corpus.",
 )
 @click.option("--model-dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Embedding cache folder: a second tune on the same corpus embeds nothing.",
+    help="Embedding cache: a second tune on the same corpus embeds nothing. For a BEIR "
+    "folder the cache folder itself; for a dataset file as `run --cache-dir`.",
 )
 def tune(
-    directory: Path,
+    dataset: Path,
     retriever_name: str,
     params: tuple[str, ...],
     metric: str,
@@ -81,12 +143,21 @@ def tune(
     model_dir: Path | None,
     cache_dir: Path | None,
 ) -> int:
-    """Cross-validated grid search of hybrid fusion settings on the BEIR folder DIRECTORY."""
+    """Cross-validated grid search of hybrid fusion settings on DATASET: a BEIR folder,
+    or a golden dataset file (*.jsonl) over the configuration's corpus."""
     measure = parse_measure(metric).name
-    config = retrievers_config(config_file, model_dir=model_dir, cache_dir=cache_dir)
-    grid = expand_grid(config.hybrid, [parse_param(text) for text in params])
-    data = load_beir(directory, split)
-    queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
+    params_parsed = [parse_param(text) for text in params]
+    if dataset.is_dir():
+        data = beir_data(dataset, split, config_file, model_dir, cache_dir)
+        source = f"{dataset} (split {split})"
+    else:
+        found = dataset_data(dataset, config_file, model_dir, cache_dir)
+        if found is None:
+            return ExitCode.FAILED
+        data, source = found, str(dataset)
+    config = data.retrievers
+    grid = expand_grid(config.hybrid, params_parsed)
+    queries = data.queries
     judged = [qid for qid, grades in data.qrels.items() if any(g >= 1 for g in grades.values())]
     if len(judged) < folds:
         raise ConfigError(f"{len(judged)} judged queries cannot be split into {folds} folds")
@@ -103,8 +174,8 @@ def tune(
     started = time.perf_counter()
     k = parse_measure(measure).k or depth
     scores = np.empty((len(grid), len(judged)), dtype=np.float64)
-    for row, point in enumerate(grid):
-        per_query = evaluate(data.qrels, cached.fused_rankings(point, k), [measure])[measure]
+    for row, rankings in enumerate(cached.grid_rankings(grid, k)):
+        per_query = evaluate(data.qrels, rankings, [measure])[measure]
         scores[row] = [per_query[qid] for qid in judged]
     search_s = time.perf_counter() - started
     result = cross_validate(scores, judged, folds=folds, seed=seed)
@@ -117,7 +188,7 @@ def tune(
     per_point_ms = search_s * 1000 / (len(grid) * max(len(queries), 1))
     points = f"{len(grid)} grid point{'s' if len(grid) != 1 else ''}"
     lines = [
-        f"tune {retriever_name} on {directory} (split {split}): {len(judged)} judged queries, "
+        f"tune {retriever_name} on {source}: {len(judged)} judged queries, "
         f"{points}, {measure}, {folds} folds (seed {seed})",
         "retrieved once: "
         + ", ".join(f"{side} {cached.seconds[side]:.1f} s" for side in HYBRID_SIDES)
@@ -146,8 +217,8 @@ def tune(
     click.echo(toml_block(best), nl=False)
     if json_path is not None:
         summary = {
-            "dataset": str(directory),
-            "split": split,
+            "dataset": str(dataset),
+            "split": split if dataset.is_dir() else None,
             "metric": measure,
             "folds": folds,
             "seed": seed,

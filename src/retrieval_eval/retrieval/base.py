@@ -24,11 +24,15 @@ class SearchResult:
     """What one query returned. ``cost_usd`` is what the query cost, for systems
     that pay per call (built-in retrievers cost nothing). ``rerank_s`` is the
     seconds a rerank stage took, inside the query's latency, reported on its own
-    (None: no rerank stage)."""
+    (None: no rerank stage). ``score_ceiling`` is the highest score any document
+    could have reached for this query, where the scoring function bounds it (BM25:
+    Σ idf of the query's terms); hybrid fusion's theoretical normalisation divides
+    by it (None: not known)."""
 
     hits: tuple[Hit, ...]
     cost_usd: float = 0.0
     rerank_s: float | None = None
+    score_ceiling: float | None = None
 
 
 @runtime_checkable

@@ -12,27 +12,50 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from retrieval_eval.retrieval.base import Retriever
 from retrieval_eval.retrieval.config import HybridConfig
-from retrieval_eval.retrieval.fusion import Run
-from retrieval_eval.retrieval.hybrid import fuse
+from retrieval_eval.retrieval.fusion import Candidates, Run
+from retrieval_eval.retrieval.hybrid import cut_runs, fused_scores
 from retrieval_eval.retrieval.timed import QuerySpec
 
 
 @dataclass(frozen=True)
 class SideRuns:
-    """side → query id → run (doc id, score), and each side's retrieval seconds."""
+    """side → query id → run (doc id, score) and the side's score ceiling for the
+    query (``SearchResult.score_ceiling``), and each side's retrieval seconds."""
 
     runs: Mapping[str, Mapping[str, Run]]
+    ceilings: Mapping[str, Mapping[str, float | None]]
     seconds: Mapping[str, float]
 
     def fused_rankings(self, config: HybridConfig, k: int) -> dict[str, list[str]]:
         """query id → fused document ids, best first, cut to ``k``."""
+        return self.grid_rankings([config], k)[0]
+
+    def grid_rankings(self, points: Sequence[HybridConfig], k: int) -> list[dict[str, list[str]]]:
+        """``fused_rankings`` of every point: one query's candidates are gathered once
+        per depth and every point is scored on them (``fusion.Candidates``)."""
         query_ids = next(iter(self.runs.values())).keys() if self.runs else ()
-        rankings: dict[str, list[str]] = {}
+        by_depth: dict[int, list[int]] = {}
+        for index, point in enumerate(points):
+            by_depth.setdefault(point.depth, []).append(index)
+        rankings: list[dict[str, list[str]]] = [{} for _ in points]
         for query_id in query_ids:
             per_side = {side: runs[query_id] for side, runs in self.runs.items()}
-            rankings[query_id] = [doc_id for doc_id, _ in fuse(config, per_side)[:k]]
+            ceilings = {side: bounds[query_id] for side, bounds in self.ceilings.items()}
+            for depth, members in by_depth.items():
+                candidates = Candidates.of(cut_runs(per_side, depth), depth)
+                if not candidates.ids:
+                    for index in members:
+                        rankings[index][query_id] = []
+                    continue
+                scores = np.vstack(
+                    [fused_scores(points[index], candidates, ceilings) for index in members]
+                )
+                for index, top in zip(members, candidates.top_ids(scores, k), strict=True):
+                    rankings[index][query_id] = top
         return rankings
 
     def side_rankings(self, side: str, k: int) -> dict[str, list[str]]:
@@ -44,12 +67,21 @@ def retrieve_sides(
 ) -> SideRuns:
     """Search every query once on every (already indexed) side."""
     runs: dict[str, dict[str, Run]] = {}
+    ceilings: dict[str, dict[str, float | None]] = {}
     seconds: dict[str, float] = {}
     for side, retriever in sides.items():
         started = time.perf_counter()
         runs[side] = {}
-        for query in queries:
-            hits = retriever.search(query.text, depth, query.tags).hits
-            runs[side][query.query_id] = [(hit.doc_id, hit.score) for hit in hits]
+        ceilings[side] = {}
+        # A retriever that answers many queries at once (dense: one batched model pass
+        # for every query embedding) is asked so; nothing here is timed per query.
+        search_many = getattr(retriever, "search_many", None)
+        if callable(search_many):
+            results = search_many([(query.text, query.tags) for query in queries], depth)
+        else:
+            results = [retriever.search(query.text, depth, query.tags) for query in queries]
+        for query, result in zip(queries, results, strict=True):
+            runs[side][query.query_id] = [(hit.doc_id, hit.score) for hit in result.hits]
+            ceilings[side][query.query_id] = result.score_ceiling
         seconds[side] = time.perf_counter() - started
-    return SideRuns(runs=runs, seconds=seconds)
+    return SideRuns(runs=runs, ceilings=ceilings, seconds=seconds)

@@ -81,11 +81,15 @@ class LikeConfig(_Strict):
 
 
 FUSIONS = ("rrf", "convex", "dbsf")
-NORMALISATIONS = ("min-max", "z-score", "theoretical-min")
+NORMALISATIONS = ("min-max", "z-score", "theoretical-min", "theoretical")
 RERANKERS = ("none", "claude", "custom")
-# The lowest score each side's scoring function can give, for theoretical-min
-# normalisation: cosine similarity is at least −1, a BM25 score at least 0.
+# The lowest score each side's scoring function can give, for theoretical-min and
+# theoretical normalisation: cosine similarity is at least −1, a BM25 score at least 0.
 SCORE_FLOORS: dict[str, float] = {"dense": -1.0, "bm25": 0.0}
+# The highest, for theoretical normalisation, where it does not depend on the query:
+# cosine similarity is at most 1. BM25's depends on the query's terms; the bm25
+# retriever reports it with each result (SearchResult.score_ceiling).
+SCORE_CEILINGS: dict[str, float] = {"dense": 1.0}
 
 
 class ClaudeRerankConfig(_Strict):
@@ -116,8 +120,8 @@ class HybridConfig(_Strict):
     rrf_k: int = Field(default=60, ge=1)
     weights: dict[str, float] = Field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
     # convex: alpha · dense + (1 − alpha) · bm25 over normalised scores.
-    alpha: float = Field(default=0.95, ge=0.0, le=1.0)
-    normalisation: Literal["min-max", "z-score", "theoretical-min"] = "theoretical-min"
+    alpha: float = Field(default=0.7, ge=0.0, le=1.0)
+    normalisation: Literal["min-max", "z-score", "theoretical-min", "theoretical"] = "theoretical"
     reranker: Literal["none", "claude", "custom"] = "none"
     rerank_depth: int = Field(default=20, ge=1)
     claude: ClaudeRerankConfig = Field(default_factory=ClaudeRerankConfig)

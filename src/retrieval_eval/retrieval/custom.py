@@ -54,8 +54,9 @@ class BoundedWorker:
     that never returns cannot keep the process from exiting once it is abandoned.
     """
 
-    def __init__(self, timeout_s: float) -> None:
+    def __init__(self, timeout_s: float, setting: str = "retrievers.custom.timeout_s") -> None:
         self.timeout_s = timeout_s
+        self.setting = setting  # what the user raises when a call is just slow
         self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], queue.SimpleQueue[Any]]] = (
             queue.SimpleQueue()
         )
@@ -84,7 +85,7 @@ class BoundedWorker:
             self._hung = True
             raise RetrievalEvalError(
                 f"{what} did not return within {self.timeout_s:g} s "
-                "(raise retrievers.custom.timeout_s if it is just slow)"
+                f"(raise {self.setting} if it is just slow)"
             ) from None
         if ok:
             return value  # type: ignore[no-any-return]

@@ -104,24 +104,50 @@ class DenseRetriever:
         self._detach_cache()
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
+        return self.search_many([(query, tuple(tags))], k)[0]
+
+    def search_many(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> list[SearchResult]:
+        """``search`` for each (query, tags), the queries embedded together in the
+        model's batches: ``tune`` retrieves every query once and does not time them, so
+        one batched model pass replaces a call per query (vectors equal to within float
+        rounding of the per-query ones)."""
         if self._collection is None or self._table is None or self._embedding is None:
             raise RetrievalEvalError("dense: search() called before index()")
+        total = len(self._table.chunks)
+        results: list[SearchResult | None] = [None] * len(queries)
+        pending: list[tuple[int, str, dict[str, Any] | None]] = []
+        for index, (query, tags) in enumerate(queries):
+            if k <= 0 or total == 0:
+                results[index] = SearchResult(hits=())
+                continue
+            where: dict[str, Any] | None = None
+            if tags:
+                present = self._table.tags_present(tags)
+                if not present:
+                    # the empty-filter guard: never an unfiltered search
+                    results[index] = SearchResult(hits=())
+                    continue
+                clauses = [{TAG_KEY_PREFIX + tag: True} for tag in present]
+                where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
+            pending.append((index, query, where))
+        if pending:
+            vectors = self._embedding.embed([query for _, query, _ in pending])
+            for (index, _, where), vector in zip(pending, vectors, strict=True):
+                results[index] = self._nearest(vector, k, where)
+        return [result if result is not None else SearchResult(hits=()) for result in results]
+
+    def _nearest(
+        self, query_vector: np.ndarray, k: int, where: dict[str, Any] | None
+    ) -> SearchResult:
+        assert self._table is not None
         table = self._table
         total = len(table.chunks)
-        if k <= 0 or total == 0:
-            return SearchResult(hits=())
-        where: dict[str, Any] | None = None
-        if tags:
-            present = table.tags_present(tags)
-            if not present:
-                return SearchResult(hits=())  # the empty-filter guard: never an unfiltered search
-            clauses = [{TAG_KEY_PREFIX + tag: True} for tag in present]
-            where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
-        query_vector = self._embedding.embed([query])
         wanted = min(total, k * 4)
         while True:
             found = self._collection.query(
-                query_embeddings=query_vector,
+                query_embeddings=query_vector[np.newaxis, :],
                 n_results=wanted,
                 where=where,
                 include=["distances"],

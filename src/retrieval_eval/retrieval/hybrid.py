@@ -13,27 +13,60 @@ from collections.abc import Mapping, Sequence
 
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Hit, Retriever, SearchResult
-from retrieval_eval.retrieval.config import HYBRID_SIDES, SCORE_FLOORS, HybridConfig
-from retrieval_eval.retrieval.fusion import Run, dbsf, rrf
-from retrieval_eval.retrieval.fusion.convex import convex_sides
+from retrieval_eval.retrieval.config import (
+    HYBRID_SIDES,
+    SCORE_CEILINGS,
+    SCORE_FLOORS,
+    HybridConfig,
+)
+from retrieval_eval.retrieval.fusion import (
+    Candidates,
+    Run,
+    convex_scores,
+    dbsf_scores,
+    rrf_scores,
+)
+from retrieval_eval.retrieval.fusion.candidates import FloatArray
 from retrieval_eval.retrieval.rerank.base import Reranker, apply_reranking
 
 
-def fuse(config: HybridConfig, runs: Mapping[str, Run]) -> list[tuple[str, float]]:
-    """The fused run for ``config``'s fusion settings (each side cut to ``depth``)."""
-    cut = {side: runs[side][: config.depth] for side in HYBRID_SIDES if side in runs}
+def fused_scores(
+    config: HybridConfig,
+    candidates: Candidates,
+    ceilings: Mapping[str, float | None] | None = None,
+) -> FloatArray:
+    """Each candidate's fused score under ``config``'s fusion settings. ``ceilings``:
+    each side's highest possible score for this query, where the side reported one
+    (``SearchResult.score_ceiling``); cosine's is fixed at 1."""
     if config.fusion == "rrf":
-        return rrf(cut, k=config.rrf_k, weights=config.weights)
+        return rrf_scores(candidates, k=config.rrf_k, weights=config.weights)
     if config.fusion == "dbsf":
-        return dbsf(cut, weights=config.weights)
-    return convex_sides(
-        cut,
+        return dbsf_scores(candidates, weights=config.weights)
+    known = {side: value for side, value in (ceilings or {}).items() if value is not None}
+    return convex_scores(
+        candidates,
         first="dense",
         second="bm25",
         alpha=config.alpha,
         normalisation=config.normalisation,
         floors=SCORE_FLOORS,
+        ceilings={**SCORE_CEILINGS, **known},
     )
+
+
+def cut_runs(runs: Mapping[str, Run], depth: int) -> dict[str, Run]:
+    """Each side's run cut to ``depth``, in side order."""
+    return {side: runs[side][:depth] for side in HYBRID_SIDES if side in runs}
+
+
+def fuse(
+    config: HybridConfig,
+    runs: Mapping[str, Run],
+    ceilings: Mapping[str, float | None] | None = None,
+) -> list[tuple[str, float]]:
+    """The fused run for ``config``'s fusion settings (each side cut to ``depth``)."""
+    candidates = Candidates.of(cut_runs(runs, config.depth), config.depth)
+    return candidates.ranked(fused_scores(config, candidates, ceilings))
 
 
 class HybridRetriever:
@@ -59,6 +92,7 @@ class HybridRetriever:
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
         runs: dict[str, Run] = {}
+        ceilings: dict[str, float | None] = {}
         # The hit text comes from the side that ranked the document best.
         best: dict[str, tuple[int, Hit]] = {}
         cost = 0.0
@@ -66,10 +100,11 @@ class HybridRetriever:
             result = retriever.search(query, self.config.depth, tags)
             cost += result.cost_usd
             runs[side] = [(hit.doc_id, hit.score) for hit in result.hits]
+            ceilings[side] = result.score_ceiling
             for rank, hit in enumerate(result.hits, start=1):
                 if hit.doc_id not in best or rank < best[hit.doc_id][0]:
                     best[hit.doc_id] = (rank, hit)
-        fused = fuse(self.config, runs)
+        fused = fuse(self.config, runs, ceilings)
         keep = max(k, 0)
         if self.reranker is None:
             hits = tuple(Hit(doc_id, score, best[doc_id][1].text) for doc_id, score in fused[:keep])

@@ -20,6 +20,9 @@ from retrieval_eval.score.ranked import FloatArray
 
 _EXACT_SIGN_FLIPS_UP_TO = 16  # 2**16 sign patterns: exact p-value, still instant
 _BATCH_CELLS = 1 << 21  # resampled values held in memory at once
+# Up to this many distinct values, resamples are drawn per distinct value (see
+# _bootstrap_means); each costs a binomial draw, a few times an index draw.
+_GROUPED_UP_TO = 1024
 
 
 def bootstrap_ci(
@@ -42,9 +45,26 @@ def bootstrap_ci(
 
 
 def _bootstrap_means(data: FloatArray, resamples: int, seed: int) -> FloatArray:
+    """Means of ``resamples`` resamples of ``data`` drawn with replacement.
+
+    Per-query metrics usually take few distinct values (MRR@10 at most 11): then a
+    resample is drawn as how many times each distinct value is picked, a multinomial
+    draw over the values' frequencies. That is the same distribution as picking ``n``
+    indices, at a cost of ``resamples × distinct values`` instead of ``resamples × n``,
+    which is what keeps 100,000 queries fast.
+    """
     rng = np.random.default_rng(seed)
-    batch = max(1, _BATCH_CELLS // data.size)
     means = np.empty(resamples, dtype=np.float64)
+    values, counts = np.unique(data, return_counts=True)
+    if values.size <= _GROUPED_UP_TO:
+        frequencies = counts / data.size
+        batch = max(1, _BATCH_CELLS // values.size)
+        for start in range(0, resamples, batch):
+            rows = min(batch, resamples - start)
+            picked = rng.multinomial(data.size, frequencies, size=rows)
+            means[start : start + rows] = (picked @ values) / data.size
+        return means
+    batch = max(1, _BATCH_CELLS // data.size)
     for start in range(0, resamples, batch):
         rows = min(batch, resamples - start)
         picks = rng.integers(0, data.size, size=(rows, data.size))
@@ -114,8 +134,21 @@ def sign_flip_p_value(diffs: FloatArray, *, seed: int = 0, resamples: int = 10_0
         flipped = np.abs((signs * diffs).mean(axis=1))
         return float(np.count_nonzero(flipped >= observed - tolerance) / flipped.size)
     rng = np.random.default_rng(seed)
-    batch = max(1, _BATCH_CELLS // n)
+    magnitudes, counts = np.unique(np.abs(diffs[diffs != 0.0]), return_counts=True)
     extreme = 0
+    if magnitudes.size <= _GROUPED_UP_TO:
+        # Flipping the signs of the c pairs of one magnitude v adds v·(2B − c), with B
+        # the number of plus signs, B ~ Binomial(c, 1/2): the same distribution as
+        # flipping each pair, at a cost per distinct magnitude instead of per pair.
+        # Zero differences add nothing whatever their sign.
+        batch = max(1, _BATCH_CELLS // max(1, magnitudes.size))
+        for start in range(0, resamples, batch):
+            rows = min(batch, resamples - start)
+            plus = rng.binomial(counts, 0.5, size=(rows, magnitudes.size))
+            flipped = np.abs(((2 * plus - counts) @ magnitudes) / n)
+            extreme += int(np.count_nonzero(flipped >= observed - tolerance))
+        return (extreme + 1) / (resamples + 1)
+    batch = max(1, _BATCH_CELLS // n)
     for start in range(0, resamples, batch):
         rows = min(batch, resamples - start)
         signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, n))

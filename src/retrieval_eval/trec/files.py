@@ -2,7 +2,9 @@
 
 The result is columnar: per line a query index, the document id packed into
 words, and the grade or score. Lines of one query normally sit together, so
-query ids are compared with the previous line instead of being hashed one by one.
+query ids are compared with the previous line and looked up once per stretch;
+where they change on almost every line (runs concatenated from shards) every
+line is looked up, and a run is regrouped by query as it is read.
 """
 
 from __future__ import annotations
@@ -50,7 +52,13 @@ class LineMap:
 
 @dataclass(frozen=True)
 class Columns:
-    """One row per data line. ``query`` indexes ``query_ids``; ``value`` is a grade or a score."""
+    """One row per data line. ``query`` indexes ``query_ids``; ``value`` is a grade or a score.
+
+    Query of each row: when every query's lines form one stretch of the file (the usual
+    layout) it is kept per stretch (``segment_starts``/``segment_codes``, a few bytes per
+    query); when lines of queries are scattered (runs concatenated from shards) it is
+    kept per line in ``line_query`` (4 bytes a line) and rows stay in file order.
+    """
 
     path: Path
     query_ids: tuple[str, ...]
@@ -60,11 +68,21 @@ class Columns:
     value: FloatArray | IntArray
     lines: LineMap
     runid: str = ""  # a run's tag on its last line (trec_eval prints that one)
-    order: IntArray | None = None  # file row of each row, once regrouped by query
+    line_query: np.ndarray | None = None  # int32 query index per row, for scattered lines
+    query_words: WordArray | None = None  # packed id of each query index
+    file_query: np.ndarray | None = None  # per-line query index in file order, once regrouped
 
     def line_of(self, row: int) -> int:
         """1-based file line of a row."""
-        return self.lines.line(row if self.order is None else int(self.order[row]))
+        return self.lines.line(self.file_row(row))
+
+    def file_row(self, row: int) -> int:
+        """Row in file order: a regrouped query keeps its lines in file order."""
+        if self.file_query is None:
+            return row
+        query = int(np.searchsorted(self.segment_starts, row, side="right")) - 1
+        rows_of_query = np.flatnonzero(self.file_query == self.segment_codes[query])
+        return int(rows_of_query[row - int(self.segment_starts[query])])
 
     @property
     def rows(self) -> int:
@@ -73,21 +91,27 @@ class Columns:
     @property
     def contiguous(self) -> bool:
         """True when each query's lines form one unbroken stretch of the file."""
-        return self.segment_starts.size == len(self.query_ids)
+        return self.line_query is None
 
     def query_rows(self, start: int = 0, stop: int | None = None) -> IntArray:
-        """Query index of each row in ``start:stop``, expanded from the segments."""
+        """Query index of each row in ``start:stop``."""
         stop = self.rows if stop is None else min(stop, self.rows)
+        if self.line_query is not None:
+            return self.line_query[start:stop].astype(np.int64)
         first, last = np.searchsorted(self.segment_starts, [start, stop], side="right")
         bounds = np.append(self.segment_starts[first - 1 : last], stop)
         bounds[0] = start
         return np.repeat(self.segment_codes[first - 1 : last], np.diff(bounds))
 
     def query_of(self, rows: IntArray) -> IntArray:
+        if self.line_query is not None:
+            return self.line_query[rows].astype(np.int64)
         segment = np.searchsorted(self.segment_starts, rows, side="right") - 1
         return self.segment_codes[segment]
 
     def rows_per_query(self) -> IntArray:
+        if self.line_query is not None:
+            return np.bincount(self.line_query, minlength=len(self.query_ids)).astype(np.int64)
         lengths = np.diff(np.append(self.segment_starts, self.rows))
         counts = np.bincount(self.segment_codes, weights=lengths, minlength=len(self.query_ids))
         return counts.astype(np.int64)
@@ -97,22 +121,23 @@ def read_run(path: Path) -> Columns:
     """Parse a run file; extra fields after the tag are ignored, as trec_eval does.
 
     A run whose queries' lines are scattered comes back regrouped by query (see
-    :func:`grouped_by_query`), so the scattered copy is freed before evaluation.
+    :func:`grouped_by_query`); the scattered copy is freed while reading.
     """
-    return grouped_by_query(_read(path, fields=6, extra_ok=True, layout=RUN_LAYOUT, value_column=4))
+    return _read(path, fields=6, extra_ok=True, layout=RUN_LAYOUT, value_column=4, group=True)
 
 
 def read_qrels(path: Path) -> Columns:
-    return _read(path, fields=4, extra_ok=False, layout=QRELS_LAYOUT, value_column=3)
+    return _read(path, fields=4, extra_ok=False, layout=QRELS_LAYOUT, value_column=3, group=False)
 
 
-def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column: int) -> Columns:
+def _read(
+    path: Path, *, fields: int, extra_ok: bool, layout: str, value_column: int, group: bool
+) -> Columns:
     if not path.is_file():
         raise InputError("file not found", file=path)
     doc_parts: list[WordArray] = []
     value_parts: list[np.ndarray] = []
-    segment_starts: list[IntArray] = []
-    segment_codes: list[IntArray] = []
+    query_parts: list[_BlockQueries] = []
     names = _QueryIds()
     first_rows: list[int] = []
     first_lines: list[int] = []
@@ -120,14 +145,21 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
     rows = 0
     runid = b""
     previous_qid: WordArray | None = None
+    last_code = -1
     for block in read_blocks(path, fields, extra_fields_allowed=extra_ok, layout=layout):
         if block.lines == 0:
             continue
         query_words = words_for(block.buffer, *block.span(0), capped=False)
-        starts = _segment_starts(query_words, previous_qid)
+        if query_parts and query_parts[-1].starts is None:
+            # The last block's queries changed almost every line: look up every line.
+            part = _BlockQueries(rows, block.lines, None, names.codes(query_words).astype(np.int32))
+        else:
+            starts = _segment_starts(query_words, previous_qid)
+            codes = names.codes(query_words[starts])
+            part = _BlockQueries.of(rows, block.lines, starts, codes, last_code)
+        query_parts.append(part)
         previous_qid = query_words[-1]
-        segment_starts.append(starts + rows)
-        segment_codes.append(names.codes(query_words[starts]))
+        last_code = part.last_code()
         doc_parts.append(words_for(block.buffer, *block.span(2)))
         if value_column == 4:
             value_parts.append(_scores(block, path))
@@ -142,100 +174,314 @@ def _read(path: Path, *, fields: int, extra_ok: bool, layout: str, value_column:
         rows += block.lines
     if rows == 0:
         raise InputError(f"no data lines; expected lines of the form '{layout}'", file=path)
+    segment_starts, segment_codes, line_query = _query_layout(query_parts, len(names.names))
+    del query_parts
+    file_query = None
+    if group and line_query is not None:
+        segment_starts, doc_words, value = _grouped(
+            line_query, len(names.names), first_rows, doc_parts, value_parts
+        )
+        segment_codes = np.arange(len(names.names), dtype=np.int64)
+        file_query, line_query = line_query, None
+    else:
+        doc_words = _stack(doc_parts)
+        value = np.concatenate(value_parts)
+    del doc_parts, value_parts
     return Columns(
         path=path,
         query_ids=tuple(names.names),
-        segment_starts=np.concatenate(segment_starts),
-        segment_codes=np.concatenate(segment_codes),
-        doc_words=_stack(doc_parts),
-        value=np.concatenate(value_parts),
+        segment_starts=segment_starts,
+        segment_codes=segment_codes,
+        doc_words=doc_words,
+        value=value,
         lines=LineMap(tuple(first_rows), tuple(first_lines), tuple(explicit)),
         runid=runid.decode("utf-8", "replace"),
+        line_query=line_query,
+        query_words=names.words(),
+        file_query=file_query,
     )
 
 
-class _QueryIds:
-    """Query ids in order of first appearance, and a sorted index of their bytes.
+@dataclass(frozen=True)
+class _BlockQueries:
+    """One block's query per row: per stretch of equal ids, or per line when they change often.
 
-    A shuffled file starts a new stretch of lines on nearly every line, and every
-    block holds most of the file's queries; so ids are looked up in numpy (a sorted
-    array and a binary search), and only ids never seen before are decoded in Python.
+    A block whose first line continues the previous block's query has no stretch
+    starting at its first row; ``lead_code`` is that query.
+    """
+
+    first_row: int
+    rows: int
+    starts: IntArray | None  # stretch starts (file rows); None when ``codes`` is per line
+    codes: np.ndarray
+    lead_code: int = -1
+
+    def last_code(self) -> int:
+        return int(self.codes[-1]) if self.codes.size else self.lead_code
+
+    @classmethod
+    def of(
+        cls, first_row: int, rows: int, starts: IntArray, codes: IntArray, lead_code: int
+    ) -> _BlockQueries:
+        if 4 * starts.size > rows:  # scattered: a per-line int32 is smaller than the stretches
+            return cls(first_row, rows, None, _expand(rows, starts, codes, lead_code), lead_code)
+        return cls(first_row, rows, starts + first_row, codes, lead_code)
+
+    def per_line(self) -> np.ndarray:
+        if self.starts is None:
+            return self.codes
+        return _expand(self.rows, self.starts - self.first_row, self.codes, self.lead_code)
+
+
+def _expand(rows: int, starts: IntArray, codes: IntArray, lead_code: int) -> np.ndarray:
+    """int32 code per row from stretches starting at ``starts`` (block-relative)."""
+    out = np.empty(rows, dtype=np.int32)
+    first = int(starts[0]) if starts.size else rows
+    out[:first] = lead_code
+    lengths = np.diff(np.append(starts, rows))
+    out[first:] = np.repeat(codes.astype(np.int32), lengths)
+    return out
+
+
+def _query_layout(
+    parts: list[_BlockQueries], num_queries: int
+) -> tuple[IntArray, IntArray, np.ndarray | None]:
+    """(segment starts, segment codes, per-line codes): stretches if each query has one."""
+    empty = np.zeros(0, dtype=np.int64)
+    if all(part.starts is not None for part in parts):
+        starts = np.concatenate([part.starts for part in parts if part.starts is not None])
+        if starts.size == num_queries:
+            return starts, np.concatenate([part.codes for part in parts]), None
+    if num_queries > np.iinfo(np.int32).max:  # pragma: no cover - two billion query ids
+        raise InputError("more than 2**31 distinct query ids")
+    return empty, empty, np.concatenate([part.per_line() for part in parts])
+
+
+class _QueryIds:
+    """Query ids in order of first appearance, found through a hash table held in numpy.
+
+    A scattered file starts a new stretch of lines on nearly every line, and every block
+    holds most of the file's queries; so ids are looked up all at once (open addressing
+    with linear probing, vectorised over the block), and only ids never seen before are
+    decoded in Python. An id of up to 8 bytes is its own key (its packed word); a longer
+    one is keyed by a 64-bit hash of its words, and a found id is confirmed on its exact
+    bytes: a hash collision between two ids makes the table rebuild with another seed.
     """
 
     def __init__(self) -> None:
         self.names: list[str] = []
-        self._sorted = np.zeros(0, dtype="S1")
-        self._codes = np.zeros(0, dtype=np.int64)
+        self._words = np.zeros((64, 1), dtype=np.uint64)  # packed id per code (spare rows)
+        self._hashes = np.zeros(64, dtype=np.uint64)  # hash per code
+        self._seed = 0
+        self._bits = 7
+        self._slots = np.full(1 << self._bits, -1, dtype=np.int32)  # code per slot, -1 empty
+        self._slot_hashes = np.zeros(1 << self._bits, dtype=np.uint64)  # its hash, beside it
+
+    def words(self) -> WordArray:
+        return self._words[: len(self.names)]
 
     def codes(self, query_words: WordArray) -> IntArray:
-        if query_words.shape[1] == 1:  # one word: unique on integers, cheaper than on bytes
-            words, first, inverse = np.unique(
-                query_words[:, 0], return_index=True, return_inverse=True
-            )
-            distinct = as_bytes_strings(words[:, None])
+        width = max(self._words.shape[1], query_words.shape[1])
+        if width > self._words.shape[1]:  # a longer id: hashes cover every word, so redo them
+            self._words = widen(self._words, width)
+            self._rebuild(self._bits)
+        words = widen(query_words, width)
+        while True:
+            keys = self._hash(words)
+            codes = self._find(keys)
+            missing = np.flatnonzero(codes < 0)
+            if missing.size:
+                codes[missing] = self._add(words[missing], keys[missing])
+            if width == 1 or bool((self._words[codes] == words).all()):
+                return codes
+            self._seed += 1  # pragma: no cover - two ids with one 64-bit hash
+            self._rebuild(self._bits)  # pragma: no cover
+
+    def _hash(self, words: WordArray) -> np.ndarray:
+        if words.shape[1] == 1:
+            return words[:, 0]  # exact: equal keys are equal ids
+        value = np.full(words.shape[0], _MIX[0] + np.uint64(self._seed), dtype=np.uint64)
+        for column in range(words.shape[1]):
+            mixed = (words[:, column] ^ value) * _MIX[(column % 3) + 1]
+            value = mixed ^ (mixed >> np.uint64(29))
+        return value * _MIX[3]
+
+    def _slot(self, keys: np.ndarray) -> IntArray:
+        mixed = keys * _MIX[1]  # the product's top bits depend on every bit of the key
+        return (mixed >> np.uint64(64 - self._bits)).astype(np.int64)
+
+    def _find(self, keys: np.ndarray) -> IntArray:
+        """Code of each key, or -1 where the key is not in the table."""
+        slot = self._slot(keys)
+        code = self._slots[slot]
+        hit = self._slot_hashes[slot] == keys
+        hit &= code >= 0
+        found = np.where(hit, code, -1).astype(np.int64)
+        # Most keys sit in their first slot; the rest probe on (-1 codes never match).
+        pending = np.flatnonzero(~hit & (code >= 0))
+        mask = (1 << self._bits) - 1
+        slot = (slot[pending] + 1) & mask
+        while pending.size:
+            code = self._slots[slot]
+            hit = self._slot_hashes[slot] == keys[pending]
+            hit &= code >= 0
+            found[pending[hit]] = code[hit]
+            go_on = (code >= 0) & ~hit
+            pending, slot = pending[go_on], (slot[go_on] + 1) & mask
+        return found
+
+    def _add(self, words: WordArray, keys: np.ndarray) -> IntArray:
+        """Number the distinct new ids in order of appearance; the code of each row."""
+        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        by_appearance = np.argsort(first, kind="stable")
+        new_codes = np.empty(distinct.size, dtype=np.int64)
+        base = len(self.names)
+        new_codes[by_appearance] = np.arange(base, base + distinct.size)
+        picked = first[by_appearance]
+        total = base + distinct.size
+        if total > self._hashes.size:
+            capacity = max(2 * self._hashes.size, total)
+            grown = np.zeros((capacity, self._words.shape[1]), dtype=np.uint64)
+            grown[:base] = self._words[:base]
+            self._words = grown
+            self._hashes = np.resize(self._hashes, capacity)
+        self._words[base:total] = words[picked]
+        self._hashes[base:total] = keys[picked]
+        self.names.extend(
+            raw.decode("utf-8", "replace") for raw in as_bytes_strings(words[picked]).tolist()
+        )
+        if 2 * total > self._slots.size:
+            self._rebuild(max(self._bits, (4 * total).bit_length()))
         else:
-            strings = as_bytes_strings(query_words)
-            distinct, first, inverse = np.unique(strings, return_index=True, return_inverse=True)
-        codes = np.empty(distinct.size, dtype=np.int64)
-        found = np.zeros(distinct.size, dtype=bool)
-        if self._sorted.size:
-            at = np.minimum(np.searchsorted(self._sorted, distinct), self._sorted.size - 1)
-            found = self._sorted[at] == distinct
-            codes[found] = self._codes[at[found]]
-        new = np.flatnonzero(~found)
-        if new.size:
-            new = new[np.argsort(first[new], kind="stable")]  # numbered as they appear
-            codes[new] = np.arange(len(self.names), len(self.names) + new.size)
-            self.names.extend(raw.decode("utf-8", "replace") for raw in distinct[new].tolist())
-            width = max(self._sorted.dtype.itemsize, distinct.dtype.itemsize)
-            merged = np.concatenate([self._sorted.astype(f"S{width}"), distinct[new]])
-            order = np.argsort(merged, kind="stable")
-            self._sorted = merged[order]
-            self._codes = np.concatenate([self._codes, codes[new]])[order]
-        return codes[inverse]
+            self._insert(np.arange(base, total, dtype=np.int64))
+        return new_codes[inverse.reshape(-1)]
+
+    def _rebuild(self, bits: int) -> None:
+        count = len(self.names)
+        self._hashes[:count] = self._hash(self._words[:count])
+        self._bits = bits
+        self._slots = np.full(1 << bits, -1, dtype=np.int32)
+        self._slot_hashes = np.zeros(1 << bits, dtype=np.uint64)
+        self._insert(np.arange(count, dtype=np.int64))
+
+    def _insert(self, codes: IntArray) -> None:
+        """Place codes whose hashes are all distinct from each other and from the table's."""
+        slot = self._slot(self._hashes[codes])
+        mask = (1 << self._bits) - 1
+        while codes.size:
+            free = self._slots[slot] < 0
+            self._slots[slot[free]] = codes[free]  # of equal slots, one write wins
+            placed = np.zeros(codes.size, dtype=bool)
+            placed[free] = self._slots[slot[free]] == codes[free]
+            self._slot_hashes[slot[placed]] = self._hashes[codes[placed]]
+            codes, slot = codes[~placed], (slot[~placed] + 1) & mask
+
+
+_MIX = (
+    np.uint64(0x9E3779B97F4A7C15),
+    np.uint64(0xC2B2AE3D27D4EB4F),
+    np.uint64(0x165667B19E3779F9),
+    np.uint64(0xD6E8FEB86659FD93),
+)
 
 
 def grouped_by_query(columns: Columns) -> Columns:
     """The same rows with each query's lines brought together (file order kept within a query).
 
     Runs concatenated from shards interleave their queries; every later step works
-    query by query on contiguous stretches. ``order`` remembers each row's file row
-    so errors still name the right line.
+    query by query on contiguous stretches, in cache. ``order`` keeps each row's file
+    row so errors still name the right line.
     """
-    if columns.contiguous:
+    if columns.line_query is None:
         return columns
-    rows = columns.rows
-    codes = columns.query_rows()
-    if rows < 1 << 32 and len(columns.query_ids) < 1 << 31:
-        # One sort of (query, row) packed in a word: cheaper than a stable argsort.
-        keys = codes.astype(np.uint64)
-        del codes
-        keys <<= np.uint64(32)
-        keys |= np.arange(rows, dtype=np.uint64)
-        keys.sort()
-        high = keys >> np.uint64(32)
-        changed = np.flatnonzero(high[1:] != high[:-1]) + 1
-        starts = np.concatenate([np.zeros(1, dtype=np.int64), changed.astype(np.int64)])
-        segment_codes = high[starts].astype(np.int64)
-        del high
-        keys &= np.uint64(0xFFFFFFFF)
-        order = keys.view(np.int64)
-    else:  # pragma: no cover - over 4 billion lines
-        order = np.argsort(codes, kind="stable")
-        sorted_codes = codes[order]
-        starts = np.flatnonzero(np.diff(sorted_codes, prepend=-1)).astype(np.int64)
-        segment_codes = sorted_codes[starts]
+    starts, docs, values = _grouped(
+        columns.line_query,
+        len(columns.query_ids),
+        [0],
+        [columns.doc_words],
+        [np.asarray(columns.value)],
+    )
     return Columns(
         path=columns.path,
         query_ids=columns.query_ids,
         segment_starts=starts,
-        segment_codes=segment_codes,
-        doc_words=columns.doc_words[order],
-        value=columns.value[order],
+        segment_codes=np.arange(len(columns.query_ids), dtype=np.int64),
+        doc_words=docs,
+        value=values,
         lines=columns.lines,
         runid=columns.runid,
-        order=order,
+        query_words=columns.query_words,
+        file_query=columns.line_query,
     )
+
+
+def _grouped(
+    line_query: np.ndarray,
+    num_queries: int,
+    first_rows: list[int],
+    doc_parts: list[WordArray],
+    value_parts: list[np.ndarray],
+) -> tuple[IntArray, WordArray, np.ndarray]:
+    """(query starts, ids, values) with each query's lines together, in file order.
+
+    Query q's lines go after all lines of queries below q (every index occurs). Each
+    block's lines are written straight to their places (see :func:`_places`), so no
+    sort or gather runs over the whole file and the parts are never concatenated
+    first. The parts lists are emptied as they are used.
+    """
+    rows = line_query.size
+    starts = np.zeros(num_queries, dtype=np.int64)
+    np.cumsum(np.bincount(line_query, minlength=num_queries)[:-1], out=starts[1:])
+    cursor = starts.copy()  # next free row of each query
+    scratch = np.full(num_queries, rows, dtype=np.int64)
+    width = max(part.shape[1] for part in doc_parts)
+    docs = np.empty((rows, width), dtype=np.uint64)
+    values = np.empty(rows, dtype=value_parts[0].dtype)
+    for index, first in enumerate(first_rows):
+        part_docs, part_values = widen(doc_parts[index], width), value_parts[index]
+        doc_parts[index], value_parts[index] = part_docs[:0], part_values[:0]  # free as we go
+        at = _places(line_query[first : first + part_values.size], cursor, scratch)
+        if width == 1:  # a 1-D scatter is several times cheaper than a row-wise one
+            docs.reshape(-1)[at] = part_docs.reshape(-1)
+        else:
+            docs[at] = part_docs
+        values[at] = part_values
+    return starts, docs, values
+
+
+def _places(codes: np.ndarray, cursor: IntArray, scratch: IntArray) -> IntArray:
+    """Grouped row of each line of a block: its query's next free rows, in file order.
+
+    ``cursor`` (next free row per query) advances past the block. With at most 65,536
+    queries a stable radix sort of the block's codes orders them; otherwise lines are
+    placed in rounds, each placing the earliest remaining line of every query
+    (``scratch`` is a per-query work array holding a value above any line).
+    """
+    size = codes.size
+    if cursor.size <= 1 << 16:
+        order = np.argsort(codes.astype(np.uint16), kind="stable")
+        query = codes[order].astype(np.int64)
+        new_query = np.ones(size, dtype=bool)
+        new_query[1:] = query[1:] != query[:-1]
+        run_starts = np.flatnonzero(new_query)
+        taken = np.arange(size, dtype=np.int64) - run_starts[np.cumsum(new_query) - 1]
+        at = np.empty(size, dtype=np.int64)
+        at[order] = cursor[query] + taken
+        cursor[query[run_starts]] += np.diff(np.append(run_starts, size))
+        return at
+    at = np.empty(size, dtype=np.int64)
+    pending = np.arange(size, dtype=np.int64)
+    unset = scratch[0]
+    while pending.size:
+        query = codes[pending]
+        np.minimum.at(scratch, query, pending)
+        earliest = scratch[query] == pending
+        scratch[query] = unset
+        placed = query[earliest]
+        at[pending[earliest]] = cursor[placed]
+        cursor[placed] += 1
+        pending = pending[~earliest]
+    return at
 
 
 def _stack(parts: list[WordArray]) -> WordArray:

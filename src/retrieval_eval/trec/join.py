@@ -3,8 +3,9 @@
 trec_eval ignores the rank column: it sorts each query's results by score
 descending and breaks ties by document id descending (``strcmp`` order). Most
 run files are already written in that order, so we verify it with one
-vectorised pass over adjacent lines and sort only the queries that break it.
-Ranks are then needed only for the few lines that match a judgment.
+vectorised pass over adjacent lines; ranks are needed only for the few lines
+that match a judgment, and only in queries that break the order (every query of
+a run regrouped from scattered lines) are they computed rather than read off.
 
 Documents are matched to judgments by a key of (query, 64-bit hash of the id),
 and each key match is confirmed on the exact id bytes, so a hash collision can
@@ -50,8 +51,7 @@ def judge_run(
     """
     run = grouped_by_query(run)
     _reject_duplicate_results(run)
-    qrels_index = {qid: index for index, qid in enumerate(qrels.query_ids)}
-    run_to_qrels = np.array([qrels_index.get(qid, -1) for qid in run.query_ids], dtype=np.int64)
+    by_id, run_to_qrels = _join_query_ids(qrels, run)
     width = max(qrels.doc_words.shape[1], run.doc_words.shape[1])
     qrels_docs, run_docs = widen(qrels.doc_words, width), widen(run.doc_words, width)
     grades = np.asarray(qrels.value, dtype=np.int64)
@@ -81,10 +81,9 @@ def judge_run(
         matched_judgment, rank = matched_judgment[within], rank[within]
     retrieved_per_qrels_query = np.zeros(len(qrels.query_ids), dtype=np.int64)
     retrieved_per_qrels_query[run_to_qrels[known]] = retrieved[known]
-    order = sorted(range(len(qrels.query_ids)), key=qrels.query_ids.__getitem__)
     in_run = np.zeros(len(qrels.query_ids), dtype=bool)
     in_run[run_to_qrels[known]] = True
-    selected = np.asarray([q for q in order if complete or in_run[q]], dtype=np.int64)
+    selected = by_id if complete else by_id[in_run[by_id]]
     position = np.full(len(qrels.query_ids), -1, dtype=np.int64)
     position[selected] = np.arange(selected.size, dtype=np.int64)
 
@@ -97,7 +96,7 @@ def judge_run(
     judged_query = position[qrels_query]
     in_scope = judged_query >= 0
     return TrecHits(
-        query_ids=tuple(qrels.query_ids[q] for q in selected.tolist()),
+        query_ids=tuple(map(qrels.query_ids.__getitem__, selected.tolist())),
         num_ret=retrieved_per_qrels_query[selected],
         judged_query=hit_query[by_query_rank],
         judged_rank=hit_rank[by_query_rank],
@@ -108,60 +107,184 @@ def judge_run(
     )
 
 
+def _join_query_ids(qrels: Columns, run: Columns) -> tuple[IntArray, IntArray]:
+    """(qrels queries in trec_eval's strcmp order of ids, qrels index of each run query or -1).
+
+    Done on the packed ids in numpy (one sort, one binary search), not in Python: a
+    million queries cost a Python dictionary and sort about a second each.
+    """
+    assert qrels.query_words is not None and run.query_words is not None
+    width = max(qrels.query_words.shape[1], run.query_words.shape[1])
+    qrels_ids = _sortable_ids(widen(qrels.query_words, width))
+    run_ids = _sortable_ids(widen(run.query_words, width))
+    by_id = np.argsort(qrels_ids).astype(np.int64)  # ids are distinct: any sort is stable
+    ordered = qrels_ids[by_id]
+    at = np.minimum(np.searchsorted(ordered, run_ids), ordered.size - 1)
+    return by_id, np.where(ordered[at] == run_ids, by_id[at], -1)
+
+
+def _sortable_ids(words: WordArray) -> np.ndarray:
+    """Ids as an array whose order is strcmp order: big-endian words, or byte strings."""
+    if words.shape[1] == 1:
+        return order_keys(words)[:, 0]
+    return as_bytes_strings(words)
+
+
 def _chunks(rows: int) -> range:
     return range(0, rows, CHUNK_ROWS)
 
 
 def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
-    """1-based trec_eval rank of each of ``rows`` (run line indices) in a contiguous run."""
+    """1-based trec_eval rank of each of ``rows`` (run line indices)."""
     scores = np.asarray(run.value, dtype=np.float64)
     starts = run.segment_starts
     segment = np.searchsorted(starts, rows, side="right") - 1
     rank = rows - starts[segment] + 1
-    if run.order is not None:  # regrouped from scattered lines: assume nothing is in order
-        broken = np.arange(starts.size, dtype=np.int64)
-    else:
-        broken = _queries_out_of_order(run, scores)
+    if run.file_query is not None:  # regrouped from scattered lines: assume nothing is in order
+        return _sorted_ranks(run, scores, rows)
+    broken = _queries_out_of_order(run, scores)
     if broken.size == 0:
         return rank
-    inside = np.isin(segment, broken)
-    rank[inside] = _sorted_ranks(run, scores, broken)[rows[inside]]
+    inside = np.flatnonzero(np.isin(segment, broken))
+    rank[inside] = _sorted_ranks(run, scores, rows[inside])
     return rank
 
 
-def _sorted_ranks(run: Columns, scores: np.ndarray, segments: IntArray) -> IntArray:
-    """Rank of every line of ``segments`` (whole queries) after trec_eval's sort, by line.
+def _sorted_ranks(run: Columns, scores: np.ndarray, rows: IntArray) -> IntArray:
+    """trec_eval rank of each of ``rows`` within its query (score descending, id descending).
 
-    Queries of similar length are laid out as rows of a padded matrix, a few thousand
-    lines at a time, and sorted along the rows (score descending, then id descending):
-    many small in-cache sorts instead of one sort of every line. Entries of lines
-    outside ``segments`` are left unset.
+    Only the ranks asked for are computed, a chunk of whole queries at a time, in
+    cache. A row's rank is one more than the lines of its query that beat it: see
+    :func:`_ranks_by_rows`, or, where the chunk's queries differ so much in length that
+    a padded matrix would be mostly padding, :func:`_ranks_by_sorting`.
     """
-    lengths = np.diff(np.append(run.segment_starts, run.rows))[segments]
-    firsts = run.segment_starts[segments]
-    out = np.empty(run.rows, dtype=np.int64)
-    bucket = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
-    for size_class in np.unique(bucket).tolist():
-        members = np.flatnonzero(bucket == size_class)
-        width = int(lengths[members].max())
-        per_chunk = max(1, CHUNK_ROWS // width)
-        for begin in range(0, members.size, per_chunk):
-            chosen = members[begin : begin + per_chunk]
-            columns = np.arange(width, dtype=np.int64)
-            valid = columns[None, :] < lengths[chosen][:, None]
-            index = np.where(valid, firsts[chosen][:, None] + columns[None, :], 0)
-            # Padding sorts last: +inf where a real line has -score, all ones for the id.
-            primary = np.where(valid, -scores[index], np.inf)
-            keys = order_keys(run.doc_words[index.reshape(-1)])
-            words = [
-                np.where(valid, ~keys[:, w].reshape(index.shape), np.uint64(2**64 - 1))
-                for w in range(keys.shape[1] - 1, -1, -1)
-            ]
-            order = np.lexsort((*words, primary), axis=1)
-            ranks = np.empty_like(order)
-            np.put_along_axis(ranks, order, columns[None, :] + 1, axis=1)
-            out[index[valid]] = ranks[valid]
+    by_row = np.argsort(rows, kind="stable")
+    sorted_rows = rows[by_row]
+    out = np.empty(rows.size, dtype=np.int64)
+    for start, stop in _query_chunks(run):
+        lo, hi = np.searchsorted(sorted_rows, [start, stop])
+        if lo == hi:
+            continue
+        wanted = sorted_rows[lo:hi] - start
+        first, last = np.searchsorted(run.segment_starts, [start, stop])
+        local_starts = run.segment_starts[first:last] - start  # a chunk starts a query
+        segment = np.zeros(stop - start, dtype=np.int64)
+        segment[local_starts[1:]] = 1
+        np.cumsum(segment, out=segment)
+        lengths = np.diff(np.append(local_starts, stop - start))
+        chunk_scores = scores[start:stop]
+        if local_starts.size * int(lengths.max()) <= 4 * (stop - start):
+            rank = _ranks_by_rows(run, chunk_scores, start, segment, local_starts, wanted)
+        else:  # queries of very different lengths: a padded matrix would be mostly padding
+            rank = _ranks_by_sorting(run, chunk_scores, start, segment, local_starts, wanted)
+        out[by_row[lo:hi]] = rank
     return out
+
+
+def _ranks_by_rows(
+    run: Columns,
+    scores: np.ndarray,
+    start: int,
+    segment: IntArray,
+    local_starts: IntArray,
+    wanted: IntArray,
+) -> IntArray:
+    """Ranks of ``wanted`` (chunk offsets) from a padded (query x line) matrix of scores.
+
+    Each matrix row (a query's negated scores, +inf padding) is sorted -- many small
+    sorts, fast -- and a binary search in its query's row counts the higher scores.
+    A row whose score occurs twice in its query is settled by comparing it with every
+    line of its query: the higher scores, then the equal scores with a greater id.
+    """
+    lengths = np.diff(np.append(local_starts, scores.size))
+    width = int(lengths.max())
+    column = np.arange(scores.size, dtype=np.int64) - local_starts[segment]
+    padded = np.full((local_starts.size, width), np.inf)
+    padded[segment, column] = -scores
+    ordered = np.sort(padded, axis=1).reshape(-1)
+    query = segment[wanted]
+    target = -scores[wanted]
+    base = query * width
+    low = np.zeros(wanted.size, dtype=np.int64)
+    high = lengths[query].copy()
+    while True:  # first position in the sorted row whose value is not below the target
+        active = np.flatnonzero(low < high)
+        if active.size == 0:
+            break
+        middle = (low[active] + high[active]) // 2
+        below = ordered[base[active] + middle] < target[active]
+        low[active] = np.where(below, middle + 1, low[active])
+        high[active] = np.where(below, high[active], middle)
+    rank = low + 1
+    after = np.minimum(low + 1, width - 1)
+    tied = np.flatnonzero((low + 1 < lengths[query]) & (ordered[base + after] == target))
+    if tied.size:
+        rows = padded[query[tied]]  # the query's lines in order, negated scores
+        asker, line_column = np.nonzero(rows == target[tied][:, None])
+        real = line_column < lengths[query[tied[asker]]]  # padding equals a score of -inf
+        asker, line_column = asker[real], line_column[real]
+        line = local_starts[query[tied[asker]]] + line_column
+        doc_keys = order_keys(run.doc_words[start + line])
+        beats = _greater(doc_keys, order_keys(run.doc_words[start + wanted[tied[asker]]]))
+        rank[tied] += np.bincount(asker[beats], minlength=tied.size)
+    return rank
+
+
+def _ranks_by_sorting(
+    run: Columns,
+    scores: np.ndarray,
+    start: int,
+    segment: IntArray,
+    local_starts: IntArray,
+    wanted: IntArray,
+) -> IntArray:
+    """Ranks of ``wanted`` (chunk offsets) from the chunk's sorted (query, score) keys.
+
+    Each line gets a 64-bit key of (query within the chunk, score order truncated into
+    the low bits); binary searches in the sorted keys count those below a row's own, and
+    lines with an equal key (ties, or scores too close for the truncated bits) are
+    sorted exactly.
+    """
+    query_bits = max(1, int(local_starts.size).bit_length())
+    line_keys = _score_keys(segment, scores, query_bits)
+    own = line_keys[wanted]
+    keys = np.sort(line_keys)
+    below = np.searchsorted(keys, own, side="left")
+    tied = np.searchsorted(keys, own, side="right") - below
+    rank = below - local_starts[segment[wanted]] + 1
+    ambiguous = np.flatnonzero(tied > 1)
+    if ambiguous.size:
+        rank[ambiguous] += _beaten_among_ties(run, scores, start, line_keys, wanted[ambiguous])
+    return rank
+
+
+def _beaten_among_ties(
+    run: Columns, scores: np.ndarray, start: int, line_keys: np.ndarray, wanted: IntArray
+) -> IntArray:
+    """Lines with the key of each of ``wanted`` (chunk offsets) that trec_eval ranks above it."""
+    tie_keys = np.unique(line_keys[wanted])
+    at = np.minimum(np.searchsorted(tie_keys, line_keys), tie_keys.size - 1)
+    member = np.flatnonzero(tie_keys[at] == line_keys)  # ascending chunk offsets
+    group = at[member]
+    doc_keys = order_keys(run.doc_words[member + start])
+    # Within a group: score descending, then id descending (lexsort's last key is primary).
+    words = [~doc_keys[:, w] for w in range(doc_keys.shape[1] - 1, -1, -1)]
+    order = np.lexsort((*words, -scores[member], group))
+    position = np.empty(member.size, dtype=np.int64)
+    position[order] = np.arange(member.size, dtype=np.int64)
+    group_first = np.searchsorted(group[order], np.arange(tie_keys.size))
+    within = position - group_first[group]
+    return within[np.searchsorted(member, wanted)]
+
+
+def _score_keys(query: IntArray, scores: np.ndarray, query_bits: int) -> np.ndarray:
+    """(query, score) in one word; a smaller key is an earlier query or a higher score."""
+    bits = (scores + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0: they tie
+    negative = (bits >> np.uint64(63)).astype(bool)
+    ascending = np.where(negative, ~bits, bits | np.uint64(1 << 63))
+    return (query.astype(np.uint64) << np.uint64(64 - query_bits)) | (
+        ~ascending >> np.uint64(query_bits)
+    )
 
 
 def _queries_out_of_order(run: Columns, scores: np.ndarray) -> IntArray:

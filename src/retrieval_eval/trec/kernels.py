@@ -15,6 +15,19 @@ throughout), so the printed ``%6.4f`` values agree to the last digit:
   ranking, relevant retrieved / that rank.
 - ``success_K``, ``set_P``, ``set_recall``, ``set_F`` (beta = its parameter), ``ndcg``
   (no cut-off; gains are the grades, whatever the relevance level).
+- ``gm_bpref``: per query log(max(bpref, 1e-5)), summarised like ``gm_map``.
+- ``11pt_avg``: the mean of the eleven ``iprec_at_recall`` values (0.0 to 1.0),
+  added from 1.0 down.
+- ``binG``: each relevant retrieved document adds 1 / log2(2 + judged-or-not
+  documents above it that are not relevant); divided by R.
+- ``relative_P_K``: relevant in the top K / min(K, R) (0 when R is 0).
+- ``set_relative_P``: relevant retrieved / min(retrieved, R); ``set_map``:
+  (relevant retrieved)^2 / (retrieved * R); ``utility``: relevant retrieved minus
+  the other retrieved documents (trec_eval's default coefficients 1, -1, 0, 0).
+- ``num_nonrel_judged_ret``: retrieved documents judged below the level (0 or more).
+- ``unj_K``: retrieved documents in the top K without a judgment of 0 or more, / K.
+- ``relstring``: the first ten retrieved documents' grades as text (see relstring()).
+- ``G``, ``ndcg_rel``, ``Rndcg``, ``rbp``, ``rbp_resid``: see trec.graded.
 """
 
 from __future__ import annotations
@@ -26,12 +39,16 @@ import numpy as np
 from retrieval_eval.score.kernels import compute
 from retrieval_eval.score.measures import Measure
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
+from retrieval_eval.trec.graded import gain_measure
 from retrieval_eval.trec.hits import TrecHits
-from retrieval_eval.trec.measures import TrecMeasure
+from retrieval_eval.trec.measures import GEOMETRIC, RECALL_LEVELS, TrecMeasure
+from retrieval_eval.trec.segments import positions_within, suffix_max
 
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
 _NO_CUT = 1 << 62
+RELSTRING_LENGTH = 10
+_GAIN_FAMILIES = frozenset({"G", "ndcg_rel", "Rndcg", "rbp", "rbp_resid"})
 
 # Families the shared kernels already compute (trec_eval name -> our kind).
 _SHARED: dict[str, Measure] = {
@@ -58,13 +75,33 @@ def trec_values(hits: TrecHits, measure: TrecMeasure, level: int) -> FloatArray:
         cut = _NO_CUT if family == "ndcg" else int(param or 0)
         return compute(hits.ranked(1), Measure("ndcg", cut))
     if family == "gm_map":
-        # math.log is C's log; numpy's vectorised log may differ in the last bit.
-        average_precision = compute(ranked, Measure("map")).tolist()
-        return np.array([math.log(max(ap, MIN_GEO_MEAN)) for ap in average_precision])
+        return _logs(compute(ranked, Measure("map")))
     if family in ("bpref", "infAP"):
         return _judgment_based(hits, level, infap=family == "infAP")
+    if family == "gm_bpref":
+        return _logs(_judgment_based(hits, level, infap=False))
     if family == "iprec_at_recall":
         return _interpolated_precision(ranked, float(param or 0.0))
+    if family == "11pt_avg":
+        total = np.zeros(hits.num_queries, dtype=np.float64)
+        for fraction in reversed(RECALL_LEVELS):
+            total += _interpolated_precision(ranked, fraction)
+        return total / len(RECALL_LEVELS)
+    if family == "binG":
+        return _bin_g(ranked)
+    if family in _GAIN_FAMILIES:
+        return gain_measure(hits, family, level)
+    if family == "relative_P":
+        return _relative_precision(ranked, int(param or 0))
+    if family in ("set_relative_P", "set_map", "utility"):
+        return _set_counts(ranked, family)
+    if family == "num_nonrel_judged_ret":
+        below = (hits.judged_grade >= 0) & (hits.judged_grade < level)
+        return np.bincount(hits.judged_query[below], minlength=hits.num_queries).astype(np.float64)
+    if family == "unj":
+        return _unjudged_share(hits, int(param or 0))
+    if family == "relstring":  # text, see relstring(); no number to print
+        return np.zeros(hits.num_queries, dtype=np.float64)
     if family == "Rprec_mult":
         return _precision_at_r_multiple(ranked, float(param or 0.0))
     if family in ("set_P", "set_recall", "set_F"):
@@ -84,21 +121,68 @@ def summarise(measure: TrecMeasure, values: FloatArray) -> float:
         return total
     if values.size == 0:
         return 0.0
-    if measure.family == "gm_map":
+    if measure.family in GEOMETRIC:
         return math.exp(total / values.size)
     return total / values.size
 
 
-def _per_query_positions(query: IntArray) -> IntArray:
-    """0-based position of each element within its query's run of equal values."""
-    if query.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    first = np.ones(query.size, dtype=bool)
-    first[1:] = query[1:] != query[:-1]
-    starts = np.flatnonzero(first)
-    return np.arange(query.size, dtype=np.int64) - np.repeat(
-        starts, np.diff(np.append(starts, query.size))
-    )
+def relstring(hits: TrecHits) -> tuple[str, ...]:
+    """Per query, one character per document of the top ten: its grade (0-9, '>' above 9),
+    '.' for a negative grade (in the pool, not judged), '-' for a document not in the qrels."""
+    shown = np.minimum(hits.num_ret, RELSTRING_LENGTH)
+    chars = np.zeros((hits.num_queries, RELSTRING_LENGTH), dtype=np.uint8)
+    chars[np.arange(RELSTRING_LENGTH) < shown[:, None]] = ord("-")
+    top = hits.judged_rank <= RELSTRING_LENGTH
+    grade = hits.judged_grade[top]
+    symbol = np.where(grade > 9, ord(">"), np.where(grade < 0, ord("."), ord("0") + grade))
+    chars[hits.judged_query[top], hits.judged_rank[top] - 1] = symbol
+    packed = np.ascontiguousarray(chars).view(f"S{RELSTRING_LENGTH}").reshape(-1)
+    return tuple(text.decode("ascii") for text in packed.tolist())
+
+
+def _logs(values: FloatArray) -> FloatArray:
+    # math.log is C's log; numpy's vectorised log may differ in the last bit.
+    return np.array([math.log(max(value, MIN_GEO_MEAN)) for value in values.tolist()])
+
+
+def _bin_g(hits: RankedHits) -> FloatArray:
+    nth = positions_within(hits.hit_query) + 1
+    weights = 1.0 / np.log2((2 + hits.hit_rank - nth).astype(np.float64))
+    total = np.bincount(hits.hit_query, weights=weights, minlength=hits.num_queries)
+    out = np.zeros(hits.num_queries, dtype=np.float64)
+    np.divide(total, hits.num_rel, out=out, where=hits.num_rel > 0)
+    return out
+
+
+def _relative_precision(hits: RankedHits, cut: int) -> FloatArray:
+    within = np.bincount(hits.hit_query[hits.hit_rank <= cut], minlength=hits.num_queries)
+    best = np.minimum(cut, hits.num_rel)
+    out = np.zeros(hits.num_queries, dtype=np.float64)
+    np.divide(within, best, out=out, where=best > 0)
+    return out
+
+
+def _set_counts(hits: RankedHits, family: str) -> FloatArray:
+    found = np.bincount(hits.hit_query, minlength=hits.num_queries).astype(np.float64)
+    retrieved = hits.num_ret.astype(np.float64)
+    relevant = hits.num_rel.astype(np.float64)
+    out = np.zeros(hits.num_queries, dtype=np.float64)
+    both = (hits.num_ret > 0) & (hits.num_rel > 0)
+    if family == "set_relative_P":
+        np.divide(found, np.minimum(retrieved, relevant), out=out, where=both)
+    elif family == "set_map":
+        np.divide(found * found, retrieved * relevant, out=out, where=both)
+    else:  # utility with trec_eval's default coefficients, summed in its order
+        out = 1.0 * found + -1.0 * (retrieved - found)
+        out = out + 0.0 * (relevant - found)
+        out = out + 0.0 * (found - retrieved - relevant)
+    return out
+
+
+def _unjudged_share(hits: TrecHits, cut: int) -> FloatArray:
+    judged = (hits.judged_grade >= 0) & (hits.judged_rank <= cut)
+    judged_in_top = np.bincount(hits.judged_query[judged], minlength=hits.num_queries)
+    return (np.minimum(hits.num_ret, cut) - judged_in_top) / float(cut)
 
 
 def _judgment_based(hits: TrecHits, level: int, *, infap: bool) -> FloatArray:
@@ -148,9 +232,9 @@ def _judgment_based(hits: TrecHits, level: int, *, infap: bool) -> FloatArray:
 
 def _interpolated_precision(hits: RankedHits, fraction: float) -> FloatArray:
     """Highest precision at or after the lround(fraction * R)-th relevant document."""
-    nth = _per_query_positions(hits.hit_query) + 1
+    nth = positions_within(hits.hit_query) + 1
     precision = nth / hits.hit_rank
-    best_after = _suffix_max(hits.hit_query, precision)
+    best_after = suffix_max(hits.hit_query, precision)
     product = fraction * hits.num_rel
     floor = np.floor(product)
     cut = (floor + (product - floor >= 0.5)).astype(np.int64)  # C's lround, for x >= 0
@@ -160,17 +244,6 @@ def _interpolated_precision(hits: RankedHits, fraction: float) -> FloatArray:
     out = np.zeros(hits.num_queries, dtype=np.float64)
     out[hits.hit_query[at_cut]] = best_after[at_cut]
     out[cut > retrieved_relevant] = 0.0
-    return out
-
-
-def _suffix_max(query: IntArray, values: FloatArray) -> FloatArray:
-    """For each element, the maximum of it and the later elements of its query."""
-    out = values.copy()
-    step = 1
-    while step < out.size:
-        same = query[step:] == query[:-step]
-        np.maximum(out[:-step], np.where(same, out[step:], out[:-step]), out=out[:-step])
-        step *= 2
     return out
 
 

@@ -5,7 +5,7 @@ default cut-offs. As in trec_eval, a family's parameters come from the first
 ``-m`` that gives any, integer cut-offs are read like C's ``strtol``
 (``ndcg_cut.23.4`` is ``ndcg_cut_23``), and the nicknames ``official`` and
 ``all_trec`` mark several families at once (``all_trec``: every measure of
-trec_eval's ``all_trec`` that is implemented here).
+trec_eval 10.0's ``all_trec``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from retrieval_eval.errors import ConfigError
 ParamKind = Literal["none", "long", "double", "beta"]
 
 _LONG_DEFAULT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
-# trec_eval's measure table order (its measures.c): measures print in this order.
+# trec_eval 10.0's measure table order (its measures.c): measures print in this order.
 FAMILIES: dict[str, tuple[ParamKind, tuple[float, ...]]] = {
     "runid": ("none", ()),
     "num_q": ("none", ()),
@@ -32,18 +33,33 @@ FAMILIES: dict[str, tuple[ParamKind, tuple[float, ...]]] = {
     "Rprec": ("none", ()),
     "bpref": ("none", ()),
     "recip_rank": ("none", ()),
-    "iprec_at_recall": ("double", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
+    "iprec_at_recall": ("double", RECALL_LEVELS),
     "P": ("long", _LONG_DEFAULT),
+    "relstring": ("none", ()),
     "recall": ("long", _LONG_DEFAULT),
     "infAP": ("none", ()),
+    "gm_bpref": ("none", ()),
     "Rprec_mult": ("double", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    "utility": ("none", ()),
+    "11pt_avg": ("none", ()),
+    "binG": ("none", ()),
+    "G": ("none", ()),
     "ndcg": ("none", ()),
+    "ndcg_rel": ("none", ()),
+    "Rndcg": ("none", ()),
     "ndcg_cut": ("long", _LONG_DEFAULT),
     "map_cut": ("long", _LONG_DEFAULT),
+    "relative_P": ("long", _LONG_DEFAULT),
     "success": ("long", (1, 5, 10)),
     "set_P": ("none", ()),
+    "set_relative_P": ("none", ()),
     "set_recall": ("none", ()),
+    "set_map": ("none", ()),
     "set_F": ("beta", (1.0,)),
+    "num_nonrel_judged_ret": ("none", ()),
+    "rbp": ("none", ()),
+    "rbp_resid": ("none", ()),
+    "unj": ("long", (5, 10, 20)),
 }
 
 OFFICIAL: tuple[str, ...] = (
@@ -60,15 +76,20 @@ OFFICIAL: tuple[str, ...] = (
     "iprec_at_recall",
     "P",
 )
-# trec_eval's all_trec also holds relstring, gm_bpref, utility, 11pt_avg, ideal_dcg, dcg,
-# relative_P, ndcg_rel, Rndcg, binG, G, set_relative_P, set_map and
-# num_nonrel_judged_ret, which are not implemented here.
+# trec_eval 10.0's all_trec names every family above (its table also holds dcg,
+# ideal_dcg and preference measures, which all_trec leaves out).
 ALL_TREC: tuple[str, ...] = tuple(FAMILIES)
 NICKNAMES: dict[str, tuple[str, ...]] = {"official": OFFICIAL, "all_trec": ALL_TREC}
 
-COUNT_FAMILIES: frozenset[str] = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret"})
+COUNT_FAMILIES: frozenset[str] = frozenset(
+    {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+)
 # Printed only on the summary line, never per query (as trec_eval does).
-SUMMARY_ONLY: frozenset[str] = frozenset({"runid", "num_q", "gm_map"})
+SUMMARY_ONLY: frozenset[str] = frozenset({"runid", "num_q", "gm_map", "gm_bpref"})
+# Printed only per query (with -q), as a quoted string; no summary line.
+PER_QUERY_ONLY: frozenset[str] = frozenset({"relstring"})
+# Summarised as exp(mean) of per-query logs instead of the mean.
+GEOMETRIC: frozenset[str] = frozenset({"gm_map", "gm_bpref"})
 
 ACCEPTED = ", ".join(
     f"{name}[.PARAMS]" if kind != "none" else name for name, (kind, _) in FAMILIES.items()
@@ -97,6 +118,10 @@ class TrecMeasure:
     @property
     def is_count(self) -> bool:
         return self.family in COUNT_FAMILIES
+
+    @property
+    def is_text(self) -> bool:
+        return self.family in PER_QUERY_ONLY
 
 
 def parse_trec_measures(arguments: tuple[str, ...] | list[str]) -> list[TrecMeasure]:

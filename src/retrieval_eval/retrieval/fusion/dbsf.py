@@ -13,7 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from retrieval_eval.retrieval.fusion.run import Run, ordered
+import numpy as np
+
+from retrieval_eval.retrieval.fusion.candidates import Candidates, FloatArray
+from retrieval_eval.retrieval.fusion.normalise import Normalised
+from retrieval_eval.retrieval.fusion.run import Run
 
 SIGMAS = 3.0
 
@@ -31,11 +35,20 @@ def three_sigma(run: Run) -> dict[str, float]:
     return {doc_id: (score - low) / span for doc_id, score in run}
 
 
+def _three_sigma(run: Run, floor: float, ceiling: float | None, cut: bool) -> Normalised:
+    return three_sigma(run), 0.0  # a document the run did not return adds nothing
+
+
+def dbsf_scores(candidates: Candidates, *, weights: Mapping[str, float]) -> FloatArray:
+    """Each candidate's fused score; ``weights`` maps side name → weight (default 1)."""
+    fused = np.zeros(len(candidates.ids), dtype=np.float64)
+    for name in candidates.sides:
+        values = candidates.normalised(name, "three-sigma", _three_sigma, 0.0, None)
+        fused += weights.get(name, 1.0) * values
+    return fused
+
+
 def dbsf(runs: Mapping[str, Run], *, weights: Mapping[str, float]) -> list[tuple[str, float]]:
     """``weights`` maps side name → weight; a side missing from it has weight 1."""
-    fused: dict[str, float] = {}
-    for side, run in runs.items():
-        weight = weights.get(side, 1.0)
-        for doc_id, value in three_sigma(run).items():
-            fused[doc_id] = fused.get(doc_id, 0.0) + weight * value
-    return ordered(fused)
+    candidates = Candidates.of(runs)
+    return candidates.ranked(dbsf_scores(candidates, weights=weights))

@@ -10,22 +10,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from retrieval_eval.retrieval.base import Hit
-from retrieval_eval.retrieval.fusion.run import Run, ordered
+from retrieval_eval.retrieval.fusion.candidates import Candidates, FloatArray
+from retrieval_eval.retrieval.fusion.run import Run
+
+
+def rrf_scores(candidates: Candidates, *, k: float, weights: Mapping[str, float]) -> FloatArray:
+    """Each candidate's fused score; ``weights`` maps side name → weight (default 1)."""
+    if k <= 0:
+        raise ValueError(f"rrf k must be > 0, got {k}")
+    fused = np.zeros(len(candidates.ids), dtype=np.float64)
+    for name, side in candidates.sides.items():
+        ranks = np.arange(1, len(side.run) + 1, dtype=np.float64)
+        fused[side.positions] += weights.get(name, 1.0) / (k + ranks)
+    return fused
 
 
 def rrf(
     runs: Mapping[str, Run], *, k: float, weights: Mapping[str, float]
 ) -> list[tuple[str, float]]:
     """``weights`` maps side name → weight; a side missing from it has weight 1."""
-    if k <= 0:
-        raise ValueError(f"rrf k must be > 0, got {k}")
-    fused: dict[str, float] = {}
-    for side, run in runs.items():
-        weight = weights.get(side, 1.0)
-        for rank, (doc_id, _) in enumerate(run, start=1):
-            fused[doc_id] = fused.get(doc_id, 0.0) + weight / (k + rank)
-    return ordered(fused)
+    candidates = Candidates.of(runs)
+    return candidates.ranked(rrf_scores(candidates, k=k, weights=weights))
 
 
 def reciprocal_rank_fusion(

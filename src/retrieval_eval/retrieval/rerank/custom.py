@@ -22,7 +22,7 @@ from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import Hit, SearchResult
 from retrieval_eval.retrieval.command import CommandRetriever, _short
 from retrieval_eval.retrieval.config import CustomConfig
-from retrieval_eval.retrieval.custom import call_factory
+from retrieval_eval.retrieval.custom import BoundedWorker, call_factory
 from retrieval_eval.retrieval.rerank.base import Reranker, Reranking
 
 
@@ -31,7 +31,10 @@ def build_custom_reranker(config: CustomConfig) -> Reranker:
         return CommandReranker(config.command, cwd=config.cwd, timeout_s=config.timeout_s)
     assert config.python is not None  # CustomConfig guarantees exactly one
     label = f"retrievers.hybrid.custom.python = {config.python!r}"
-    inner = call_factory(config.python, config.options, label=label)
+    # As for a custom retriever: importable from the repository (or cwd), and every call
+    # to the user's code bounded by timeout_s on a thread of its own.
+    worker = BoundedWorker(config.timeout_s, setting="retrievers.hybrid.custom.timeout_s")
+    inner = call_factory(config.python, config.options, label=label, root=config.cwd, worker=worker)
     if not callable(getattr(inner, "rerank", None)) or not callable(
         getattr(inner, "describe", None)
     ):
@@ -39,20 +42,23 @@ def build_custom_reranker(config: CustomConfig) -> Reranker:
             f"{label}: the factory returned {type(inner).__name__}, which lacks "
             "rerank(query, candidates) and describe()"
         )
-    return FactoryReranker(config.python, inner)
+    return FactoryReranker(config.python, inner, worker)
 
 
 class FactoryReranker:
-    def __init__(self, spec: str, inner: Any):
+    def __init__(self, spec: str, inner: Any, worker: BoundedWorker):
         self.spec = spec
         self.inner = inner
+        self.worker = worker
         name = getattr(inner, "name", None)
         self.name = name if isinstance(name, str) and name else "custom"
         self.label = f"custom reranker {spec}"
 
     def rerank(self, query: str, candidates: Sequence[Hit]) -> Reranking:
         try:
-            result = self.inner.rerank(query, tuple(candidates))
+            result = self.worker.call(
+                lambda: self.inner.rerank(query, tuple(candidates)), f"{self.label}: rerank()"
+            )
         except RetrievalEvalError:
             raise
         except Exception as error:
@@ -75,7 +81,7 @@ class FactoryReranker:
     def close(self) -> None:
         close = getattr(self.inner, "close", None)
         if callable(close):
-            close()
+            self.worker.call(close, f"{self.label}: close()")
 
 
 class CommandReranker(CommandRetriever):
