@@ -11,7 +11,7 @@ certainty).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,22 +54,32 @@ def _bootstrap_means(data: FloatArray, resamples: int, seed: int) -> FloatArray:
     which is what keeps 100,000 queries fast.
     """
     rng = np.random.default_rng(seed)
-    means = np.empty(resamples, dtype=np.float64)
     values, counts = np.unique(data, return_counts=True)
+    draw: Callable[[int], FloatArray]
     if values.size <= _GROUPED_UP_TO:
         frequencies = counts / data.size
-        batch = max(1, _BATCH_CELLS // values.size)
-        for start in range(0, resamples, batch):
-            rows = min(batch, resamples - start)
+        width = values.size
+
+        def draw(rows: int) -> FloatArray:
             picked = rng.multinomial(data.size, frequencies, size=rows)
-            means[start : start + rows] = (picked @ values) / data.size
-        return means
-    batch = max(1, _BATCH_CELLS // data.size)
+            return (picked @ values) / data.size
+    else:
+        width = data.size
+
+        def draw(rows: int) -> FloatArray:
+            picks = rng.integers(0, data.size, size=(rows, data.size))
+            return np.asarray(data[picks].mean(axis=1), dtype=np.float64)
+
+    return np.concatenate(list(_in_batches(draw, resamples, width)))
+
+
+def _in_batches(
+    draw: Callable[[int], FloatArray], resamples: int, width: int
+) -> Iterator[FloatArray]:
+    """``draw(rows)`` for ``resamples`` rows in all, at most ``_BATCH_CELLS`` cells at once."""
+    batch = max(1, _BATCH_CELLS // max(1, width))
     for start in range(0, resamples, batch):
-        rows = min(batch, resamples - start)
-        picks = rng.integers(0, data.size, size=(rows, data.size))
-        means[start : start + rows] = data[picks].mean(axis=1)
-    return means
+        yield draw(min(batch, resamples - start))
 
 
 @dataclass(frozen=True)
@@ -135,24 +145,26 @@ def sign_flip_p_value(diffs: FloatArray, *, seed: int = 0, resamples: int = 10_0
         return float(np.count_nonzero(flipped >= observed - tolerance) / flipped.size)
     rng = np.random.default_rng(seed)
     magnitudes, counts = np.unique(np.abs(diffs[diffs != 0.0]), return_counts=True)
-    extreme = 0
+    draw: Callable[[int], FloatArray]
     if magnitudes.size <= _GROUPED_UP_TO:
         # Flipping the signs of the c pairs of one magnitude v adds v·(2B − c), with B
         # the number of plus signs, B ~ Binomial(c, 1/2): the same distribution as
         # flipping each pair, at a cost per distinct magnitude instead of per pair.
         # Zero differences add nothing whatever their sign.
-        batch = max(1, _BATCH_CELLS // max(1, magnitudes.size))
-        for start in range(0, resamples, batch):
-            rows = min(batch, resamples - start)
+        width = magnitudes.size
+
+        def draw(rows: int) -> FloatArray:
             plus = rng.binomial(counts, 0.5, size=(rows, magnitudes.size))
-            flipped = np.abs(((2 * plus - counts) @ magnitudes) / n)
-            extreme += int(np.count_nonzero(flipped >= observed - tolerance))
-        return (extreme + 1) / (resamples + 1)
-    batch = max(1, _BATCH_CELLS // n)
-    for start in range(0, resamples, batch):
-        rows = min(batch, resamples - start)
-        signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, n))
-        extreme += int(
-            np.count_nonzero(np.abs((signs * diffs).mean(axis=1)) >= observed - tolerance)
-        )
+            return np.asarray(np.abs(((2 * plus - counts) @ magnitudes) / n), dtype=np.float64)
+    else:
+        width = n
+
+        def draw(rows: int) -> FloatArray:
+            signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, n))
+            return np.asarray(np.abs((signs * diffs).mean(axis=1)), dtype=np.float64)
+
+    extreme = sum(
+        int(np.count_nonzero(flipped >= observed - tolerance))
+        for flipped in _in_batches(draw, resamples, width)
+    )
     return (extreme + 1) / (resamples + 1)
