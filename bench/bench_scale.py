@@ -13,7 +13,8 @@ belongs to that measurement alone. Retrievers: bm25, dense (FP32), dense-int8 (t
 ``--sharded N`` also runs the command-line matrix at the smallest size with the int8
 model: N `embed --shard` jobs, `cache merge`, N `run --shard` jobs, `merge`, run one
 after another; the matrix's wall time is the slowest embed shard + the cache merge +
-the slowest evaluate shard + the merge.
+the slowest evaluate shard + the merge. ``--embed-shard I/N`` times only that one
+embed shard at each size (the shards are equal slices by hash).
 
     .venv/bin/python bench/bench_scale.py --sizes 10000 --json /tmp/scale.json
     .venv/bin/python bench/bench_scale.py --plot docs/img/scale.png --from-json /tmp/scale.json
@@ -154,8 +155,8 @@ def _timed_cli(*args: str, cwd: Path) -> float:
     return time.perf_counter() - started
 
 
-def sharded(data: dict[str, Any], shards: int, workdir: Path) -> dict[str, Any]:
-    """The command-line matrix with the int8 model, jobs one after another."""
+def sharded_project(data: dict[str, Any], workdir: Path) -> Path:
+    """The corpus, its queries as a golden dataset and a config for the int8 model."""
     from retrieval_eval.index.model_install import default_model_dir
     from retrieval_eval.index.model_quantize import quantized_model_dir
 
@@ -181,6 +182,16 @@ def sharded(data: dict[str, Any], shards: int, workdir: Path) -> dict[str, Any]:
         f'"latency_p95_ms" = false\n[retrievers.dense]\nmodel_dir = "{int8}"\n',
         encoding="utf-8",
     )
+    return project
+
+
+def sharded(data: dict[str, Any], shards: int, workdir: Path) -> dict[str, Any]:
+    """The command-line matrix with the int8 model, jobs one after another."""
+    from retrieval_eval.index.model_install import default_model_dir
+    from retrieval_eval.index.model_quantize import quantized_model_dir
+
+    project = sharded_project(data, workdir)
+    int8 = quantized_model_dir(default_model_dir(Path.home()))
     embed = [
         _timed_cli("embed", "--shard", f"{i}/{shards}", "--cache-dir", f"c{i}", cwd=project)
         for i in range(1, shards + 1)
@@ -260,6 +271,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--retrievers", default=",".join(RETRIEVERS))
     parser.add_argument("--sharded", type=int, default=0, help="N for the matrix run (0: none)")
+    parser.add_argument(
+        "--embed-shard",
+        metavar="I/N",
+        help="instead of the retrievers, time only `embed --shard I/N` (int8) at each size",
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write (and extend) the results here")
@@ -289,6 +305,16 @@ def main() -> None:
                 corpus = work / f"corpus-{size}.json"
                 corpus.write_text(json.dumps(data), encoding="utf-8")
                 row = results["sizes"].setdefault(str(size), {})
+                if args.embed_shard:
+                    project = sharded_project(data, work / f"shard-{size}")
+                    seconds = _timed_cli(
+                        "embed", "--shard", args.embed_shard, "--cache-dir", "c", cwd=project
+                    )
+                    row["embed_shard"] = {"shard": args.embed_shard, "seconds": seconds}
+                    print(size, "embed shard", json.dumps(row["embed_shard"]), flush=True)
+                    if args.json is not None:
+                        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+                    continue
                 for retriever in args.retrievers.split(","):
                     cache = work / f"cache-{size}-{retriever}"
                     if retriever == "hybrid":  # fuses dense FP32: its cache is dense's
