@@ -13,6 +13,10 @@ from collections.abc import Mapping
 from enum import IntEnum
 from typing import Literal, get_args
 
+# The environment variable naming the installed model's folder. The container image sets
+# it: the runner gives a container a fresh HOME, where the default folder would be empty.
+MODEL_DIR_ENV = "RETRIEVAL_EVAL_MODEL_DIR"
+
 # Metrics that are not retrieval-quality measures; lower is better for latency and cost.
 LATENCY_P95 = "latency_p95_ms"
 COST_PER_QUERY = "cost_per_query_usd"

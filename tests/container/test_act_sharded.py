@@ -238,13 +238,12 @@ def test_act_runs_the_documented_matrix_and_the_merge_equals_an_unsharded_run(
     git(tmp_path, "clone", "-q", str(workspace), str(whole))
     for index in (1, 2):
         artifact(artifacts, f"embeddings-{index}").extractall(whole / "embed" / str(index))
-    # The image's own console script; the model is the one the image installed.
+    # The image's own console script finds the image's model through RETRIEVAL_EVAL_MODEL_DIR.
     merge = subprocess.run(
         [
             "docker", "run", "--rm", "--network=none", "--entrypoint", "sh",
             "-v", f"{whole}:/github/workspace", "--workdir", "/github/workspace", action_image,
-            "-c", 'retrieval-eval cache merge --model-dir "$RETRIEVAL_EVAL_MODEL_DIR" '
-            "--into cache embed/1 embed/2",
+            "-c", "retrieval-eval cache merge --into cache embed/1 embed/2",
         ],
         capture_output=True, text=True, check=False,
     )  # fmt: skip

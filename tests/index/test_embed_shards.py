@@ -142,3 +142,41 @@ def test_int8_model_installs_pinned_and_embeds_close_to_fp32(
     int8 = MiniLMEmbedding(target).embed(texts)
     cosine = np.sum(fp32 * int8, axis=1)
     assert cosine.min() > 0.95
+
+
+def test_every_command_finds_the_model_named_by_the_image(project: Path, tmp_path: Path) -> None:
+    """Inside the container image HOME is fresh and empty; the image names its model folder
+    in RETRIEVAL_EVAL_MODEL_DIR, and the command-line tools must find it there."""
+    from retrieval_eval.index.model_install import default_model_dir
+
+    empty_home = tmp_path / "home"
+    empty_home.mkdir()
+    image = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(empty_home),
+        "CI": "true",
+        "RETRIEVAL_EVAL_MODEL_DIR": str(default_model_dir(Path.home())),
+    }
+
+    def in_image(*args: str, env: dict[str, str] = image) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [CONSOLE_SCRIPT, *args], cwd=project, capture_output=True, text=True, env=env
+        )
+
+    assert in_image("model", "path").stdout.strip() == image["RETRIEVAL_EVAL_MODEL_DIR"]
+    verify = in_image("model", "verify")
+    assert verify.returncode == 0, verify.stderr
+    assert MODEL_SHA256 in verify.stdout
+    for index in (1, 2):
+        embed = in_image("embed", "--shard", f"{index}/2", "--cache-dir", f"c{index}")
+        assert embed.returncode == 0, embed.stderr
+    merged = in_image("cache", "merge", "--into", "all", "c1", "c2")
+    assert merged.returncode == 0, merged.stderr
+    run = in_image("run", "--quiet", "--cache-dir", "all")
+    assert run.returncode == 0, run.stderr
+
+    # Without the variable, the same fresh HOME has no model: the variable is what found it.
+    bare = {name: value for name, value in image.items() if name != "RETRIEVAL_EVAL_MODEL_DIR"}
+    missing = in_image("cache", "merge", "--into", "again", "c1", env=bare)
+    assert missing.returncode == 2
+    assert str(empty_home) in missing.stderr

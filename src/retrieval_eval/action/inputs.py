@@ -25,6 +25,7 @@ from pydantic import SecretStr
 from retrieval_eval.action.action_inputs import INPUTS, InputSpec
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.settings import RunSettings
+from retrieval_eval.vocabulary import MODEL_DIR_ENV
 
 CommentMode = Literal["update", "new", "off"]
 BaselineSource = Literal["base", "workspace"]
@@ -260,7 +261,7 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         ),
         run_id=c.runner("GITHUB_RUN_ID"),
         workspace=workspace,
-        model_dir=Path(v) if (v := c.runner("RETRIEVAL_EVAL_MODEL_DIR", required=False)) else None,
+        model_dir=Path(v) if (v := c.runner(MODEL_DIR_ENV, required=False)) else None,
         anthropic_api_key=SecretStr(v)
         if (v := c.runner("ANTHROPIC_API_KEY", required=False))
         else None,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.retrieval.config import RetrieversConfig
@@ -64,9 +65,8 @@ _PATH = click.Path(path_type=Path)
 )
 @click.option("--json", "json_path", type=_PATH, help="Write the numbers as one JSON object here.")
 @click.option("--run", "run_path", type=_PATH, help="Write the ranking as a TREC run file here.")
-@click.option(
+@model_dir_option(
     "--model-dir",
-    type=click.Path(file_okay=False, path_type=Path),
     help="Embedding model folder (dense, hybrid). Default: where `model install` puts it.",
 )
 @click.option(

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
+from retrieval_eval.commands.model import installed_model_dir, model_dir_option
 from retrieval_eval.index.cache_merge import merge_caches
-from retrieval_eval.index.model_install import default_model_dir, verify_model
+from retrieval_eval.index.model_install import verify_model
 from retrieval_eval.vocabulary import ExitCode
 
 
@@ -24,9 +25,8 @@ def cache_group() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="The --cache-dir to merge into (created if missing).",
 )
-@click.option(
+@model_dir_option(
     "--model-dir",
-    type=click.Path(file_okay=False, path_type=Path),
     help="The model the caches must have been built with. Default: the installed model.",
 )
 @click.argument(
@@ -39,7 +39,7 @@ def merge(target: Path, model_dir: Path | None, shard_dirs: tuple[Path, ...]) ->
     """Add every vector of the SHARD_DIRS caches (each a --cache-dir of `embed --shard`)
     to the cache in --into. Merging twice changes nothing; a cache that holds vectors of
     another model is refused, so a run can never mix two models' vectors."""
-    model = verify_model(model_dir if model_dir is not None else default_model_dir(Path.home()))
+    model = verify_model(model_dir if model_dir is not None else installed_model_dir())
     merged = merge_caches(target, shard_dirs, model)
     click.echo(
         f"merged {merged.sources} cache(s) into {target}: {merged.added} new vectors, "

@@ -11,6 +11,7 @@ from typing import Any
 import click
 from pydantic import SecretStr
 
+from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.pipeline import RunOutcome, run_evaluation
 from retrieval_eval.settings import RunSettings, load_settings
 from retrieval_eval.trust.guard import protect_process
@@ -53,7 +54,7 @@ def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--cache-dir", type=_PATH, help="Embedding cache. Default: .retrieval-eval-cache/"
         ),
-        click.option("--model-dir", type=_PATH, help="Installed embedding model folder."),
+        model_dir_option("--model-dir", help="Installed embedding model folder."),
         click.option(
             "--tolerance", type=float, help="Relative drop that fails the gate. Default: 0.05"
         ),

@@ -20,6 +20,7 @@ import click
 import numpy as np
 
 from retrieval_eval.commands.beir import retrievers_config
+from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
@@ -123,7 +124,7 @@ def dataset_data(
     help="Start from this file's [retrievers] tables. Default: for a BEIR folder the "
     "built-in settings; for a dataset file the config `run` finds, which also names the corpus.",
 )
-@click.option("--model-dir", type=click.Path(file_okay=False, path_type=Path))
+@model_dir_option("--model-dir", help="Embedding model folder (dense, hybrid).")
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
