@@ -237,19 +237,35 @@ def plot(results: dict[str, Any], target: Path) -> None:
 
     figure, axes = plt.subplots(1, 2, figsize=(10, 4))
     for retriever in RETRIEVERS:
-        points = sorted(
+        rows = sorted(
             (int(size), row[retriever])
             for size, row in results["sizes"].items()
             if retriever in row
         )
+        # Measured points make the time line; a run known to be disturbed is drawn hollow
+        # beside it, an extrapolation as a cross in the line's colour.
+        points = [(size, r) for size, r in rows if "cold" in r and not r.get("outlier")]
         if not points:
             continue
         sizes = [size for size, _ in points]
-        axes[0].plot(sizes, [r["cold"]["index_s"] for _, r in points], "o-", label=retriever)
-        axes[1].plot(sizes, [r["cold"]["peak_rss_mb"] for _, r in points], "o-", label=retriever)
-        for size, row in points:
+        (line,) = axes[0].plot(
+            sizes, [r["cold"]["index_s"] for _, r in points], "o-", label=retriever
+        )
+        measured = [(size, r) for size, r in rows if "cold" in r]  # a disturbed run's memory holds
+        axes[1].plot(
+            [size for size, _ in measured],
+            [r["cold"]["peak_rss_mb"] for _, r in measured],
+            "o-",
+            color=line.get_color(),
+            label=retriever,
+        )
+        for size, row in rows:
             if "extrapolated_index_s" in row:
-                axes[0].plot([size], [row["extrapolated_index_s"]], "x")
+                axes[0].plot([size], [row["extrapolated_index_s"]], "x", color=line.get_color())
+            if row.get("outlier"):
+                axes[0].plot(
+                    [size], [row["cold"]["index_s"]], "o", mfc="none", color=line.get_color()
+                )
     for axis, label in zip(axes, ("cold indexing (s)", "peak RSS (MB)"), strict=True):
         axis.set_xscale("log")
         axis.set_yscale("log")
@@ -257,7 +273,7 @@ def plot(results: dict[str, Any], target: Path) -> None:
         axis.set_ylabel(label)
         axis.grid(True, which="both", alpha=0.3)
     axes[0].legend()
-    figure.suptitle("retrieval-eval growth (measured; 2 shared cores)")
+    figure.suptitle("retrieval-eval growth (measured; x: extrapolated, hollow: disturbed run)")
     figure.tight_layout()
     figure.savefig(target, dpi=100)
 
