@@ -97,8 +97,23 @@ def test_report_json_is_the_standard_library_encoding(data: st.DataObject) -> No
 
 @pytest.mark.parametrize(
     "value",
-    [1e-05, -1.5e-05, 9.999e-05, 1e-07, 2.5e-09, 1e-10, 1e16, 1e22, -0.0, 5e-324, 1e-4, 0.1,
-     float("nan"), float("inf"), float("-inf")],
+    [
+        1e-05,
+        -1.5e-05,
+        9.999e-05,
+        1e-07,
+        2.5e-09,
+        1e-10,
+        1e16,
+        1e22,
+        -0.0,
+        5e-324,
+        1e-4,
+        0.1,
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+    ],
 )
 def test_floats_the_serializer_spells_differently_are_written_as_python_does(
     value: float,
