@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from retrieval_eval.compare.baseline import BaselineDataset
+from retrieval_eval.compare.baseline import BaselineDataset, BaselineQuery
 from retrieval_eval.results import (
     Comparison,
     DatasetReport,
@@ -156,23 +156,60 @@ def _common_mean(
 def _common_pairs(
     metric: str, queries: Sequence[QueryResult], baseline: BaselineDataset
 ) -> dict[str, tuple[float, float]]:
-    """query id -> (current, baseline) for scored queries both runs measured ``metric`` on."""
+    """query id -> (current, baseline) for scored queries both runs measured ``metric`` on,
+    in the order of ``queries``. The gate asks for each metric several times, so the
+    answer is kept per (queries, baseline) pair for as long as both exist."""
+    key = (id(queries), id(baseline))
+    cached = _PAIRS.get(key)
+    if cached is None or cached[0] is not queries or cached[1] is not baseline:
+        cached = (queries, baseline, _shared(queries, baseline), {})
+        _PAIRS.clear()  # one dataset at a time: never more than one pairing kept
+        _PAIRS[key] = cached
+    by_metric = cached[3]
+    if metric not in by_metric:
+        by_metric[metric] = _pairs_of(metric, cached[2])
+    return by_metric[metric]
+
+
+_PAIRS: dict[
+    tuple[int, int],
+    tuple[
+        Sequence[QueryResult],
+        BaselineDataset,
+        list[tuple[QueryResult, BaselineQuery]],
+        dict[str, dict[str, tuple[float, float]]],
+    ],
+] = {}
+
+
+def _shared(
+    queries: Sequence[QueryResult], baseline: BaselineDataset
+) -> list[tuple[QueryResult, BaselineQuery]]:
+    """Each query with its baseline record, for the queries the baseline holds."""
     assert baseline.queries is not None
-    pairs: dict[str, tuple[float, float]] = {}
+    recorded = baseline.queries
+    return [(query, recorded[query.query_id]) for query in queries if query.query_id in recorded]
+
+
+def _pairs_of(
+    metric: str, shared: list[tuple[QueryResult, BaselineQuery]]
+) -> dict[str, tuple[float, float]]:
     if metric == JUDGE:  # per-query judge scores live beside the measures, not among them
-        for query in queries:
-            recorded = baseline.queries.get(query.query_id)
-            if recorded is not None and None not in (recorded.judge_score, query.judge_score):
-                assert recorded.judge_score is not None and query.judge_score is not None
-                pairs[query.query_id] = (query.judge_score, recorded.judge_score)
-        return pairs
-    for query in queries:
-        recorded = baseline.queries.get(query.query_id)
-        if recorded is None or recorded.metrics is None or metric not in query.metrics:
+        return {
+            query.query_id: (query.judge_score, recorded.judge_score)
+            for query, recorded in shared
+            if query.judge_score is not None and recorded.judge_score is not None
+        }
+    pairs: dict[str, tuple[float, float]] = {}
+    for query, recorded in shared:
+        if recorded.metrics is None:
+            continue
+        current = query.metrics.get(metric)
+        if current is None:
             continue
         before = recorded.metrics.get(metric)
         if before is not None:
-            pairs[query.query_id] = (query.metrics[metric], before)
+            pairs[query.query_id] = (current, before)
     return pairs
 
 
