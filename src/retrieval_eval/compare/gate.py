@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from retrieval_eval.compare.baseline import BaselineDataset
+from retrieval_eval.compare.baseline import BaselineDataset, BaselineQuery
 from retrieval_eval.results import (
     Comparison,
     DatasetReport,
@@ -32,10 +32,9 @@ def gate_dataset(
     measured: DatasetReport, baseline: BaselineDataset | None, settings: RunSettings
 ) -> DatasetReport:
     """Fill in ``rows``, ``failures`` and ``comparison`` of a freshly measured dataset."""
-    comparison = None if baseline is None else compare_queries(measured, baseline, settings)
-    rows = tuple(
-        _row(metric, measured, baseline, settings) for metric in reported_metrics(measured)
-    )
+    pairing = None if baseline is None else _Pairing(measured.queries, baseline)
+    comparison = None if pairing is None else compare_queries(measured, pairing, settings)
+    rows = tuple(_row(metric, measured, pairing, settings) for metric in reported_metrics(measured))
     return measured.model_copy(
         update={
             "rows": rows,
@@ -70,14 +69,14 @@ def relative_drop(metric: str, baseline: float, current: float) -> float:
 
 
 def _row(
-    metric: str, measured: DatasetReport, baseline: BaselineDataset | None, settings: RunSettings
+    metric: str, measured: DatasetReport, pairing: _Pairing | None, settings: RunSettings
 ) -> MetricRow:
     threshold = settings.threshold_for(metric, measured.name)
     current = current_value(measured, metric)
-    before = None if baseline is None else _baseline_value(metric, measured, baseline)
+    before = None if pairing is None else _baseline_value(metric, pairing)
     after = current
-    if before is not None and baseline is not None and metric not in LOWER_IS_BETTER:
-        common = _common_mean(metric, measured.queries, baseline)
+    if before is not None and pairing is not None and metric not in LOWER_IS_BETTER:
+        common = _common_mean(metric, pairing)
         after = current if common is None else common
     gated = settings.is_gated(metric)
 
@@ -88,7 +87,7 @@ def _row(
         tolerance=settings.tolerance,
         threshold=threshold,
         current=current,
-        has_baseline=baseline is not None,
+        has_baseline=pairing is not None,
     )
     delta = None if before is None else after - before
     if delta is not None and abs(delta) < TIE_EPSILON:
@@ -131,54 +130,67 @@ def row_status(
     return "ok"
 
 
-def _baseline_value(
-    metric: str, measured: DatasetReport, baseline: BaselineDataset
-) -> float | None:
+def _baseline_value(metric: str, pairing: _Pairing) -> float | None:
     if metric in LOWER_IS_BETTER:
-        assert baseline.aggregates is not None
-        return baseline.aggregates.get(metric)
-    return _common_mean(metric, measured.queries, baseline, side="baseline")
+        assert pairing.baseline.aggregates is not None
+        return pairing.baseline.aggregates.get(metric)
+    return _common_mean(metric, pairing, side="baseline")
 
 
-def _common_mean(
-    metric: str,
-    queries: Sequence[QueryResult],
-    baseline: BaselineDataset,
-    side: str = "current",
-) -> float | None:
-    pairs = _common_pairs(metric, queries, baseline)
+def _common_mean(metric: str, pairing: _Pairing, side: str = "current") -> float | None:
+    pairs = pairing.pairs(metric)
     if not pairs:
         return None
     values = [b if side == "baseline" else c for c, b in pairs.values()]
     return sum(values) / len(values)
 
 
-def _common_pairs(
-    metric: str, queries: Sequence[QueryResult], baseline: BaselineDataset
-) -> dict[str, tuple[float, float]]:
-    """query id -> (current, baseline) for scored queries both runs measured ``metric`` on."""
-    assert baseline.queries is not None
-    pairs: dict[str, tuple[float, float]] = {}
-    if metric == JUDGE:  # per-query judge scores live beside the measures, not among them
-        for query in queries:
-            recorded = baseline.queries.get(query.query_id)
-            if recorded is not None and None not in (recorded.judge_score, query.judge_score):
-                assert recorded.judge_score is not None and query.judge_score is not None
-                pairs[query.query_id] = (query.judge_score, recorded.judge_score)
+class _Pairing:
+    """The current queries matched with their baseline records, once per dataset, and
+    each metric's (current, baseline) pairs, once per metric: the rows, the paired tests
+    and the query movements all ask for the same pairs."""
+
+    def __init__(self, queries: Sequence[QueryResult], baseline: BaselineDataset) -> None:
+        assert baseline.queries is not None
+        recorded = baseline.queries
+        self.queries = queries
+        self.baseline = baseline
+        self._shared: list[tuple[QueryResult, BaselineQuery]] = [
+            (query, recorded[query.query_id]) for query in queries if query.query_id in recorded
+        ]
+        self._pairs: dict[str, dict[str, tuple[float, float]]] = {}
+
+    def pairs(self, metric: str) -> dict[str, tuple[float, float]]:
+        """query id -> (current, baseline) for scored queries both runs measured ``metric``
+        on, in the order of the current queries."""
+        if metric not in self._pairs:
+            self._pairs[metric] = self._pairs_of(metric)
+        return self._pairs[metric]
+
+    def _pairs_of(self, metric: str) -> dict[str, tuple[float, float]]:
+        if metric == JUDGE:  # per-query judge scores live beside the measures, not among them
+            return {
+                query.query_id: (query.judge_score, recorded.judge_score)
+                for query, recorded in self._shared
+                if query.judge_score is not None and recorded.judge_score is not None
+            }
+        pairs: dict[str, tuple[float, float]] = {}
+        for query, recorded in self._shared:
+            if recorded.metrics is None:
+                continue
+            current = query.metrics.get(metric)
+            if current is None:
+                continue
+            before = recorded.metrics.get(metric)
+            if before is not None:
+                pairs[query.query_id] = (current, before)
         return pairs
-    for query in queries:
-        recorded = baseline.queries.get(query.query_id)
-        if recorded is None or recorded.metrics is None or metric not in query.metrics:
-            continue
-        before = recorded.metrics.get(metric)
-        if before is not None:
-            pairs[query.query_id] = (query.metrics[metric], before)
-    return pairs
 
 
 def compare_queries(
-    measured: DatasetReport, baseline: BaselineDataset, settings: RunSettings
+    measured: DatasetReport, pairing: _Pairing, settings: RunSettings
 ) -> Comparison:
+    baseline = pairing.baseline
     assert baseline.queries is not None
     current_ids = {q.query_id for q in measured.queries}
     recorded = baseline.queries
@@ -199,10 +211,10 @@ def compare_queries(
         paired=tuple(
             test
             for metric in measured.aggregates
-            if (test := _paired(metric, measured.queries, baseline, settings.seed)) is not None
+            if (test := _paired(metric, pairing, settings.seed)) is not None
         ),
-        regressed_most=_moves(primary, measured.queries, baseline, worse=True),
-        improved_most=_moves(primary, measured.queries, baseline, worse=False),
+        regressed_most=_moves(primary, pairing, worse=True),
+        improved_most=_moves(primary, pairing, worse=False),
     )
 
 
@@ -211,10 +223,8 @@ def primary_metric(measures: Sequence[str]) -> str:
     return next((m for m in measures if m.startswith("mrr")), measures[0])
 
 
-def _paired(
-    metric: str, queries: Sequence[QueryResult], baseline: BaselineDataset, seed: int
-) -> PairedTest | None:
-    pairs = _common_pairs(metric, queries, baseline)
+def _paired(metric: str, pairing: _Pairing, seed: int) -> PairedTest | None:
+    pairs = pairing.pairs(metric)
     if not pairs:
         return None
     result = paired_comparison(
@@ -232,13 +242,12 @@ def _paired(
     )
 
 
-def _moves(
-    metric: str, queries: Sequence[QueryResult], baseline: BaselineDataset, *, worse: bool
-) -> tuple[QueryMove, ...]:
+def _moves(metric: str, pairing: _Pairing, *, worse: bool) -> tuple[QueryMove, ...]:
+    baseline = pairing.baseline
     assert baseline.queries is not None
-    by_id = {q.query_id: q for q in queries}
+    by_id = {q.query_id: q for q in pairing.queries}
     moves = []
-    for qid, (after, before) in _common_pairs(metric, queries, baseline).items():
+    for qid, (after, before) in pairing.pairs(metric).items():
         change = after - before
         if (change < -TIE_EPSILON) if worse else (change > TIE_EPSILON):
             query = by_id[qid]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 
 def breakdown(
     per_query: Mapping[str, float], groups: Mapping[str, Sequence[str]]
@@ -14,10 +16,41 @@ def breakdown(
     A query may carry several labels (tags) and counts in each; queries absent
     from ``per_query`` (e.g. expect-empty fixtures) are not counted anywhere.
     """
-    members: dict[str, list[float]] = {}
-    for qid, labels in groups.items():
-        if qid not in per_query:
-            continue
-        for label in dict.fromkeys(labels):
-            members.setdefault(label, []).append(per_query[qid])
-    return {label: math.fsum(values) / len(values) for label, values in sorted(members.items())}
+    ids = list(groups)
+    column = [per_query.get(qid) for qid in ids]
+    return group_means({"": column}, group_members([groups[qid] for qid in ids]))[""]
+
+
+def group_members(labels: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
+    """Label -> positions of the queries carrying it (a label counted once per query)."""
+    members: dict[str, list[int]] = {}
+    for position, query_labels in enumerate(labels):
+        for label in dict.fromkeys(query_labels):
+            members.setdefault(label, []).append(position)
+    return {label: np.asarray(found, dtype=np.intp) for label, found in members.items()}
+
+
+def group_means(
+    columns: Mapping[str, Sequence[float | None]], members: Mapping[str, np.ndarray]
+) -> dict[str, dict[str, float]]:
+    """Per column (a metric's value per query position, None where the query has none):
+    label -> the exactly rounded mean (``math.fsum``, so the order of queries does not
+    matter) over the label's queries that have a value, in label order; a label none of
+    whose queries has a value is left out."""
+    means: dict[str, dict[str, float]] = {}
+    order = sorted(members)
+    for name, column in columns.items():
+        size = len(column)
+        present = np.fromiter((value is not None for value in column), dtype=bool, count=size)
+        values = np.fromiter(
+            (0.0 if value is None else value for value in column), dtype=np.float64, count=size
+        )
+        result: dict[str, float] = {}
+        for label in order:
+            chosen = members[label]
+            if not present.all():
+                chosen = chosen[present[chosen]]
+            if chosen.size:
+                result[label] = math.fsum(values[chosen].tolist()) / chosen.size
+        means[name] = result
+    return means

@@ -22,7 +22,7 @@ from retrieval_eval.results import (
     QueryResult,
 )
 from retrieval_eval.retrieval.search import SearchedDataset
-from retrieval_eval.score.breakdown import breakdown
+from retrieval_eval.score.breakdown import group_means, group_members
 from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.groundedness import groundedness
 from retrieval_eval.score.latency import cost_summary, latency_summary
@@ -144,13 +144,10 @@ def breakdowns(
     }
     sizes = Counter(label for query_labels in labels.values() for label in query_labels)
     names = list(dict.fromkeys(name for query in scored for name in query.metrics))
-    means = {
-        name: breakdown(
-            {query.query_id: query.metrics[name] for query in scored if name in query.metrics},
-            labels,
-        )
-        for name in names
-    }
+    means = group_means(
+        {name: [query.metrics.get(name) for query in scored] for name in names},
+        group_members([labels[query.query_id] for query in scored]),
+    )
     rows = []
     for label in sorted(sizes, key=_label_order):
         dimension, group = label.split(_LABEL_SEPARATOR, 1)
