@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.score.breakdown import breakdown, group_means, group_members
+from retrieval_eval.score.breakdown import group_means, group_members
 from retrieval_eval.score.groundedness import groundedness
 from retrieval_eval.score.latency import LatencySummary, cost_summary, latency_summary
 
@@ -39,9 +39,10 @@ def test_cost_per_query_is_the_mean() -> None:
 
 
 def test_breakdown_means_per_label() -> None:
-    per_query = {"a": 1.0, "b": 0.0, "c": 0.5}
-    groups = {"a": ["x", "y", "x"], "b": ["x"], "c": [], "not_scored": ["x"]}
-    assert breakdown(per_query, groups) == {"x": 0.5, "y": 1.0}
+    # Queries a, b, c and one with no value: a lists x twice and counts in it once.
+    members = group_members([["x", "y", "x"], ["x"], [], ["x"]])
+    column = [1.0, 0.0, 0.5, None]
+    assert group_means({"m": column}, members) == {"m": {"x": 0.5, "y": 1.0}}
 
 
 LABELS = st.lists(st.sampled_from(["rt\tsemantic", "rt\tkeyword", "tag\ta", "tag\tb"]), max_size=4)

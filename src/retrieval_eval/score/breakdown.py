@@ -8,19 +8,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 
-def breakdown(
-    per_query: Mapping[str, float], groups: Mapping[str, Sequence[str]]
-) -> dict[str, float]:
-    """Group label -> mean over the queries carrying it, in label order.
-
-    A query may carry several labels (tags) and counts in each; queries absent
-    from ``per_query`` (e.g. expect-empty fixtures) are not counted anywhere.
-    """
-    ids = list(groups)
-    column = [per_query.get(qid) for qid in ids]
-    return group_means({"": column}, group_members([groups[qid] for qid in ids]))[""]
-
-
 def group_members(labels: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
     """Label -> positions of the queries carrying it (a label counted once per query)."""
     members: dict[str, list[int]] = {}
