@@ -95,13 +95,22 @@ def test_a_disk_that_cannot_take_the_report_is_an_error_status_not_a_crash(world
 
 
 # Some libraries' exceptions derive from BaseException (gevent's Timeout, trio's Cancelled):
-# nothing below the edge expects one.
-FACTORY_CANCELLED = """\
-class Cancelled(BaseException):
-    pass
+# nothing below the edge expects one. No input can raise one in retrieval-eval's process on
+# purpose (the user's factory runs in a child), so the fault is injected into the console
+# script itself, through a sitecustomize module on PYTHONPATH.
+SITECUSTOMIZE_CANCELLED = """\
+import sys
 
-def make():
-    raise Cancelled("the event loop was cancelled")
+if sys.argv and sys.argv[0].endswith("retrieval-eval"):
+    import retrieval_eval.pipeline
+
+    class Cancelled(BaseException):
+        pass
+
+    def _cancelled(*args, **kwargs):
+        raise Cancelled("the event loop was cancelled")
+
+    retrieval_eval.pipeline.run_evaluation = _cancelled
 """
 
 
@@ -113,18 +122,39 @@ def _use_factory_module(world: World, name: str, source: str) -> str:
 
 
 def test_an_exception_nothing_expects_is_an_error_status_with_the_traceback_only_in_debug(
-    world: World,
+    world: World, tmp_path: Path
 ) -> None:
-    sha = _use_factory_module(world, "cancelled", FACTORY_CANCELLED)
+    fault = tmp_path / "fault"
+    fault.mkdir()
+    (fault / "sitecustomize.py").write_text(SITECUSTOMIZE_CANCELLED, encoding="utf-8")
+    sha = world.head()
 
-    quiet = world.push(sha)
-    debug = world.push(sha, extra_env={"RUNNER_DEBUG": "1"})
+    quiet = world.push(sha, extra_env={"PYTHONPATH": str(fault)})
+    debug = world.push(sha, extra_env={"PYTHONPATH": str(fault), "RUNNER_DEBUG": "1"})
 
     _assert_reported_error(world, quiet, sha, "unexpected Cancelled")
     assert "Traceback (most recent call last)" not in quiet.log
     assert debug.returncode == 2, debug.log
     assert "Traceback (most recent call last)" in debug.log
     assert [s["state"] for s in world.github.statuses_for(sha)] == ["error", "error"]
+
+
+FACTORY_CANCELLED = """\
+class Cancelled(BaseException):
+    pass
+
+def make():
+    raise Cancelled("the event loop was cancelled")
+"""
+
+
+def test_a_factory_raising_a_base_exception_is_an_error_naming_it(world: World) -> None:
+    sha = _use_factory_module(world, "cancelled", FACTORY_CANCELLED)
+
+    run = world.push(sha)
+
+    _assert_reported_error(world, run, sha, "the factory raised Cancelled")
+    assert "the event loop was cancelled" in run.summary
 
 
 def test_a_full_disk_under_the_command_line_is_exit_2_in_one_line(world: World) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.entry import World, run_cli, world_in
+from tests.security.entry import TOKEN, World, run_cli, world_in
 
 
 @pytest.fixture
@@ -106,3 +106,44 @@ def test_a_factory_calling_sys_exit_is_an_error_on_the_command_line(world: World
 
     assert run.returncode == 2, run.log
     assert "the factory called sys.exit(0)" in run.stderr
+
+
+# A factory that looks for the token everywhere its own process could hold it.
+SPY = """\
+import os
+import pathlib
+
+from retrieval_eval.retrieval.base import SearchResult
+
+class Spy:
+    name = "spy"
+    def index(self, corpus):
+        pass
+    def search(self, query, k, tags=()):
+        return SearchResult(hits=())
+    def describe(self):
+        return {}
+
+def make():
+    seen = [repr(dict(os.environ)), pathlib.Path("/proc/self/environ").read_text(errors="replace")]
+    pathlib.Path(OUT).write_text("\\n".join(seen))
+    return Spy()
+"""
+
+
+def test_a_factory_runs_where_the_token_is_not(world: World, tmp_path: Path) -> None:
+    seen = tmp_path / "seen.txt"
+    config = (world.workspace / "retrieval-eval.toml").read_text(encoding="utf-8")
+    config += '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n'
+    config += '[retrievers.custom]\npython = "spy:make"\n'
+    sha = world.commit(
+        {"spy.py": SPY.replace("OUT", repr(str(seen))), "retrieval-eval.toml": config}, "spy"
+    )
+
+    run = world.push(sha)
+
+    assert run.returncode == 0, run.log
+    found = seen.read_text()
+    assert TOKEN not in found
+    assert "'GITHUB_TOKEN'" not in found and "GITHUB_TOKEN=" not in found
+    assert "INPUT_GITHUB-TOKEN" not in found

@@ -38,6 +38,7 @@ _EXIT_GRACE_S = 5.0
 
 class CommandRetriever:
     name = "custom"
+    setting = "retrievers.custom.timeout_s"  # what the user raises when a call is just slow
 
     def __init__(
         self, command: Sequence[str], *, cwd: Path | None = None, timeout_s: float = 120.0
@@ -124,13 +125,13 @@ class CommandRetriever:
         try:
             process.write(line, deadline)
         except ChildTimeout:
-            raise self._timed_out(f"did not read the `{op}` request") from None
+            raise self._timed_out(op, f"did not read the `{op}` request") from None
         except ChildExited:
             raise self._exited(op) from None
         try:
             raw = process.read_line(deadline).decode("utf-8", errors="replace")
         except ChildTimeout:
-            raise self._timed_out(f"did not answer `{op}`") from None
+            raise self._timed_out(op, f"did not answer `{op}`") from None
         except ChildExited:
             raise self._exited(op) from None
         try:
@@ -149,14 +150,17 @@ class CommandRetriever:
                 f"{self.label}: answer to `{op}` must be a JSON object, got {_short(answer)}"
             )
         if "error" in answer:
-            raise RetrievalEvalError(f"{self.label} reported an error on `{op}`: {answer['error']}")
+            raise self._reported(op, answer)
         return answer
 
-    def _timed_out(self, what: str) -> RetrievalEvalError:
+    def _reported(self, op: str, answer: Mapping[str, Any]) -> RetrievalEvalError:
+        return RetrievalEvalError(f"{self.label} reported an error on `{op}`: {answer['error']}")
+
+    def _timed_out(self, op: str, what: str) -> RetrievalEvalError:
         self.close()  # the child killed itself and its group already; this forgets it
         return RetrievalEvalError(
             f"{self.label} {what} within {self.timeout_s:g} s "
-            "(raise retrievers.custom.timeout_s if it is just slow)"
+            f"(raise {self.setting} if it is just slow)"
         )
 
     def _exited(self, op: str) -> RetrievalEvalError:
