@@ -18,6 +18,7 @@ from retrieval_eval.action.event import (
     decide_activity,
     read_event,
 )
+from retrieval_eval.action.git_credentials import ADVICE, token_persisted
 from retrieval_eval.action.github_api import GitHubApi, quiet_identity_probe
 from retrieval_eval.action.inputs import ActionSettings, load_action_settings
 from retrieval_eval.action.publish_mode import run_publish
@@ -74,6 +75,8 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
     )
     try:
         if isinstance(activity, PullRequestActivity):
+            if token_persisted(runner.workspace):
+                commands.warning(ADVICE, title="token readable by the retriever")
             return run_pull_request(settings, activity, api, commands)
         if isinstance(activity, CommitActivity):
             return run_commit(settings, activity, api, commands)
