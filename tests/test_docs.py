@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from retrieval_eval.author.scaffold import ACTION
+from retrieval_eval.settings import DEFAULT_DATASET_RETRIEVERS
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -29,3 +30,28 @@ def test_every_workflow_snippet_uses_the_action_init_writes() -> None:
         if match.group(1) != owner
     ]
     assert wrong == []
+
+
+def table_rows(markdown: str, first_header: str) -> list[list[str]]:
+    """The body rows of the first table whose header starts with `first_header`."""
+    lines = markdown.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split(" | ")])
+    return rows
+
+
+def first_code(cell: str) -> str:
+    match = re.search(r"`([^`]*)`", cell)
+    assert match, cell
+    return match.group(1)
+
+
+def test_the_dataset_files_table_names_the_default_retrievers() -> None:
+    rows = table_rows(page_text(REPO / "docs" / "datasets.md"), "File")
+    assert {first_code(row[0]): first_code(row[2]) for row in rows} == (
+        DEFAULT_DATASET_RETRIEVERS
+    )
