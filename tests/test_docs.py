@@ -7,12 +7,16 @@ Action a workflow snippet names, links between pages, ...
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from retrieval_eval.author.scaffold import ACTION
+from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.settings import DEFAULT_DATASET_RETRIEVERS
 
 REPO = Path(__file__).resolve().parents[1]
+CONSOLE_SCRIPT = Path(sys.executable).with_name("retrieval-eval")
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
 
@@ -55,3 +59,28 @@ def test_the_dataset_files_table_names_the_default_retrievers() -> None:
     assert {first_code(row[0]): first_code(row[2]) for row in rows} == (
         DEFAULT_DATASET_RETRIEVERS
     )
+
+
+def config_keys() -> dict[str, list[str]]:
+    """docs/configuration.md's table of keys: key cell -> the other cells."""
+    rows = table_rows(page_text(REPO / "docs" / "configuration.md"), "Key")
+    return {row[0]: row[1:] for row in rows}
+
+
+def test_configuration_names_every_retriever_where_it_lists_them() -> None:
+    keys = config_keys()
+    for key in ("`[dataset_retrievers]`", "`[retrievers.*]`"):
+        meaning = keys[key][1]
+        assert [name for name in RETRIEVER_NAMES if f"`{name}`" not in meaning] == [], key
+
+
+def test_init_writes_a_config_whose_comment_names_every_retriever(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("# A\n\nsome text\n", encoding="utf-8")
+    done = subprocess.run(
+        [str(CONSOLE_SCRIPT), "init"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    written = (tmp_path / "retrieval-eval.toml").read_text(encoding="utf-8")
+    comment = written.split("# [dataset_retrievers]")[0].rsplit("\n\n", 1)[1]
+    assert [name for name in RETRIEVER_NAMES if name not in re.findall(r"[\w-]+", comment)] == []
