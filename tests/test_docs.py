@@ -9,11 +9,19 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 from retrieval_eval.author.scaffold import ACTION
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
-from retrieval_eval.settings import DEFAULT_DATASET_RETRIEVERS
+from retrieval_eval.settings import (
+    DEFAULT_DATASET_RETRIEVERS,
+    DEFAULT_THRESHOLDS,
+    JudgeSettings,
+    RunSettings,
+    Threshold,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 CONSOLE_SCRIPT = Path(sys.executable).with_name("retrieval-eval")
@@ -84,3 +92,57 @@ def test_init_writes_a_config_whose_comment_names_every_retriever(tmp_path: Path
     written = (tmp_path / "retrieval-eval.toml").read_text(encoding="utf-8")
     comment = written.split("# [dataset_retrievers]")[0].rsplit("\n\n", 1)[1]
     assert [name for name in RETRIEVER_NAMES if name not in re.findall(r"[\w-]+", comment)] == []
+
+
+def key_names(cell: str) -> list[str]:
+    """`min_fixtures`, `min_human` -> both; `[dataset_thresholds."FILE"]` -> dataset_thresholds."""
+    return [re.split(r"[.\[\]\"]", name.strip("[]"))[0] for name in re.findall(r"`([^`]+)`", cell)]
+
+
+def test_configuration_lists_every_key_of_the_settings_and_no_other() -> None:
+    documented = [name for cell in config_keys() for name in key_names(cell)]
+    file_keys = [name for name in RunSettings.model_fields if name != "repository"]
+    assert sorted(documented) == sorted(file_keys)
+
+
+def toml_value(text: str) -> Any:
+    return tomllib.loads(f"v = {text}")["v"]
+
+
+def test_configuration_gives_the_settings_defaults() -> None:
+    defaults = RunSettings()
+    checked = 0
+    for cell, (default_cell, _meaning) in config_keys().items():
+        names = key_names(cell)
+        spans = re.findall(r"`([^`]+)`", default_cell)
+        in_words = re.sub(r"`[^`]+`", "", default_cell).strip(" ,")
+        if in_words or len(spans) != len(names):
+            continue  # described in words ("beside the baseline"), or pairs (checked below)
+        for name, span in zip(names, spans, strict=True):
+            value = getattr(defaults, name)
+            if isinstance(value, Path):
+                assert span == str(value), name
+            elif isinstance(value, tuple):
+                assert toml_value(span) == list(value), name
+            else:
+                assert toml_value(span) == value, name
+            checked += 1
+    assert checked >= 10
+    retrievers = config_keys()["`[dataset_retrievers]`"][0]
+    pairs = dict(re.findall(r'`([\w.]+) = "(\w+)"`', retrievers))
+    assert pairs == DEFAULT_DATASET_RETRIEVERS
+
+
+def section(markdown: str, heading: str) -> str:
+    return markdown.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_thresholds_and_judge_blocks_show_the_defaults() -> None:
+    text = page_text(REPO / "docs" / "configuration.md")
+    block = re.search(r"```toml\n(.*?)```", section(text, "## Thresholds"), re.DOTALL)
+    assert block is not None
+    shown = tomllib.loads(block.group(1))["thresholds"]
+    assert {name: Threshold(**bound) for name, bound in shown.items()} == DEFAULT_THRESHOLDS
+    block = re.search(r"```toml\n(.*?)```", section(text, "## Judge"), re.DOTALL)
+    assert block is not None
+    assert JudgeSettings(**tomllib.loads(block.group(1))["judge"]) == JudgeSettings()
