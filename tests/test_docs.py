@@ -64,9 +64,7 @@ def first_code(cell: str) -> str:
 
 def test_the_dataset_files_table_names_the_default_retrievers() -> None:
     rows = table_rows(page_text(REPO / "docs" / "datasets.md"), "File")
-    assert {first_code(row[0]): first_code(row[2]) for row in rows} == (
-        DEFAULT_DATASET_RETRIEVERS
-    )
+    assert {first_code(row[0]): first_code(row[2]) for row in rows} == (DEFAULT_DATASET_RETRIEVERS)
 
 
 def config_keys() -> dict[str, list[str]]:
@@ -146,3 +144,109 @@ def test_the_thresholds_and_judge_blocks_show_the_defaults() -> None:
     block = re.search(r"```toml\n(.*?)```", section(text, "## Judge"), re.DOTALL)
     assert block is not None
     assert JudgeSettings(**tomllib.loads(block.group(1))["judge"]) == JudgeSettings()
+
+
+SUBCOMMAND_GROUPS = ("model", "import", "baseline", "cache")
+
+
+def synopses() -> list[tuple[str, tuple[str, ...], str]]:
+    """Each documented synopsis: (page, command words, the synopsis with its continuation lines).
+
+    A synopsis is a line that starts with `retrieval-eval COMMAND` and shows optional flags
+    in brackets (`[--k 100]`), inside a code block or a table cell.
+    """
+    found = []
+    for path in PAGES:
+        lines = page_text(path).splitlines()
+        for number, line in enumerate(lines):
+            start = line.find("retrieval-eval ")
+            if start < 0 or "[-" not in line or not re.match(r"[|`\s]*$", line[:start]):
+                continue
+            text = line[start:].split("`")[0].split(" | ")[0]
+            for following in lines[number + 1 :]:
+                if not re.match(r"\s+\[", following):
+                    break
+                text += " " + following.strip()
+            words = text.split()
+            command = tuple(words[1:3] if words[1] in SUBCOMMAND_GROUPS else words[1:2])
+            found.append((path.name, command, text))
+    return found
+
+
+class HelpOption:
+    def __init__(self, names: list[str], default: str | None, choices: list[str]) -> None:
+        self.names, self.default, self.choices = names, default, choices
+
+
+def help_options(command: tuple[str, ...]) -> list[HelpOption]:
+    """The command's options as `--help` shows them: names (aliases), default, choices."""
+    done = subprocess.run(
+        [str(CONSOLE_SCRIPT), *command, "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    section = done.stdout.split("Options:\n", 1)[1]
+    options = []
+    for entry in re.split(r"\n(?=  -)", section):
+        flat = " ".join(entry.split())
+        head = re.split(r"\s{2,}", entry.strip())[0]
+        names = re.findall(r"(?<![\w-])--?[a-zA-Z][\w-]*", head.split(" [")[0])
+        if not names or "--help" in names:
+            continue
+        default = re.search(r"\[default: ([^;\]]+)", flat)
+        choices = re.search(r" \[([\w|-]+)\]", head)
+        options.append(
+            HelpOption(
+                names,
+                default.group(1).strip() if default else None,
+                choices.group(1).split("|") if choices else [],
+            )
+        )
+    return options
+
+
+def same_default(documented: str, shown: str | None) -> bool:
+    if shown is None:
+        return False
+    try:
+        return float(documented) == float(shown)
+    except ValueError:
+        return documented == shown
+
+
+def test_documented_synopses_match_the_commands_help() -> None:
+    """Every flag a synopsis shows exists with the default it shows, and every flag of the
+    command is shown: a user reading the page sees the command's whole interface."""
+    checked = set()
+    problems = []
+    for page, command, text in synopses():
+        options = help_options(command)
+        by_name = {name: option for option in options for name in option.names}
+        shown = re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)(?: ([^\s\]]+))?", text)
+        for flag, value in shown:
+            option = by_name.get(flag)
+            if option is None:
+                problems.append(f"{page}: {text[:40]}…: {flag} is not an option")
+            elif (
+                value
+                and not value.isupper()
+                and "=" not in value
+                and value not in option.choices
+                and f"[{flag} {value}]" in text
+                and not same_default(value, option.default)
+            ):
+                problems.append(f"{page}: {flag} {value}: --help says {option.default}")
+        flags = {flag for flag, _ in shown}
+        missing = [option.names[-1] for option in options if not flags & set(option.names)]
+        if missing:
+            problems.append(f"{page}: retrieval-eval {' '.join(command)} lacks {missing}")
+        checked.add(command)
+    assert problems == []
+    assert {("generate",), ("validate",), ("beir",), ("tune",), ("trec",)} <= checked
+
+
+def test_the_flags_configuration_lists_are_options_of_run() -> None:
+    text = page_text(REPO / "docs" / "configuration.md")
+    layer = text.split("3. command-line flags", 1)[1].split("\n\n", 1)[0]
+    listed = re.findall(r"`(--[\w-]+)`", layer)
+    options = {name for option in help_options(("run",)) for name in option.names}
+    assert listed and [flag for flag in listed if flag not in options] == []
