@@ -6,6 +6,7 @@ Action a workflow snippet names, links between pages, ...
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -64,7 +65,8 @@ def first_code(cell: str) -> str:
 
 def test_the_dataset_files_table_names_the_default_retrievers() -> None:
     rows = table_rows(page_text(REPO / "docs" / "datasets.md"), "File")
-    assert {first_code(row[0]): first_code(row[2]) for row in rows} == (DEFAULT_DATASET_RETRIEVERS)
+    documented = {first_code(row[0]): first_code(row[2]) for row in rows}
+    assert documented == DEFAULT_DATASET_RETRIEVERS
 
 
 def config_keys() -> dict[str, list[str]]:
@@ -250,3 +252,22 @@ def test_the_flags_configuration_lists_are_options_of_run() -> None:
     listed = re.findall(r"`(--[\w-]+)`", layer)
     options = {name for option in help_options(("run",)) for name in option.names}
     assert listed and [flag for flag in listed if flag not in options] == []
+
+
+def test_beir_json_holds_exactly_the_documented_keys(tmp_path: Path) -> None:
+    from tests.retrieval.service_helpers import tiny_beir
+
+    text = page_text(REPO / "docs" / "retrievers.md")
+    paragraph = text.split("`--json` writes them as one object:", 1)[1].split("`--run`", 1)[0]
+    always, _, conditional = paragraph.partition(", plus ")
+    summary = tmp_path / "summary.json"
+    done = subprocess.run(
+        [str(CONSOLE_SCRIPT), "beir", str(tiny_beir(tmp_path / "beir")), "--json", str(summary)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    written = set(json.loads(summary.read_text(encoding="utf-8")))
+    assert written == set(re.findall(r"`([\w@.]+)`", always))
+    assert not written & set(re.findall(r"`([\w@.]+)`", conditional))
