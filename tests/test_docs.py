@@ -271,3 +271,81 @@ def test_beir_json_holds_exactly_the_documented_keys(tmp_path: Path) -> None:
     written = set(json.loads(summary.read_text(encoding="utf-8")))
     assert written == set(re.findall(r"`([\w@.]+)`", always))
     assert not written & set(re.findall(r"`([\w@.]+)`", conditional))
+
+
+def anchors(path: Path) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens."""
+    found = set()
+    in_code = False
+    for line in page_text(path).splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        elif not in_code and line.startswith("#"):
+            title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", line.lstrip("#").strip())
+            found.add(re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-"))
+    return found
+
+
+def test_links_between_pages_resolve() -> None:
+    """Relative links and their #anchors, in README.md, docs/ and action.yml's descriptions."""
+    broken = []
+    sources = [*PAGES, REPO / "action.yml"]
+    for path in sources:
+        text = page_text(path)
+        targets = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r'src="([^"]+)"', text)
+        targets += (
+            re.findall(r"\b(docs/[\w-]+\.md(?:#[\w-]+)?)", text) if path.suffix == ".yml" else []
+        )
+        for target in targets:
+            if re.match(r"[a-z]+:", target):
+                continue  # https://, mailto:
+            file_part, _, anchor = target.partition("#")
+            resolved = (path.parent / file_part) if file_part else path
+            if not resolved.exists():
+                broken.append(f"{path.name}: {target}")
+            elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+                broken.append(f"{path.name}: {target} (no such heading)")
+    assert broken == []
+
+
+# Files the pages name that a user's repository holds, not this one.
+USER_FILES = {"datasets/README.md"}
+
+
+def test_the_repository_files_the_pages_cite_exist() -> None:
+    """A path such as `tests/author/test_quickstart.py` or `scripts/release.sh` must be in the
+    repository a user clones: nothing beside it (no sibling folder) may be needed."""
+    missing = []
+    for path in [*PAGES, REPO / "action.yml"]:
+        cited = re.findall(
+            r"`((?:src|tests|scripts|bench|schema|requirements|examples|docker|datasets|\.ci)/"
+            r"[^`\s:]*)`",
+            page_text(path),
+        )
+        missing += [
+            f"{path.name}: {name}"
+            for name in cited
+            if name not in USER_FILES and not (REPO / name.split("::")[0]).exists()
+        ]
+    assert missing == []
+
+
+def test_nothing_tracked_reaches_outside_the_clone() -> None:
+    """CI clones the repository alone into an empty folder (.ci/run): a test, script or page
+    that reads a sibling folder would work only on a developer's machine."""
+    sibling = "../" + "shared"
+    tracked = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
+    offenders = []
+    for name in filter(None, tracked):
+        path = REPO / name
+        if (
+            path.is_file()
+            and path.stat().st_size < 5_000_000
+            and sibling.encode() in (path.read_bytes())
+        ):
+            offenders.append(name)
+    assert offenders == []
