@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from retrieval_eval.action.event import COMMIT_EVENTS
 from retrieval_eval.author.scaffold import ACTION
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.settings import (
@@ -349,3 +350,12 @@ def test_nothing_tracked_reaches_outside_the_clone() -> None:
         ):
             offenders.append(name)
     assert offenders == []
+
+
+def test_the_pages_name_every_event_that_evaluates_a_commit() -> None:
+    readme = page_text(REPO / "README.md").split("<!-- action-reference:start -->")[1]
+    sentence = readme.split("it evaluates", 1)[0].rsplit(". On ", 1)[1]
+    action = page_text(REPO / "docs" / "action.md")
+    keeping = section(action, "## Keeping the baseline up to date").split(", the baseline", 1)[0]
+    for listed in (sentence, keeping):
+        assert set(re.findall(r"`(\w+)`", listed)) == COMMIT_EVENTS, listed
