@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -359,3 +361,34 @@ def test_the_pages_name_every_event_that_evaluates_a_commit() -> None:
     keeping = section(action, "## Keeping the baseline up to date").split(", the baseline", 1)[0]
     for listed in (sentence, keeping):
         assert set(re.findall(r"`(\w+)`", listed)) == COMMIT_EVENTS, listed
+
+
+def test_the_cranfield_import_runs_as_written(tmp_path: Path) -> None:
+    """The commands under datasets.md's Cranfield example, from a copy of the shipped data."""
+    text = page_text(REPO / "docs" / "datasets.md")
+    block = text.split("<!-- cranfield-import:start -->")[1].split("<!-- cranfield-import:end -->")[
+        0
+    ]
+    script = block.split("```sh\n", 1)[1].split("```", 1)[0]
+    shutil.copytree(
+        REPO / "tests" / "data" / "cranfield", tmp_path / "tests" / "data" / "cranfield"
+    )
+    outputs = []
+    for line in script.splitlines():
+        words = shlex.split(line)
+        if words[0] == "retrieval-eval":
+            words[0] = str(CONSOLE_SCRIPT)
+        done = subprocess.run(
+            line if ">" in words else words,
+            shell=">" in words,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, (line, done.stderr)
+        outputs.append(done.stdout + done.stderr)
+    imported, validated = outputs[-2], outputs[-1]
+    assert "(1,400 documents)" in imported
+    assert "(225 fixtures, 1,612 judgments)" in imported
+    assert "ok: 1 file, 225 fixtures" in validated
