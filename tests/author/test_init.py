@@ -58,6 +58,8 @@ def test_init_detects_the_corpus_and_code_and_writes_checked_files(repo: Path) -
     assert "retrieval-eval generate --corpus kb --per-file 20" in result.stdout
     assert "retrieval-eval review datasets/semantic.jsonl" in result.stdout
     assert "retrieval-eval run" in result.stdout
+    next_steps = result.stdout.split("Next:\n", 1)[1].splitlines()
+    assert len({line.index("#") for line in next_steps}) == 1  # one column of comments
     # The config is one `run` accepts: validation is what fails next (no datasets yet).
     run = retrieval_eval("validate", "datasets", "--corpus", "kb", cwd=repo)
     assert "no dataset files in this folder" in run.stderr
