@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from retrieval_eval.action.base_config import GATE_SETTINGS
 from retrieval_eval.action.event import COMMIT_EVENTS
 from retrieval_eval.author.scaffold import ACTION
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
@@ -392,3 +393,16 @@ def test_the_cranfield_import_runs_as_written(tmp_path: Path) -> None:
     assert "(1,400 documents)" in imported
     assert "(225 fixtures, 1,612 judgments)" in imported
     assert "ok: 1 file, 225 fixtures" in validated
+
+
+def test_the_pages_list_the_settings_a_pull_request_cannot_change_for_itself() -> None:
+    action = page_text(REPO / "docs" / "action.md")
+    listed = action.split("The settings that decide the verdict come from the base commit", 1)[1]
+    listed = listed.split("(`config`", 1)[1].split("):", 1)[1].split(". ", 1)[0]
+    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == list(GATE_SETTINGS)
+    configuration = page_text(REPO / "docs" / "configuration.md")
+    listed = configuration.split("takes every setting that decides the verdict (", 1)[1]
+    listed = listed.split(")", 1)[0].replace(
+        "the threshold tables", "`thresholds`, `dataset_thresholds`"
+    )
+    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == list(GATE_SETTINGS)
