@@ -27,6 +27,7 @@ from retrieval_eval.settings import (
     RunSettings,
     Threshold,
 )
+from retrieval_eval.trust.child_env import WITHHELD_BY_DEFAULT
 
 REPO = Path(__file__).resolve().parents[1]
 CONSOLE_SCRIPT = Path(sys.executable).with_name("retrieval-eval")
@@ -406,3 +407,16 @@ def test_the_pages_list_the_settings_a_pull_request_cannot_change_for_itself() -
         "the threshold tables", "`thresholds`, `dataset_thresholds`"
     )
     assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == list(GATE_SETTINGS)
+
+
+def test_every_page_lists_the_variables_always_withheld_from_the_retriever() -> None:
+    """Three pages spell out what a retriever never sees; each must name all of it."""
+    pages = {
+        "configuration.md": "always withheld (",
+        "action.md": "less its credentials:",
+        "retrievers.md": "without the secrets:",
+    }
+    for name, lead in pages.items():
+        text = page_text(REPO / "docs" / name).split(lead, 1)[1]
+        listed = re.findall(r"`([A-Z_*-]+)`", text.split(", and ", 1)[0].split(")", 1)[0])
+        assert listed == list(WITHHELD_BY_DEFAULT), name
