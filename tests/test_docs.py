@@ -420,3 +420,14 @@ def test_every_page_lists_the_variables_always_withheld_from_the_retriever() -> 
         text = page_text(REPO / "docs" / name).split(lead, 1)[1]
         listed = re.findall(r"`([A-Z_*-]+)`", text.split(", and ", 1)[0].split(")", 1)[0])
         assert listed == list(WITHHELD_BY_DEFAULT), name
+
+
+def test_the_readme_names_every_dependency_pyproject_declares() -> None:
+    """The README's Dependencies section says why each package is there: none may be missing."""
+    project = tomllib.loads(page_text(REPO / "pyproject.toml"))["project"]
+    declared = [*project["dependencies"]]
+    for extra in project["optional-dependencies"].values():
+        declared += extra
+    names = {re.split(r"[\[<>=!~ ]", requirement, maxsplit=1)[0] for requirement in declared}
+    readme = page_text(REPO / "README.md").split("## Dependencies", 1)[1].split("\n## ", 1)[0]
+    assert sorted(n for n in names if n.lower() not in readme.lower()) == []
