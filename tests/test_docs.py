@@ -431,3 +431,14 @@ def test_the_readme_names_every_dependency_pyproject_declares() -> None:
     names = {re.split(r"[\[<>=!~ ]", requirement, maxsplit=1)[0] for requirement in declared}
     readme = page_text(REPO / "README.md").split("## Dependencies", 1)[1].split("\n## ", 1)[0]
     assert sorted(n for n in names if n.lower() not in readme.lower()) == []
+
+
+def test_the_readme_names_the_onnx_and_protobuf_the_model_pin_was_made_with() -> None:
+    from retrieval_eval.index.model_install import PINNED_WITH_ONNX
+
+    lock = page_text(REPO / "requirements" / "runtime.lock")
+    protobuf = re.search(r"^protobuf==(\S+)", lock, re.MULTILINE)
+    assert protobuf is not None
+    readme = page_text(REPO / "README.md")
+    assert f"pip install onnx=={PINNED_WITH_ONNX} protobuf=={protobuf.group(1)}" in readme
+    assert f"onnx=={PINNED_WITH_ONNX} " in lock.replace(" \\\n", " ")
