@@ -504,3 +504,35 @@ def test_retrievers_tables_give_every_key_with_its_default() -> None:
             assert documented == default, (name, key)
             checked += 1
     assert checked >= 30
+
+
+def test_every_toml_snippet_is_a_configuration_run_accepts(tmp_path: Path) -> None:
+    """A snippet pasted into retrieval-eval.toml must load as `run` loads it (unknown keys
+    and bad values are errors there), with the environment variables it names set."""
+    from retrieval_eval.errors import ConfigError
+    from retrieval_eval.settings import load_settings
+
+    environ = {"SEARCH_DSN": "postgresql://localhost/x", "CHROMA_TOKEN": "t", "SEARCH_AUTH": "a"}
+    snippets = [
+        (path.name, block)
+        for path in PAGES
+        for block in re.findall(r"```toml\n(.*?)```", page_text(path), re.DOTALL)
+    ]
+    assert len(snippets) >= 10
+    failures = []
+    for number, (page, block) in enumerate(snippets):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        (folder / "retrieval-eval.toml").write_text(block, encoding="utf-8")
+        try:
+            load_settings(
+                workdir=folder,
+                config_file=None,
+                overrides={},
+                home=folder,
+                cores=1,
+                environ=environ,
+            )
+        except ConfigError as error:
+            failures.append(f"{page}: {error.message}")
+    assert failures == []
