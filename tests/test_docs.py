@@ -536,3 +536,36 @@ def test_every_toml_snippet_is_a_configuration_run_accepts(tmp_path: Path) -> No
         except ConfigError as error:
             failures.append(f"{page}: {error.message}")
     assert failures == []
+
+
+def test_the_defaults_init_writes_as_comments_are_the_real_defaults(tmp_path: Path) -> None:
+    """`retrieval-eval init` writes the defaults as commented lines; uncommented, each must
+    restate the built-in default, or a user reading the file is told something false."""
+    (tmp_path / "notes").mkdir()
+    for name in ("a.md", "b.md", "c.md"):
+        (tmp_path / "notes" / name).write_text("# Note\n\ntext\n", encoding="utf-8")
+    done = subprocess.run(
+        [str(CONSOLE_SCRIPT), "init"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    table = ""
+    restated: dict[str, dict[str, Any]] = {}
+    for line in (tmp_path / "retrieval-eval.toml").read_text(encoding="utf-8").splitlines():
+        header = re.match(r"#? ?\[([\w.]+)\]", line)
+        if header:
+            table = header.group(1)
+            continue
+        if not line.startswith("# "):
+            continue
+        try:
+            restated.setdefault(table, {}).update(tomllib.loads(line[2:]))
+        except tomllib.TOMLDecodeError:
+            continue  # prose
+    defaults = RunSettings()
+    assert restated[""] and restated["thresholds"] and restated["dataset_retrievers"]
+    for key, value in restated[""].items():
+        default = getattr(defaults, key)
+        assert value == (list(default) if isinstance(default, tuple) else default), key
+    assert restated["dataset_retrievers"] == DEFAULT_DATASET_RETRIEVERS
+    for name, bound in restated["thresholds"].items():
+        assert Threshold(**bound) == DEFAULT_THRESHOLDS[name], name
