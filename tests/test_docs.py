@@ -569,3 +569,20 @@ def test_the_defaults_init_writes_as_comments_are_the_real_defaults(tmp_path: Pa
     assert restated["dataset_retrievers"] == DEFAULT_DATASET_RETRIEVERS
     for name, bound in restated["thresholds"].items():
         assert Threshold(**bound) == DEFAULT_THRESHOLDS[name], name
+
+
+def test_the_action_inputs_name_the_settings_defaults_they_fall_back_to() -> None:
+    """`datasets: ''` means "from the config file, else `datasets`": that last value must be
+    the settings' own default, as docs/configuration.md gives it."""
+    from retrieval_eval.action.action_inputs import INPUTS
+
+    defaults = RunSettings()
+    checked = 0
+    for spec in INPUTS:
+        fallback = re.search(r"Empty: from the config file, else `([^`]+)`", spec.description)
+        if fallback is None:
+            continue
+        value = getattr(defaults, spec.name.replace("-", "_"))
+        assert fallback.group(1) == (str(value) if isinstance(value, Path) else f"{value:g}")
+        checked += 1
+    assert checked == 6
