@@ -586,3 +586,15 @@ def test_the_action_inputs_name_the_settings_defaults_they_fall_back_to() -> Non
         assert fallback.group(1) == (str(value) if isinstance(value, Path) else f"{value:g}")
         checked += 1
     assert checked == 6
+
+
+def test_report_md_lists_the_template_filters() -> None:
+    from jinja2.sandbox import SandboxedEnvironment
+
+    from retrieval_eval.render.markdown import template_environment
+
+    text = page_text(REPO / "docs" / "report.md")
+    paragraph = section(text, "## The template").split("Formatting helpers are filters:", 1)[1]
+    documented = set(re.findall(r"`(\w+)`", paragraph))
+    ours = set(template_environment().filters) - set(SandboxedEnvironment().filters)
+    assert ours <= documented
