@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
+from retrieval_eval.load.corpus import _SQLITE_SUFFIXES
 from tests.author.cli import retrieval_eval
+from tests.load.test_bear import make_bear_database
 
 
 @pytest.fixture
@@ -56,6 +58,8 @@ def test_init_detects_the_corpus_and_code_and_writes_checked_files(repo: Path) -
     assert "retrieval-eval generate --corpus kb --per-file 20" in result.stdout
     assert "retrieval-eval review datasets/semantic.jsonl" in result.stdout
     assert "retrieval-eval run" in result.stdout
+    next_steps = result.stdout.split("Next:\n", 1)[1].splitlines()
+    assert len({line.index("#") for line in next_steps}) == 1  # one column of comments
     # The config is one `run` accepts: validation is what fails next (no datasets yet).
     run = retrieval_eval("validate", "datasets", "--corpus", "kb", cwd=repo)
     assert "no dataset files in this folder" in run.stderr
@@ -124,6 +128,20 @@ def test_corpus_formats_are_detected(tmp_path: Path, layout: dict[str, str], exp
     result = retrieval_eval("init", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert f'corpus = "{expected}"' in (tmp_path / "retrieval-eval.toml").read_text()
+
+
+@pytest.mark.parametrize("suffix", sorted(_SQLITE_SUFFIXES))
+def test_a_bear_database_is_detected_under_every_name_the_loader_reads(
+    tmp_path: Path, suffix: str
+) -> None:
+    (tmp_path / "bear").mkdir()
+    make_bear_database(tmp_path / "bear" / f"database{suffix}")
+    (tmp_path / "notes").mkdir()
+    for name in ("a.md", "b.md", "c.md"):  # a Bear database outranks a folder of notes
+        (tmp_path / "notes" / name).write_text("# Note\n")
+    result = retrieval_eval("init", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f'corpus = "bear/database{suffix}"' in (tmp_path / "retrieval-eval.toml").read_text()
 
 
 def test_no_corpus_found_says_so(tmp_path: Path) -> None:

@@ -31,6 +31,8 @@ _REPO_DOCS = frozenset(
     {"readme.md", "changelog.md", "contributing.md", "license.md", "code_of_conduct.md"}
 )
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+# The names the corpus loader reads as a Bear database (load/corpus.py); only these are opened.
+_BEAR_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".bearnote")
 _CODE_SUFFIXES = frozenset({".py", ".ts", ".js", ".mjs", ".go", ".rs", ".java", ".kt", ".rb"})
 # Imports and calls that mark a file as retrieval code (search engines, vector stores, RAG).
 _RETRIEVAL_MARKERS = re.compile(
@@ -83,7 +85,7 @@ def detect(root: Path) -> Detected:
                 candidates.append(
                     CorpusGuess(_rel(path, root), "jsonl", lines, f"{lines} JSONL documents")
                 )
-            elif lower.endswith((".sqlite", ".db", ".bearnote")) and _is_bear(path):
+            elif lower.endswith(_BEAR_SUFFIXES) and _is_bear(path):
                 candidates.append(CorpusGuess(_rel(path, root), "bear", 0, "a Bear database"))
             elif path.suffix in _CODE_SUFFIXES and _is_retrieval_code(path):
                 code_dirs.add(rel or ".")

@@ -82,13 +82,22 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
             "kept": "exists and differs; kept (use --force to overwrite)",
         }[result.outcome]
         click.echo(f"{result.path}: {note}")
-    click.echo(
-        "\nNext:\n"
-        f"  retrieval-eval generate --corpus {corpus} --per-file 20   "
-        "# synthetic fixtures (needs ANTHROPIC_API_KEY)\n"
-        f"  retrieval-eval review {datasets}/semantic.jsonl          "
-        "# accept or fix them (also keyword.jsonl, hybrid.jsonl)\n"
-        "  retrieval-eval run                                         "
-        "# evaluate and write baseline.json; then commit and open a pull request"
-    )
+    steps = [
+        (
+            f"retrieval-eval generate --corpus {corpus} --per-file 20",
+            "synthetic fixtures (needs ANTHROPIC_API_KEY)",
+        ),
+        (
+            f"retrieval-eval review {datasets}/semantic.jsonl",
+            "accept or fix them (also keyword.jsonl, hybrid.jsonl)",
+        ),
+        (
+            "retrieval-eval run",
+            "evaluate and write baseline.json; then commit and open a pull request",
+        ),
+    ]
+    width = max(len(command) for command, _ in steps)
+    click.echo("\nNext:")
+    for command, why in steps:
+        click.echo(f"  {command.ljust(width)}   # {why}")
     return int(ExitCode.OK)
