@@ -351,7 +351,7 @@ def test_a_retriever_failure_is_an_error_and_writes_nothing(
         "def make(): return Crashing()\n",
         encoding="utf-8",
     )
-    monkeypatch.syspath_prepend(str(plugin))
+    monkeypatch.setenv("PYTHONPATH", str(plugin))  # the factory runs in a child process
     outcome = project.run(
         dataset_retrievers={DATASET: "custom"},
         retrievers={"custom": {"python": "crashing_retriever:make"}},
