@@ -90,6 +90,19 @@ def _no_aggregates_key(data: dict[str, Any]) -> None:
     del _entry(data)["aggregates"]
 
 
+def _only_a_nan_aggregate(data: dict[str, Any]) -> None:
+    data["datasets"][DATASET] = {"aggregates": {"mrr@10": float("nan")}}
+
+
+def _nan_beside_a_null(data: dict[str, Any]) -> None:
+    _entry(data)["aggregates"]["mrr@10"] = None
+    _entry(data)["aggregates"]["ndcg@10"] = float("nan")
+
+
+def _values_without_queries(data: dict[str, Any]) -> None:
+    del _entry(data)["queries"]
+
+
 CORRUPTIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "NaN aggregate": (_set_aggregate(float("nan")), "aggregates.ndcg@10"),
     "Infinity aggregate": (_set_aggregate(float("inf")), "aggregates.ndcg@10"),
@@ -99,6 +112,9 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "a recorded measure without its aggregate": (_drop_aggregate, "aggregates"),
     "a gated measure removed from the entry": (_drop_measure_everywhere, "ndcg@10"),
     "no aggregates key": (_no_aggregates_key, "aggregates"),
+    "only a NaN aggregate, no queries": (_only_a_nan_aggregate, "aggregates.mrr@10 is nan"),
+    "NaN beside a null": (_nan_beside_a_null, "aggregates.ndcg@10 is nan"),
+    "values but no queries key": (_values_without_queries, "it has no `queries`"),
 }
 
 

@@ -71,20 +71,25 @@ class BaselineDataset(BaseModel):
         """
         if "aggregates" not in self.model_fields_set:
             return "it has no `aggregates` (write `null` to have this run establish it)"
-        if self.is_null():
-            return None
-        assert self.aggregates is not None and self.queries is not None
-        if not self.aggregates:
-            return "`aggregates` is empty"
-        for name, value in self.aggregates.items():
+        # NaN or infinity is damage wherever it sits, even beside a null: the null rule
+        # would otherwise let this run overwrite the file.
+        for name, value in (self.aggregates or {}).items():
             if value is not None and not math.isfinite(value):
                 return f"aggregates.{name} is {value} (not a finite number)"
-        for query_id, query in self.queries.items():
+        for query_id, query in (self.queries or {}).items():
             for name, value in (query.metrics or {}).items():
                 if value is not None and not math.isfinite(value):
                     return f"queries.{query_id}.metrics.{name} is {value} (not a finite number)"
             if query.judge_score is not None and not math.isfinite(query.judge_score):
                 return f"queries.{query_id}.judge_score is not a finite number"
+        claims = any(value is not None for value in (self.aggregates or {}).values())
+        if claims and "queries" not in self.model_fields_set:
+            return "it has no `queries` (write `null` to have this run establish it)"
+        if self.is_null():
+            return None
+        assert self.aggregates is not None and self.queries is not None
+        if not self.aggregates:
+            return "`aggregates` is empty"
         recorded = self.recorded_measures()
         for name in (*recorded, *(m for m in required if m not in recorded)):
             if name not in self.aggregates:
