@@ -161,8 +161,8 @@ def test_a_full_disk_under_the_command_line_is_exit_2_in_one_line(world: World) 
     run = run_cli(world.workspace, "run", preexec_fn=_small_files_only)
 
     assert run.returncode == 2, run.log
-    errors = [line for line in run.stderr.splitlines() if line.startswith("error:")]
-    assert any("report.json: could not write: File too large" in e for e in errors)
+    [error] = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert "report.json: could not write: File too large" in error
     assert "Traceback" not in run.log
 
 

@@ -122,7 +122,8 @@ def report_outcome(outcome: RunOutcome, *, print_report: bool) -> None:
         click.echo(outcome.markdown, nl=False)
     if outcome.report_json is not None:
         click.echo(f"report: {outcome.report_json} and {outcome.report_markdown}", err=True)
-    click.echo(outcome.status_description, err=True)
+    if outcome.error is None:  # an error's status line would repeat the `error:` line
+        click.echo(outcome.status_description, err=True)
 
 
 @click.command("run")
