@@ -87,12 +87,14 @@ def _workflow_snippets() -> list[tuple[str, dict[str, Any]]]:
             workflow = yaml.safe_load(block)
             if isinstance(workflow, dict) and "jobs" in workflow:
                 found.append((f"{page.name} yaml block {number}", workflow))
+    for path in sorted((REPOSITORY / ".github" / "workflows").glob("*.yml")):
+        found.append((path.name, yaml.safe_load(path.read_text(encoding="utf-8"))))
     return found
 
 
 def test_every_documented_pull_request_workflow_checks_out_without_persisting_the_token() -> None:
     snippets = _workflow_snippets()
-    assert len(snippets) >= 5  # the README's and docs/action.md's workflows are all read
+    assert len(snippets) >= 5  # the README's, docs/action.md's and .github's workflows
     unsafe = []
     for where, workflow in snippets:
         triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
