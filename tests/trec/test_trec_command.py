@@ -339,3 +339,99 @@ def test_many_queries_with_scattered_lines_print_what_they_print_in_order(tmp_pa
     sorted_output = _cli_output(qrels, tmp_path / "sorted")
     assert sorted_output.returncode == 0, sorted_output.stderr
     assert _cli_output(qrels, tmp_path / "shuffled").stdout == sorted_output.stdout
+
+
+_CLEAN_QRELS = "1 0 a 2\n1 0 b 1\n2 0 c 1\n2 0 d 0\n"
+_CLEAN_RUN = "1 Q0 a 1 0.9 t\n1 Q0 z 2 0.8 t\n1 Q0 b 3 0.7 t\n2 Q0 d 1 3 t\n2 Q0 c 2 2 t\n"
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        pytest.param(lambda text: b"\xef\xbb\xbf" + text.encode(), id="utf8-bom"),
+        pytest.param(lambda text: text.replace("\n", "\r").encode(), id="lone-cr"),
+        pytest.param(
+            lambda text: b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode(), id="bom-crlf"
+        ),
+    ],
+)
+def test_byte_order_mark_and_old_mac_line_endings_read_as_the_clean_file(
+    tmp_path: Path, encode: object
+) -> None:
+    """A BOM once made the first query id '\\ufeff1', splitting query 1 in two; a run with
+    lone \\r endings was read as its first line alone (extra fields are ignored)."""
+    assert callable(encode)
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    (tmp_path / "run").write_text(_CLEAN_RUN)
+    (tmp_path / "qrels.odd").write_bytes(encode(_CLEAN_QRELS))
+    (tmp_path / "run.odd").write_bytes(encode(_CLEAN_RUN))
+    measures = ("-q", "-m", "num_ret", "-m", "num_rel", "-m", "map", "-m", "P.2")
+    clean = run_cli(*measures, tmp_path / "qrels", tmp_path / "run")
+    assert clean.returncode == 0
+    assert "num_ret               \tall\t5\n" in clean.stdout
+    for qrels, run in (("qrels.odd", "run"), ("qrels", "run.odd"), ("qrels.odd", "run.odd")):
+        odd = run_cli(*measures, tmp_path / qrels, tmp_path / run)
+        assert (odd.returncode, odd.stderr) == (0, "")
+        assert odd.stdout == clean.stdout
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_files_are_refused_saying_so(tmp_path: Path, encoding: str) -> None:
+    """PowerShell's `>` writes UTF-16: the NUL bytes once read as separators, giving
+    "score 'd' is not a number" or "found 6 fields" for a line with four."""
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    bom = {"utf-16-be": "\ufeff"}.get(encoding, "")
+    (tmp_path / "run").write_bytes((bom + _CLEAN_RUN.replace("\n", "\r\n")).encode(encoding))
+    completed = run_cli(tmp_path / "qrels", tmp_path / "run")
+    assert completed.returncode == 2
+    name = "UTF-32" if encoding == "utf-32" else "UTF-16"
+    assert completed.stderr == (
+        f"error: {tmp_path / 'run'}:1: the file is {name} text (it starts with a {name} "
+        "byte-order mark); save it as UTF-8 or ASCII (in PowerShell: Out-File -Encoding utf8)\n"
+    )
+
+
+def test_errors_in_lone_cr_files_name_the_line(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    (tmp_path / "run").write_bytes(b"1 Q0 a 1 0.9 t\r1 Q0 b 2 0.5 t\r\r2 Q0 c 1 high t\r")
+    completed = run_cli(tmp_path / "qrels", tmp_path / "run")
+    assert completed.returncode == 2
+    assert completed.stderr == f"error: {tmp_path / 'run'}:4: score 'high' is not a number\n"
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    endings=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=9, max_size=9),
+    blank=st.lists(st.sampled_from(["", "\n", "\r", "\r\n", "  \r"]), min_size=9, max_size=9),
+    bom=st.booleans(),
+    final=st.booleans(),
+    block=st.integers(min_value=16, max_value=96),
+)
+def test_any_mix_of_line_endings_reads_like_newlines(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    endings: list[str],
+    blank: list[str],
+    bom: bool,
+    final: bool,
+    block: int,
+) -> None:
+    """\\n, \\r\\n and lone \\r endings, blank lines and a BOM, with read blocks cut anywhere
+    (a \\r\\n pair split between two reads must stay one line end)."""
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    lines = (_CLEAN_RUN + "2 Q0 e 3 1 t\n1 Q0 y 4 0.1 t\n2 Q0 f 4 0 t\n1 Q0 x 5 0 t\n").split(
+        "\n"
+    )[:-1]
+    text = "".join(line + end + extra for line, end, extra in zip(lines, endings, blank))
+    if not final:
+        text = text.rstrip("\r\n ")
+    (tmp_path / "run").write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
+    (tmp_path / "clean").write_text("\n".join(lines) + "\n")
+    measures = ("map", "P.2", "num_ret", "recip_rank")
+    want = format_trec(trec_evaluate(tmp_path / "qrels", tmp_path / "clean", measures), per_query=True)
+    monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", block)
+    got = format_trec(trec_evaluate(tmp_path / "qrels", tmp_path / "run", measures), per_query=True)
+    assert got == want
+

@@ -7,6 +7,13 @@ with vectorised comparisons. The common layout (one separator between fields,
 ``\\n`` endings, no blank or comment lines) is recognised in a single pass;
 anything else goes through a general path that handles runs of spaces, tabs,
 ``\\r\\n``, blank lines and ``#`` comments, as trec_eval does.
+
+Beyond trec_eval, which reads bytes as they are: a UTF-8 byte-order mark at the start
+of the file is skipped (Windows editors write one, and it would otherwise become part
+of the first query id, silently splitting that query in two), and a lone ``\\r`` ends
+a line as ``\\n`` does (classic Mac line endings; Python's universal newlines, and so
+pytrec_eval's and ranx's readers, split there too). A file in UTF-16 or UTF-32 (what
+PowerShell's ``>`` writes) is refused with a message saying so.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -22,7 +30,15 @@ from retrieval_eval.score.ranked import IntArray
 
 BLOCK_BYTES = 1 << 20  # 1 MiB of text per block: temporaries stay in cache and malloc reuses them
 PAD = 16  # zero bytes after each block so 8-byte word loads never run off the end
-_NEWLINE, _HASH = 10, 35
+_NEWLINE, _RETURN, _HASH = 10, 13, 35
+_UTF8_BOM = b"\xef\xbb\xbf"
+# Longest first: the UTF-32 little-endian mark begins with the UTF-16 one.
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
 Bytes = np.ndarray  # uint8 array
 
 
@@ -69,6 +85,7 @@ def read_blocks(
     filled = 0  # bytes of an unfinished line carried over from the previous read
     first_line = 1
     with open(path, "rb") as handle:
+        _skip_byte_order_mark(handle, path)
         while True:
             if filled >= buffer.size - PAD:  # one line longer than the buffer: grow it
                 buffer = np.concatenate([buffer, np.zeros(buffer.size, dtype=np.uint8)])
@@ -83,7 +100,7 @@ def read_blocks(
                     )
                     yield block
                 return
-            cut = _after_last_newline(buffer, end)
+            cut = _after_last_newline(buffer, end) or _after_last_lone_return(buffer, end)
             if cut == 0:
                 filled = end
                 continue
@@ -107,6 +124,38 @@ def _after_last_newline(buffer: Bytes, end: int) -> int:
         if lower == 0:
             return 0
         end, lower = lower, max(0, lower - window)
+
+
+def _skip_byte_order_mark(handle: BinaryIO, path: Path) -> None:
+    """Leave ``handle`` after a UTF-8 byte-order mark; refuse UTF-16 and UTF-32 text."""
+    head = handle.read(4)
+    for mark, encoding in _WIDE_BOMS:
+        if head.startswith(mark):
+            raise InputError(
+                f"the file is {encoding} text (it starts with a {encoding} byte-order mark); "
+                "save it as UTF-8 or ASCII (in PowerShell: Out-File -Encoding utf8)",
+                file=path,
+                line=1,
+            )
+    handle.seek(len(_UTF8_BOM) if head.startswith(_UTF8_BOM) else 0)
+
+
+def _after_last_lone_return(buffer: Bytes, end: int) -> int:
+    """Offset after the last ``\\r`` that ends a line, for a buffer holding no ``\\n``.
+
+    A ``\\r`` in the buffer's last byte may be the first half of a ``\\r\\n`` split by
+    the read, so it is not a line end yet; any earlier one is (no ``\\n`` follows it).
+    """
+    hits = np.flatnonzero(buffer[: max(0, end - 1)] == _RETURN)
+    return int(hits[-1]) + 1 if hits.size else 0
+
+
+def _line_ends(body: Bytes) -> Bytes:
+    """True at each ``\\n``, and at each ``\\r`` not followed by ``\\n`` (a lone one)."""
+    ends = body == _NEWLINE
+    ends[:-1] |= (body[:-1] == _RETURN) & ~ends[1:]
+    ends[-1:] |= body[-1:] == _RETURN  # a block cut after a lone one ends with it
+    return ends
 
 
 def _tokenize(
@@ -135,8 +184,8 @@ def _tokenize_simple(body: Bytes, fields: int) -> IntArray | None:
     if bool(space[0]) or bool((space[1:] & space[:-1]).any()):
         return None
     separators = _positions(space)
-    if separators.size % fields:
-        return None
+    if separators.size % fields or bool((body[separators] == _RETURN).any()):
+        return None  # a lone \r ends a line; the general path splits there
     grid = separators.reshape(-1, fields)
     lines = grid.shape[0]
     # Every newline sits in the last column, so no line has more or fewer fields.
@@ -161,7 +210,7 @@ def _tokenize_general(
     previous_space[1:] = space[:-1]
     token_starts = _positions(~space & previous_space)
     token_ends = _positions(space & ~previous_space)
-    newlines = _positions(body == _NEWLINE)
+    newlines = _positions(_line_ends(body))
     token_line = np.searchsorted(newlines, token_starts)
     per_line = np.bincount(token_line, minlength=newlines.size)
     first_token = np.zeros(newlines.size, dtype=np.int64)
