@@ -13,7 +13,9 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from retrieval_eval.errors import InputError
 from retrieval_eval.trec import tokens as trec_tokens
+from retrieval_eval.trec.files import read_qrels
 from retrieval_eval.trec.report import format_trec, trec_evaluate
 
 
@@ -186,6 +188,17 @@ def test_complete_flag_and_json(tmp_path: Path) -> None:
             "qrels; check the query ids",
         ),
         ("1 0 a 1\n", "1 Q0 a 1 nan t\n", "run:1: score is NaN; scores must be numbers"),
+        # Python's (and numpy's) number syntax once read these as 10 and 15, where C's
+        # strtol/strtod (trec_eval) stop at the underscore.
+        ("1 0 a 1_0\n", "1 Q0 a 1 1.0 t\n", "qrels:1: relevance '1_0' is not an integer"),
+        ("1 0 a 1\n", "1 Q0 a 1 1_5 t\n", "run:1: score '1_5' is not a number"),
+        # Once "unexpected OverflowError ... a bug in retrieval-eval".
+        (
+            "1 0 a 1\n1 0 b 99999999999999999999\n",
+            "1 Q0 a 1 1.0 t\n",
+            "qrels:2: relevance '99999999999999999999' is out of range; "
+            "grades must lie within ±9,223,372,036,854,775,807",
+        ),
     ],
 )
 def test_bad_input_names_file_and_line_and_exits_2(
@@ -435,3 +448,35 @@ def test_any_mix_of_line_endings_reads_like_newlines(
     got = format_trec(trec_evaluate(tmp_path / "qrels", tmp_path / "run", measures), per_query=True)
     assert got == want
 
+
+@settings(max_examples=200, deadline=None)
+@given(
+    grades=st.lists(
+        st.one_of(
+            st.integers(-(2**63), 2**63 - 1).map(str),
+            st.integers(-(2**63), 2**63 - 1).map(lambda n: f"+{n}" if n >= 0 else str(n)),
+            st.integers(2**63, 2**80).flatmap(lambda n: st.sampled_from([str(n), f"-{n + 1}"])),
+            st.from_regex(r"\A-?[0-9]{1,3}_[0-9]{1,3}\Z"),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_grades_are_64_bit_integers_in_c_syntax_or_a_line_named_error(grades: list[str]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "qrels"
+        path.write_text("".join(f"1 0 d{i} {grade}\n" for i, grade in enumerate(grades)))
+        bad = [
+            i
+            for i, grade in enumerate(grades)
+            if "_" in grade or not -(2**63) <= int(grade) < 2**63
+        ]
+        if not bad:
+            assert read_qrels(path).value.tolist() == [int(grade) for grade in grades]
+            return
+        with pytest.raises(InputError) as raised:
+            read_qrels(path)
+        assert raised.value.line == bad[0] + 1
+        assert repr(grades[bad[0]]) in raised.value.message
