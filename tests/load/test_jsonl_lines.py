@@ -80,3 +80,30 @@ def test_yields_exactly_the_non_blank_lines_with_their_numbers(
             if text and not text.isspace()
         ]
         assert list(iter_jsonl_lines(path)) == expected
+
+
+@given(
+    lines=st.lists(st.text(max_size=20).filter(lambda t: "\ud800" not in t), max_size=5),
+    encoding=st.sampled_from(["utf-16", "utf-32"]),
+)
+def test_utf16_and_utf32_files_are_one_problem_naming_the_encoding(
+    lines: list[str], encoding: str
+) -> None:
+    """Every other byte of UTF-16 is NUL, valid UTF-8: such a file was reported as
+    "invalid UTF-8 at byte 1" on line 1 and "not valid JSON" on every later line."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.jsonl"
+        try:
+            encoded = "\r\n".join(lines).encode(encoding)
+        except UnicodeEncodeError:
+            return  # a lone surrogate
+        path.write_bytes(encoded)
+        name = encoding.upper()
+        assert list(iter_jsonl_lines(path)) == [
+            Line(
+                1,
+                "",
+                f"the file is {name} text (it starts with a {name} byte-order mark); "
+                "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)",
+            )
+        ]

@@ -76,6 +76,11 @@ def test_tags_as_a_comma_separated_string(tmp_path: Path) -> None:
     [
         (b"line one\nline \xff two\n", "a.md:2: invalid UTF-8; save the note as UTF-8"),
         (
+            "# Title\nbody\n".encode("utf-16"),
+            "a.md:1: the file is UTF-16 text (it starts with a UTF-16 byte-order mark); "
+            "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)",
+        ),
+        (
             b"---\ntitle: [unclosed\n---\nbody\n",
             "a.md:2: front matter is not valid YAML: expected ',' or ']', but got '<stream end>'",
         ),

@@ -400,7 +400,7 @@ def test_utf16_and_utf32_files_are_refused_saying_so(tmp_path: Path, encoding: s
     name = "UTF-32" if encoding == "utf-32" else "UTF-16"
     assert completed.stderr == (
         f"error: {tmp_path / 'run'}:1: the file is {name} text (it starts with a {name} "
-        "byte-order mark); save it as UTF-8 or ASCII (in PowerShell: Out-File -Encoding utf8)\n"
+        "byte-order mark); save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)\n"
     )
 
 

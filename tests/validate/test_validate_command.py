@@ -114,3 +114,26 @@ def test_corpus_ids_checked_and_empty_notes_warned(
         == f"{path}:2: expected id 'doc-b' is not in the corpus ({notes}); did you mean 'doc-a'?\n"
     )
     assert err == f"warning: {notes}: skipped 1 empty document: blank\n1 problem in 1 file\n"
+
+
+def test_a_utf16_dataset_is_one_problem_and_a_utf16_corpus_an_error(tmp_path: Path) -> None:
+    """PowerShell's `>` writes UTF-16; such a dataset was once reported as invalid UTF-8
+    on its first line and "not valid JSON: Expecting value" on every other line."""
+    dataset = tmp_path / "hybrid.jsonl"
+    rows = [line(fixture(f"q{i}", "hybrid")) for i in range(3)]
+    dataset.write_bytes("\r\n".join(rows).encode("utf-16"))
+    code, out, err = run(["validate", str(dataset), "--min-fixtures", "0", "--min-human", "0"])
+    assert (code, err) == (1, "1 problem in 1 file\n")
+    assert out == (
+        f"{dataset}:1: the file is UTF-16 text (it starts with a UTF-16 byte-order mark); "
+        "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)\n"
+    )
+    dataset.write_text("\n".join(rows) + "\n")
+    corpus = tmp_path / "documents.jsonl"
+    corpus.write_bytes('{"id": "d1", "title": "", "text": "x"}\n'.encode("utf-16"))
+    code, out, err = run(["validate", str(dataset), "--corpus", str(corpus)])
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: {corpus}:1: the file is UTF-16 text (it starts with a UTF-16 byte-order "
+        "mark); save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)\n"
+    )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.input_files import open_input
+from retrieval_eval.load.input_files import UTF8_BOM, open_input, wide_encoding_problem
 
 # 64 MiB: six times the 10 MB line the format promises to read, yet small
 # enough that one runaway line (a whole file without newlines) cannot exhaust
@@ -24,7 +24,6 @@ from retrieval_eval.load.input_files import open_input
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 _SKIP_CHUNK_BYTES = 1024 * 1024
-_BOM = b"\xef\xbb\xbf"
 _LINE_END = b"\r\n"
 
 
@@ -51,6 +50,9 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
             if not raw:
                 return
             number += 1
+            if number == 1 and (problem := wide_encoding_problem(raw)) is not None:
+                yield Line(number, "", problem)
+                return
             if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
                 _skip_rest_of_line(handle)
                 yield Line(
@@ -59,7 +61,7 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
                     f"line is longer than {max_line_bytes:,} bytes; split the record or shorten it",
                 )
                 continue
-            start = len(_BOM) if number == 1 and raw.startswith(_BOM) else 0
+            start = len(UTF8_BOM) if number == 1 and raw.startswith(UTF8_BOM) else 0
             end = len(raw)
             while end > start and raw[end - 1] in _LINE_END:
                 end -= 1

@@ -26,7 +26,7 @@ import yaml
 from retrieval_eval.errors import InputError
 from retrieval_eval.load.corpus_builder import CorpusBuilder
 from retrieval_eval.load.documents import Corpus, Document
-from retrieval_eval.load.input_files import read_input_bytes
+from retrieval_eval.load.input_files import read_input_bytes, wide_encoding_problem
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+).*?\1")
@@ -79,6 +79,8 @@ def _read_note(path: Path, note_id: str) -> Document:
 
 def _read_utf8(path: Path) -> str:
     data = read_input_bytes(path)
+    if (problem := wide_encoding_problem(data[:4])) is not None:
+        raise InputError(problem, file=path, line=1)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -26,19 +26,12 @@ from typing import BinaryIO
 import numpy as np
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
 from retrieval_eval.score.ranked import IntArray
 
 BLOCK_BYTES = 1 << 20  # 1 MiB of text per block: temporaries stay in cache and malloc reuses them
 PAD = 16  # zero bytes after each block so 8-byte word loads never run off the end
 _NEWLINE, _RETURN, _HASH = 10, 13, 35
-_UTF8_BOM = b"\xef\xbb\xbf"
-# Longest first: the UTF-32 little-endian mark begins with the UTF-16 one.
-_WIDE_BOMS = (
-    (b"\xff\xfe\x00\x00", "UTF-32"),
-    (b"\x00\x00\xfe\xff", "UTF-32"),
-    (b"\xff\xfe", "UTF-16"),
-    (b"\xfe\xff", "UTF-16"),
-)
 Bytes = np.ndarray  # uint8 array
 
 
@@ -129,15 +122,10 @@ def _after_last_newline(buffer: Bytes, end: int) -> int:
 def _skip_byte_order_mark(handle: BinaryIO, path: Path) -> None:
     """Leave ``handle`` after a UTF-8 byte-order mark; refuse UTF-16 and UTF-32 text."""
     head = handle.read(4)
-    for mark, encoding in _WIDE_BOMS:
-        if head.startswith(mark):
-            raise InputError(
-                f"the file is {encoding} text (it starts with a {encoding} byte-order mark); "
-                "save it as UTF-8 or ASCII (in PowerShell: Out-File -Encoding utf8)",
-                file=path,
-                line=1,
-            )
-    handle.seek(len(_UTF8_BOM) if head.startswith(_UTF8_BOM) else 0)
+    problem = wide_encoding_problem(head)
+    if problem is not None:
+        raise InputError(problem, file=path, line=1)
+    handle.seek(len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0)
 
 
 def _after_last_lone_return(buffer: Bytes, end: int) -> int:
