@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import json
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.load.beir import load_beir
@@ -83,3 +87,63 @@ def test_duplicate_corpus_id_names_both_lines(tmp_path: Path) -> None:
         f"{path}:2: duplicate document id 'd1' (first defined at {path}:1); document ids must "
         "be unique"
     )
+
+
+@pytest.mark.parametrize(
+    "qrels",
+    [
+        # A blank line before the header: the header was only recognised on line 1, so this
+        # failed with "qrels/test.tsv:2: score 'score' is not an integer".
+        "\nquery-id\tcorpus-id\tscore\nq1\td1\t2\n",
+        # A trailing tab made a fourth, empty column, read as the TREC layout: "score ''".
+        "query-id\tcorpus-id\tscore\t\nq1\td1\t2\t\n",
+    ],
+)
+def test_a_late_header_and_surrounding_whitespace_are_not_data(tmp_path: Path, qrels: str) -> None:
+    data = load_beir(_beir(tmp_path, corpus=CORPUS, queries=QUERIES, qrels=qrels), "test")
+    assert data.qrels == {"q1": {"d1": 2}}
+
+
+_ID = st.text(
+    alphabet=st.characters(
+        blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc"), blacklist_characters="\x85"
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    judged=st.dictionaries(
+        st.tuples(st.sampled_from(["q1", "q2", "7"]), _ID), st.integers(-3, 1000), min_size=1
+    ),
+    header=st.sampled_from(["", "query-id\tcorpus-id\tscore\n", "qid\tdocid\trel\n"]),
+    trec_layout=st.booleans(),
+    ending=st.sampled_from(["\n", "\r\n"]),
+    padding=st.sampled_from(["", " ", "\t"]),
+    blank=st.booleans(),
+)
+def test_qrels_lines_in_any_of_their_layouts_read_back_as_written(
+    judged: dict[tuple[str, str], int],
+    header: str,
+    trec_layout: bool,
+    ending: str,
+    padding: str,
+    blank: bool,
+) -> None:
+    documents = sorted({doc for _, doc in judged})
+    corpus = "".join(json.dumps({"_id": doc, "text": "t"}) + "\n" for doc in documents)
+    queries = "".join(json.dumps({"_id": q, "text": "t"}) + "\n" for q in ("q1", "q2", "7"))
+    lines = [
+        (f"{q}\t0\t{doc}\t{grade}" if trec_layout else f"{q}\t{doc}\t{grade}") + padding
+        for (q, doc), grade in judged.items()
+    ]
+    text = ("\n" if blank else "") + header.replace("\n", ending) + ending.join(lines) + ending
+    with tempfile.TemporaryDirectory() as folder:
+        data = load_beir(_beir(Path(folder), corpus=corpus, queries=queries, qrels=text), "test")
+    expected: dict[str, dict[str, int]] = {}
+    for (q, doc), grade in judged.items():
+        expected.setdefault(q, {})[doc] = grade
+    assert data.qrels == expected
+    assert set(data.queries) == set(expected)

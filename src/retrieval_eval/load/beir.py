@@ -89,7 +89,11 @@ def _load_qrels(
     path: Path, queries: dict[str, str], document_ids: frozenset[str]
 ) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
+    first = True
     for number, text in iter_lines_or_raise(path):
+        header_allowed, first = first, False
+        # Surrounding whitespace is not a column: "q1\td1\t1\t" has three.
+        text = text.strip()
         columns = text.split("\t") if "\t" in text else text.split()
         if len(columns) == 4:  # TREC qrels layout: query, iteration, document, grade
             columns = [columns[0], columns[2], columns[3]]
@@ -104,7 +108,7 @@ def _load_qrels(
         try:
             grade = int(grade_text)
         except ValueError:
-            if number == 1:  # the header line BEIR writes: query-id corpus-id score
+            if header_allowed:  # the header line BEIR writes: query-id corpus-id score
                 continue
             raise InputError(
                 f"score {grade_text!r} is not an integer", file=path, line=number
