@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,3 +152,44 @@ def test_a_dataset_can_have_its_own_threshold(tmp_path: Path) -> None:
     assert settings.threshold_for("ndcg@10", "semantic.jsonl") == Threshold(min=0.7)
     assert settings.threshold_for("mrr@10", "hybrid.jsonl") is None
     assert settings.threshold_for("mrr@10", "semantic.jsonl") is None  # the default is hybrid-only
+
+
+def test_an_unknown_retriever_for_a_dataset_stops_the_run_before_any_search(
+    tmp_path: Path,
+) -> None:
+    """It was found only when that dataset's turn came, after the others had been searched,
+    as "error: unknown retriever 'nope'; ..." naming neither the file nor the key."""
+    datasets = tmp_path / "datasets"
+    datasets.mkdir()
+    (tmp_path / "docs.jsonl").write_text('{"id": "d1", "title": "", "text": "apples"}\n')
+    for kind in ("keyword", "semantic"):
+        (datasets / f"{kind}.jsonl").write_text(
+            json.dumps(
+                {
+                    "query_id": kind,
+                    "query": "apples",
+                    "retrieval_type": kind,
+                    "expected_top_k_ids": ["d1"],
+                    "ground_truth_source": "human-annotated",
+                }
+            )
+            + "\n"
+        )
+    (tmp_path / "retrieval-eval.toml").write_text(
+        'corpus = "docs.jsonl"\nmin_fixtures = 0\nmin_human = 0\n'
+        '[dataset_retrievers]\n"semantic.jsonl" = "Dense"\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("retrieval-eval")), "run"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: {tmp_path / 'retrieval-eval.toml'}: bad value for 'dataset_retrievers': "
+        "unknown retriever 'Dense' for semantic.jsonl; choose one of: dense, bm25, like, "
+        "hybrid, custom, postgres, chroma, http, run-file\n"
+    )

@@ -176,6 +176,19 @@ class RunSettings(BaseModel):
             raise ValueError("list at least one measure")
         return tuple(canonical)
 
+    @field_validator("dataset_retrievers")
+    @classmethod
+    def _known_retrievers(cls, retrievers: dict[str, str]) -> dict[str, str]:
+        from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
+
+        for dataset, name in retrievers.items():
+            if name not in RETRIEVER_NAMES:
+                raise ValueError(
+                    f"unknown retriever {name!r} for {dataset}; "
+                    f"choose one of: {', '.join(RETRIEVER_NAMES)}"
+                )
+        return retrievers
+
     @field_validator("gated")
     @classmethod
     def _gated_are_measured(
