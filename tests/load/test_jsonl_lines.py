@@ -83,7 +83,11 @@ def test_yields_exactly_the_non_blank_lines_with_their_numbers(
 
 
 @given(
-    lines=st.lists(st.text(max_size=20).filter(lambda t: "\ud800" not in t), max_size=5),
+    # No NUL: UTF-16's mark followed by U+0000 is byte for byte UTF-32's mark.
+    lines=st.lists(
+        st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")),
+        max_size=5,
+    ),
     encoding=st.sampled_from(["utf-16", "utf-32"]),
 )
 def test_utf16_and_utf32_files_are_one_problem_naming_the_encoding(
@@ -93,11 +97,7 @@ def test_utf16_and_utf32_files_are_one_problem_naming_the_encoding(
     "invalid UTF-8 at byte 1" on line 1 and "not valid JSON" on every later line."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "a.jsonl"
-        try:
-            encoded = "\r\n".join(lines).encode(encoding)
-        except UnicodeEncodeError:
-            return  # a lone surrogate
-        path.write_bytes(encoded)
+        path.write_bytes("\r\n".join(lines).encode(encoding))
         name = encoding.upper()
         assert list(iter_jsonl_lines(path)) == [
             Line(
