@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import gzip
 import json
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -147,3 +150,40 @@ def test_qrels_lines_in_any_of_their_layouts_read_back_as_written(
         expected.setdefault(q, {})[doc] = grade
     assert data.qrels == expected
     assert set(data.queries) == set(expected)
+
+
+def test_gzipped_corpus_and_queries_read_as_the_plain_files(tmp_path: Path) -> None:
+    """BEIR's copies on the Hugging Face Hub ship corpus.jsonl.gz and queries.jsonl.gz; such a
+    folder was "not a BEIR folder: corpus.jsonl is missing"."""
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "zipped").mkdir()
+    plain = _beir(tmp_path / "plain", corpus=CORPUS, queries=QUERIES, qrels="q1\td1\t1\n")
+    zipped = _beir(tmp_path / "zipped", corpus=CORPUS, queries=QUERIES, qrels="q1\td1\t1\n")
+    for name in ("corpus.jsonl", "queries.jsonl"):
+        (zipped / f"{name}.gz").write_bytes(gzip.compress((zipped / name).read_bytes()))
+        (zipped / name).unlink()
+    want, got = load_beir(plain), load_beir(zipped)
+    assert (got.queries, got.qrels) == (want.queries, want.qrels)
+    assert [(d.id, d.title, d.text) for d in got.corpus.documents] == [
+        (d.id, d.title, d.text) for d in want.corpus.documents
+    ]
+
+
+def test_a_truncated_gzip_names_the_line_it_broke_at(tmp_path: Path) -> None:
+    corpus = "".join(json.dumps({"_id": f"d{i}", "text": f"x{i}" * 50}) + "\n" for i in range(200))
+    folder = _beir(tmp_path, corpus=corpus, queries=QUERIES, qrels="q1\td1\t1\n")
+    packed = gzip.compress((folder / "corpus.jsonl").read_bytes())
+    (folder / "corpus.jsonl").unlink()
+    (folder / "corpus.jsonl.gz").write_bytes(packed[: len(packed) // 2])
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("retrieval-eval")), "beir", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"error: {folder / 'corpus.jsonl.gz'}:")
+    assert done.stderr.endswith(
+        ": cannot read the file from here on: Compressed file ended before the "
+        "end-of-stream marker was reached\n"
+    )

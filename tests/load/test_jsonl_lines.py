@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gzip
 import tempfile
 import tracemalloc
 from pathlib import Path
@@ -65,15 +66,17 @@ def test_a_10_mb_line_is_read_within_a_few_times_its_size(tmp_path: Path) -> Non
     crlf=st.booleans(),
     bom=st.booleans(),
     final_newline=st.booleans(),
+    gzipped=st.booleans(),
 )
 def test_yields_exactly_the_non_blank_lines_with_their_numbers(
-    lines: list[str], crlf: bool, bom: bool, final_newline: bool
+    lines: list[str], crlf: bool, bom: bool, final_newline: bool, gzipped: bool
 ) -> None:
     ending = "\r\n" if crlf else "\n"
     content = ending.join(lines) + (ending if final_newline and lines else "")
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.jsonl"
-        path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + content.encode("utf-8"))
+        data = (b"\xef\xbb\xbf" if bom else b"") + content.encode("utf-8")
+        path = Path(folder) / ("a.jsonl.gz" if gzipped else "a.jsonl")
+        path.write_bytes(gzip.compress(data) if gzipped else data)
         expected = [
             Line(number, text)
             for number, text in enumerate(lines, start=1)

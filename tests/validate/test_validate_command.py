@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 import sys
@@ -121,14 +122,14 @@ def test_a_utf16_dataset_is_one_problem_and_a_utf16_corpus_an_error(tmp_path: Pa
     on its first line and "not valid JSON: Expecting value" on every other line."""
     dataset = tmp_path / "hybrid.jsonl"
     rows = [line(fixture(f"q{i}", "hybrid")) for i in range(3)]
-    dataset.write_bytes("\r\n".join(rows).encode("utf-16"))
+    dataset.write_bytes("".join(rows).replace("\n", "\r\n").encode("utf-16"))
     code, out, err = run(["validate", str(dataset), "--min-fixtures", "0", "--min-human", "0"])
     assert (code, err) == (1, "1 problem in 1 file\n")
     assert out == (
         f"{dataset}:1: the file is UTF-16 text (it starts with a UTF-16 byte-order mark); "
         "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)\n"
     )
-    dataset.write_text("\n".join(rows) + "\n")
+    dataset.write_text("".join(rows))
     corpus = tmp_path / "documents.jsonl"
     corpus.write_bytes('{"id": "d1", "title": "", "text": "x"}\n'.encode("utf-16"))
     code, out, err = run(["validate", str(dataset), "--corpus", str(corpus)])
@@ -137,3 +138,17 @@ def test_a_utf16_dataset_is_one_problem_and_a_utf16_corpus_an_error(tmp_path: Pa
         f"error: {corpus}:1: the file is UTF-16 text (it starts with a UTF-16 byte-order "
         "mark); save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)\n"
     )
+
+
+def test_a_gzipped_jsonl_corpus_is_read(tmp_path: Path) -> None:
+    """documents.jsonl.gz was "unsupported corpus: expected a .jsonl file, ..." (exit 2)."""
+    dataset = tmp_path / "hybrid.jsonl"
+    dataset.write_text(line(fixture("q1", "hybrid", expected_top_k_ids=["d1"])))
+    corpus = tmp_path / "documents.jsonl.gz"
+    corpus.write_bytes(gzip.compress(b'{"id": "d1", "title": "", "text": "x"}\n'))
+    args = ["validate", str(dataset), "--corpus", str(corpus), "--min-fixtures", "0"]
+    assert run([*args, "--min-human", "0"]) == (0, "", "ok: 1 file, 1 fixtures\n")
+    corpus.write_bytes(gzip.compress(b'{"id": "d2", "title": "", "text": "x"}\n'))
+    code, out, _ = run([*args, "--min-human", "0"])
+    assert code == 1
+    assert "expected id 'd1' is not in the corpus" in out

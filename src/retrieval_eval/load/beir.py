@@ -1,4 +1,5 @@
-"""Read a BEIR folder: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``.
+"""Read a BEIR folder: ``corpus.jsonl``, ``queries.jsonl`` (either may be gzipped) and
+``qrels/<split>.tsv``.
 
 BEIR is an outside format, so unlike our own JSONL corpus it tolerates fields
 we do not use; but anything we rely on (ids, text, integer grades, a judged
@@ -39,16 +40,30 @@ def load_beir(directory: Path, split: str = "test") -> BeirData:
         hint = f" (available splits: {', '.join(available)})" if available else ""
         raise InputError(f"no qrels for split {split!r}{hint}", file=qrels_path)
     corpus = load_beir_corpus(directory)
-    all_queries = _load_queries(directory / "queries.jsonl")
+    all_queries = _load_queries(directory)
     qrels = _load_qrels(qrels_path, all_queries, corpus.ids() | frozenset(corpus.skipped_empty))
     queries = {query_id: all_queries[query_id] for query_id in qrels}
     return BeirData(corpus=corpus, queries=queries, qrels=qrels)
 
 
+def beir_file(directory: Path, name: str) -> Path | None:
+    """``name`` in the folder, else ``name.gz`` (as BEIR's copies on the Hugging Face Hub
+    ship ``corpus.jsonl.gz`` and ``queries.jsonl.gz``), else None."""
+    for candidate in (directory / name, directory / f"{name}.gz"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _required_file(directory: Path, name: str) -> Path:
+    path = beir_file(directory, name)
+    if path is None:
+        raise InputError(f"not a BEIR folder: {name} (or {name}.gz) is missing", file=directory)
+    return path
+
+
 def load_beir_corpus(directory: Path) -> Corpus:
-    path = directory / "corpus.jsonl"
-    if not path.is_file():
-        raise InputError("not a BEIR folder: corpus.jsonl is missing", file=directory)
+    path = _required_file(directory, "corpus.jsonl")
     builder = CorpusBuilder(directory)
     for number, record in iter_objects_or_raise(path):
         doc_id = _required_id(record, path, number)
@@ -64,9 +79,8 @@ def load_beir_corpus(directory: Path) -> Corpus:
     return builder.build()
 
 
-def _load_queries(path: Path) -> dict[str, str]:
-    if not path.is_file():
-        raise InputError("not a BEIR folder: queries.jsonl is missing", file=path.parent)
+def _load_queries(directory: Path) -> dict[str, str]:
+    path = _required_file(directory, "queries.jsonl")
     queries: dict[str, str] = {}
     first_line: dict[str, int] = {}
     for number, record in iter_objects_or_raise(path):

@@ -17,6 +17,7 @@ its own), only the regular-file rule applies.
 
 from __future__ import annotations
 
+import gzip
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -110,6 +111,16 @@ def wide_encoding_problem(head: bytes) -> str | None:
                 "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)"
             )
     return None
+
+
+def open_maybe_gzipped(path: Path) -> BinaryIO:
+    """:func:`open_input`, decompressing as it reads when the name ends in ``.gz``
+    (BEIR's ``corpus.jsonl.gz``). A corrupt or truncated stream raises OSError, EOFError
+    or zlib.error from a later read."""
+    if not path.name.lower().endswith(".gz"):
+        return open_input(path)
+    check_regular(path)
+    return gzip.open(path, "rb")
 
 
 def read_input_bytes(path: Path) -> bytes:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.input_files import UTF8_BOM, open_input, wide_encoding_problem
+from retrieval_eval.load.input_files import UTF8_BOM, open_maybe_gzipped, wide_encoding_problem
 
 # 64 MiB: six times the 10 MB line the format promises to read, yet small
 # enough that one runaway line (a whole file without newlines) cannot exhaust
@@ -38,15 +39,16 @@ class Line(NamedTuple):
 def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Line]:
     """Yield every non-blank line of ``path`` with its 1-based line number.
 
-    Raises InputError only when the file itself cannot be opened; problems with
-    single lines (invalid UTF-8, too long) are yielded so callers can report
+    A name ending in ``.gz`` is decompressed as it is read. Raises InputError only
+    when the file itself cannot be opened or read on (a truncated ``.gz``); problems
+    with single lines (invalid UTF-8, too long) are yielded so callers can report
     them all and carry on.
     """
-    handle = open_input(path)
+    handle = open_maybe_gzipped(path)
     with handle:
         number = 0
         while True:
-            raw = handle.readline(max_line_bytes + 1)
+            raw = _read_line(handle, max_line_bytes + 1, path, number + 1)
             if not raw:
                 return
             number += 1
@@ -54,7 +56,7 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
                 yield Line(number, "", problem)
                 return
             if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-                _skip_rest_of_line(handle)
+                _skip_rest_of_line(handle, path, number)
                 yield Line(
                     number,
                     "",
@@ -81,9 +83,18 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
                 yield Line(number, text)
 
 
-def _skip_rest_of_line(handle: BinaryIO) -> None:
+def _read_line(handle: BinaryIO, size: int, path: Path, number: int) -> bytes:
+    """One line (at most ``size`` bytes); a file that breaks while being read (a truncated
+    or corrupt ``.gz``, an I/O error) stops the read at that line."""
+    try:
+        return handle.readline(size)
+    except (OSError, EOFError, zlib.error) as error:
+        raise InputError(f"cannot read the file from here on: {error}", file=path, line=number)
+
+
+def _skip_rest_of_line(handle: BinaryIO, path: Path, number: int) -> None:
     while True:
-        chunk = handle.readline(_SKIP_CHUNK_BYTES)
+        chunk = _read_line(handle, _SKIP_CHUNK_BYTES, path, number)
         if not chunk or chunk.endswith(b"\n"):
             return
 
