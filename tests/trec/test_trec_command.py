@@ -434,16 +434,20 @@ def test_any_mix_of_line_endings_reads_like_newlines(
     """\\n, \\r\\n and lone \\r endings, blank lines and a BOM, with read blocks cut anywhere
     (a \\r\\n pair split between two reads must stay one line end)."""
     (tmp_path / "qrels").write_text(_CLEAN_QRELS)
-    lines = (_CLEAN_RUN + "2 Q0 e 3 1 t\n1 Q0 y 4 0.1 t\n2 Q0 f 4 0 t\n1 Q0 x 5 0 t\n").split(
-        "\n"
-    )[:-1]
-    text = "".join(line + end + extra for line, end, extra in zip(lines, endings, blank))
+    lines = (_CLEAN_RUN + "2 Q0 e 3 1 t\n1 Q0 y 4 0.1 t\n2 Q0 f 4 0 t\n1 Q0 x 5 0 t\n").split("\n")[
+        :-1
+    ]
+    text = "".join(
+        line + end + extra for line, end, extra in zip(lines, endings, blank, strict=True)
+    )
     if not final:
         text = text.rstrip("\r\n ")
     (tmp_path / "run").write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
     (tmp_path / "clean").write_text("\n".join(lines) + "\n")
     measures = ("map", "P.2", "num_ret", "recip_rank")
-    want = format_trec(trec_evaluate(tmp_path / "qrels", tmp_path / "clean", measures), per_query=True)
+    want = format_trec(
+        trec_evaluate(tmp_path / "qrels", tmp_path / "clean", measures), per_query=True
+    )
     monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", block)
     got = format_trec(trec_evaluate(tmp_path / "qrels", tmp_path / "run", measures), per_query=True)
     assert got == want

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from retrieval_eval.errors import InputError
 
@@ -120,7 +120,7 @@ def open_maybe_gzipped(path: Path) -> BinaryIO:
     if not path.name.lower().endswith(".gz"):
         return open_input(path)
     check_regular(path)
-    return gzip.open(path, "rb")
+    return cast(BinaryIO, gzip.open(path, "rb"))
 
 
 def read_input_bytes(path: Path) -> bytes:

@@ -89,7 +89,9 @@ def _read_line(handle: BinaryIO, size: int, path: Path, number: int) -> bytes:
     try:
         return handle.readline(size)
     except (OSError, EOFError, zlib.error) as error:
-        raise InputError(f"cannot read the file from here on: {error}", file=path, line=number)
+        raise InputError(
+            f"cannot read the file from here on: {error}", file=path, line=number
+        ) from None
 
 
 def _skip_rest_of_line(handle: BinaryIO, path: Path, number: int) -> None:

@@ -140,7 +140,7 @@ def _after_last_lone_return(buffer: Bytes, end: int) -> int:
 
 def _line_ends(body: Bytes) -> Bytes:
     """True at each ``\\n``, and at each ``\\r`` not followed by ``\\n`` (a lone one)."""
-    ends = body == _NEWLINE
+    ends: Bytes = np.equal(body, _NEWLINE)
     ends[:-1] |= (body[:-1] == _RETURN) & ~ends[1:]
     ends[-1:] |= body[-1:] == _RETURN  # a block cut after a lone one ends with it
     return ends
