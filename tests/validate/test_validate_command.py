@@ -152,3 +152,17 @@ def test_a_gzipped_jsonl_corpus_is_read(tmp_path: Path) -> None:
     code, out, _ = run([*args, "--min-human", "0"])
     assert code == 1
     assert "expected id 'd1' is not in the corpus" in out
+
+
+def test_a_grade_beyond_64_bits_is_a_problem_not_a_crash_in_run(tmp_path: Path) -> None:
+    """It passed validation, and `run` then stopped with "unexpected OverflowError ...
+    a bug in retrieval-eval" when the grades became an int64 array."""
+    dataset = tmp_path / "hybrid.jsonl"
+    grade = 2**63
+    dataset.write_text(line(fixture("q1", "hybrid", relevance={"doc-a": grade})))
+    code, out, _ = run(["validate", str(dataset), "--min-fixtures", "0", "--min-human", "0"])
+    assert (code, out) == (
+        1,
+        f"{dataset}:1: field 'relevance.doc-a': input should be less than or equal to "
+        f"{grade - 1} (got {grade})\n",
+    )
