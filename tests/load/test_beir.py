@@ -61,6 +61,17 @@ def test_queries_are_limited_to_the_split_and_headerless_qrels_are_read(tmp_path
             "got 2",
         ),
         ("q1\td1\t1\nq1\td2\thigh\n", "qrels/test.tsv:2: score 'high' is not an integer"),
+        # A first line whose grade was not an integer was skipped as a header, silently.
+        ("q1\td1\t1.0\nq1\td2\t1\n", "qrels/test.tsv:1: score '1.0' is not an integer"),
+        # int() read these as 10 and 1.
+        ("q1\td1\t1\nq1\td2\t1_0\n", "qrels/test.tsv:2: score '1_0' is not an integer"),
+        ("q1\td1\t1\nq1\td2\t\u0661\n", "qrels/test.tsv:2: score '\u0661' is not an integer"),
+        # Loaded, then "unexpected OverflowError" when scored.
+        (
+            "q1\td1\t1\nq1\td2\t99999999999999999999\n",
+            "qrels/test.tsv:2: score '99999999999999999999' is out of range; "
+            "grades must lie within ±9,223,372,036,854,775,807",
+        ),
     ],
 )
 def test_bad_qrels_name_the_line(tmp_path: Path, qrels: str, message: str) -> None:
@@ -187,3 +198,24 @@ def test_a_truncated_gzip_names_the_line_it_broke_at(tmp_path: Path) -> None:
         ": cannot read the file from here on: Compressed file ended before the "
         "end-of-stream marker was reached\n"
     )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    grade=st.one_of(
+        st.integers(-(2**64), 2**64).map(str),
+        st.integers(0, 99).map(lambda n: f"+{n}"),
+        st.text(st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")), min_size=1),
+    )
+)
+def test_a_grade_is_an_int64_in_ascii_digits_or_its_line_is_named(grade: str) -> None:
+    qrels = f"q1\td1\t1\nq1\td2\t{grade}\n"
+    with tempfile.TemporaryDirectory() as folder:
+        path = _beir(Path(folder), corpus=CORPUS, queries=QUERIES, qrels=qrels)
+        ascii_integer = grade.lstrip("+-").isascii() and grade.lstrip("+-").isdigit()
+        if ascii_integer and grade[1:2] not in ("+", "-") and -(2**63) <= int(grade) < 2**63:
+            assert load_beir(path).qrels == {"q1": {"d1": 1, "d2": int(grade)}}
+            return
+        with pytest.raises(InputError) as caught:
+            load_beir(path)
+        assert caught.value.line == 2

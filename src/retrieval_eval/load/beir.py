@@ -8,6 +8,7 @@ query or document that exists) is checked and reported with FILE:LINE.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,14 +120,20 @@ def _load_qrels(
                 line=number,
             )
         query_id, doc_id, grade_text = (column.strip() for column in columns)
-        try:
-            grade = int(grade_text)
-        except ValueError:
-            if header_allowed:  # the header line BEIR writes: query-id corpus-id score
+        # ASCII digits only: int() would also read "1_0" as 10 and "١" (Arabic-Indic) as 1.
+        if _INTEGER.fullmatch(grade_text) is None:
+            # The header BEIR writes (query-id corpus-id score), or any names: no digits, so a
+            # first judgment with a bad grade ("1.0") is reported rather than skipped.
+            if header_allowed and not any(char.isdigit() for char in grade_text):
                 continue
+            raise InputError(f"score {grade_text!r} is not an integer", file=path, line=number)
+        grade = int(grade_text)
+        if not -_MAX_GRADE - 1 <= grade <= _MAX_GRADE:  # grades are scored as int64
             raise InputError(
-                f"score {grade_text!r} is not an integer", file=path, line=number
-            ) from None
+                f"score {grade_text!r} is out of range; grades must lie within ±{_MAX_GRADE:,}",
+                file=path,
+                line=number,
+            )
         if query_id not in queries:
             raise InputError(
                 f"query id {query_id!r} is not in queries.jsonl", file=path, line=number
@@ -140,6 +147,10 @@ def _load_qrels(
             )
         judged[doc_id] = grade
     return qrels
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_MAX_GRADE = 2**63 - 1
 
 
 def _required_id(record: dict[str, Any], path: Path, number: int) -> str:
