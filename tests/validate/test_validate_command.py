@@ -166,3 +166,22 @@ def test_a_grade_beyond_64_bits_is_a_problem_not_a_crash_in_run(tmp_path: Path) 
         f"{dataset}:1: field 'relevance.doc-a': input should be less than or equal to "
         f"{grade - 1} (got {grade})\n",
     )
+
+
+def test_output_piped_into_head_stops_quietly(tmp_path: Path) -> None:
+    """`retrieval-eval validate datasets | head` once ended with "error: code run by
+    retrieval-eval asked the process to exit (sys.exit(1)), e.g. a retriever factory":
+    click turns the broken pipe into sys.exit(1), which read as user code exiting."""
+    dataset = tmp_path / "hybrid.jsonl"
+    dataset.write_text("{bad\n" * 6000)  # ~500 kB of problems: more than a pipe holds
+    process = subprocess.Popen(
+        [str(CONSOLE_SCRIPT), "validate", str(dataset)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(f"{dataset}:1: not valid JSON")
+    process.stdout.close()  # what `head -1` does after its line
+    stderr = process.stderr.read()
+    assert (process.wait(), stderr) == (2, "")
