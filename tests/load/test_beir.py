@@ -219,3 +219,35 @@ def test_a_grade_is_an_int64_in_ascii_digits_or_its_line_is_named(grade: str) ->
         with pytest.raises(InputError) as caught:
             load_beir(path)
         assert caught.value.line == 2
+
+
+@pytest.mark.parametrize(
+    ("corpus", "qrels", "message"),
+    [
+        (
+            "\n",
+            "q1\td1\t1\n",
+            'corpus.jsonl: no documents in this file; a corpus file holds one {"_id", "title", '
+            '"text"} object per line',
+        ),
+        (
+            CORPUS,
+            "query-id\tcorpus-id\tscore\n",
+            "qrels/test.tsv: no judgments in this split; expected lines of query-id, corpus-id, "
+            "score",
+        ),
+    ],
+)
+def test_an_empty_corpus_or_split_is_an_error(
+    tmp_path: Path, corpus: str, qrels: str, message: str
+) -> None:
+    """An empty split once evaluated to a report of nothing ("latency p95 n/a (no queries)")
+    with exit 0; an empty corpus.jsonl loaded as a corpus of nothing."""
+    folder = _beir(tmp_path, corpus=corpus, queries=QUERIES, qrels=qrels)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("retrieval-eval")), "beir", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {folder}/{message}\n")

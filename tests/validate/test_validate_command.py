@@ -185,3 +185,21 @@ def test_output_piped_into_head_stops_quietly(tmp_path: Path) -> None:
     process.stdout.close()  # what `head -1` does after its line
     stderr = process.stderr.read()
     assert (process.wait(), stderr) == (2, "")
+
+
+@pytest.mark.parametrize("content", ["", "\n  \r\n\n"])
+def test_an_empty_corpus_file_is_an_error_not_a_corpus_without_documents(
+    tmp_path: Path, content: str
+) -> None:
+    """An empty documents.jsonl (a failed export, a wrong path) loaded as a corpus of nothing:
+    `run` then established a baseline from it, and validate blamed every expected id."""
+    dataset = tmp_path / "hybrid.jsonl"
+    dataset.write_text(line(fixture("q1", "hybrid")))
+    corpus = tmp_path / "documents.jsonl"
+    corpus.write_text(content)
+    code, out, err = run(["validate", str(dataset), "--corpus", str(corpus)])
+    assert (code, out) == (2, "")
+    assert err == (
+        f'error: {corpus}: no documents in this file; a corpus file holds one {{"id", "title", '
+        '"text"} object per line\n'
+    )

@@ -43,6 +43,11 @@ def load_beir(directory: Path, split: str = "test") -> BeirData:
     corpus = load_beir_corpus(directory)
     all_queries = _load_queries(directory)
     qrels = _load_qrels(qrels_path, all_queries, corpus.ids() | frozenset(corpus.skipped_empty))
+    if not qrels:
+        raise InputError(
+            "no judgments in this split; expected lines of query-id, corpus-id, score",
+            file=qrels_path,
+        )
     queries = {query_id: all_queries[query_id] for query_id in qrels}
     return BeirData(corpus=corpus, queries=queries, qrels=qrels)
 
@@ -77,7 +82,7 @@ def load_beir_corpus(directory: Path) -> Corpus:
             id=doc_id, title=title, text=text, metadata=metadata, source=f"{path}:{number}"
         )
         builder.add(document, file=path, line=number, empty=not (title.strip() or text.strip()))
-    return builder.build()
+    return builder.build_file(path, '{"_id", "title", "text"}')
 
 
 def _load_queries(directory: Path) -> dict[str, str]:
