@@ -117,7 +117,10 @@ def parse_json_object(text: str) -> dict[str, Any] | str:
         return "not valid JSON: nested too deeply to read; flatten the record"
     except ValueError as error:
         if isinstance(error, json.JSONDecodeError):
-            return f"not valid JSON: {error.msg} (column {error.colno})"
+            hint = ""
+            if "\r" in text:  # lines end at \n; a lone \r leaves several records on one line
+                hint = "; the line holds a lone \\r (old Mac line endings?): end lines with \\n"
+            return f"not valid JSON: {error.msg} (column {error.colno}){hint}"
         return f"not valid JSON: {error}"
     if not isinstance(value, dict):
         kind = _json_type_name(value)
