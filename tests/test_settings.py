@@ -193,3 +193,16 @@ def test_an_unknown_retriever_for_a_dataset_stops_the_run_before_any_search(
         "unknown retriever 'Dense' for semantic.jsonl; choose one of: dense, bm25, like, "
         "hybrid, custom, postgres, chroma, http, run-file\n"
     )
+
+
+@pytest.mark.parametrize("key", ["history", "report_dir", "corpus"])
+def test_an_empty_path_is_a_bad_value(tmp_path: Path, key: str) -> None:
+    """Path("") is "."; `history = ""` failed only after every search, as "DIR: cannot read
+    the history: Is a directory", and `report_dir = ""` wrote into the repository root."""
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text(f'{key} = ""\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path)
+    assert str(caught.value) == (
+        f"{config}: bad value for '{key}': empty path; remove the key to use the default"
+    )

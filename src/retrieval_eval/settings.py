@@ -176,6 +176,23 @@ class RunSettings(BaseModel):
             raise ValueError("list at least one measure")
         return tuple(canonical)
 
+    @field_validator(
+        "datasets",
+        "corpus",
+        "baseline",
+        "history",
+        "report_dir",
+        "cache_dir",
+        "model_dir",
+        mode="before",
+    )
+    @classmethod
+    def _no_empty_path(cls, value: object) -> object:
+        # Path("") is ".": `history = ""` would name the repository folder itself.
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("empty path; remove the key to use the default")
+        return value
+
     @field_validator("dataset_retrievers")
     @classmethod
     def _known_retrievers(cls, retrievers: dict[str, str]) -> dict[str, str]:
