@@ -72,7 +72,7 @@ def _read_note(path: Path, note_id: str) -> Document:
         title=title.strip(),
         text=body.strip("\n"),
         tags=tuple(dict.fromkeys(tags)),
-        metadata=_json_safe(front_matter),
+        metadata=_json_safe(front_matter, path),
         source=str(path),
     )
 
@@ -167,7 +167,15 @@ def _prose_lines(body: str) -> Iterator[str]:
             fence = None
 
 
-def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
+def _json_safe(values: dict[str, Any], path: Path) -> dict[str, Any]:
     # YAML gives dates and other types later stages (JSON reports, chromadb metadata) cannot store.
-    safe: dict[str, Any] = json.loads(json.dumps(values, default=str, ensure_ascii=False))
+    try:
+        text = json.dumps(values, default=str, ensure_ascii=False)
+    except ValueError:  # json's "Circular reference detected": `a: &x [*x]`
+        raise InputError(
+            "front matter holds a value that contains itself (a YAML alias inside its own "
+            "anchor); write the value out",
+            file=path,
+        ) from None
+    safe: dict[str, Any] = json.loads(text)
     return safe
