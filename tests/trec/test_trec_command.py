@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -420,6 +421,7 @@ def test_errors_in_lone_cr_files_name_the_line(tmp_path: Path) -> None:
     blank=st.lists(st.sampled_from(["", "\n", "\r", "\r\n", "  \r"]), min_size=9, max_size=9),
     bom=st.booleans(),
     final=st.booleans(),
+    gzipped=st.booleans(),
     block=st.integers(min_value=16, max_value=96),
 )
 def test_any_mix_of_line_endings_reads_like_newlines(
@@ -429,6 +431,7 @@ def test_any_mix_of_line_endings_reads_like_newlines(
     blank: list[str],
     bom: bool,
     final: bool,
+    gzipped: bool,
     block: int,
 ) -> None:
     """\\n, \\r\\n and lone \\r endings, blank lines and a BOM, with read blocks cut anywhere
@@ -442,7 +445,8 @@ def test_any_mix_of_line_endings_reads_like_newlines(
     )
     if not final:
         text = text.rstrip("\r\n ")
-    (tmp_path / "run").write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    (tmp_path / "run").write_bytes(gzip.compress(data) if gzipped else data)
     (tmp_path / "clean").write_text("\n".join(lines) + "\n")
     measures = ("map", "P.2", "num_ret", "recip_rank")
     want = format_trec(
@@ -484,3 +488,39 @@ def test_grades_are_64_bit_integers_in_c_syntax_or_a_line_named_error(grades: li
             read_qrels(path)
         assert raised.value.line == bad[0] + 1
         assert repr(grades[bad[0]]) in raised.value.message
+
+
+def test_gzipped_and_piped_files_read_as_the_plain_ones(tmp_path: Path) -> None:
+    """run.gz was parsed as its compressed bytes ("score '+4T' is not a number"), and a pipe
+    (`<(zcat run.gz)`, /dev/stdin) was "file not found"."""
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    (tmp_path / "run").write_text(_CLEAN_RUN)
+    (tmp_path / "qrels.gz").write_bytes(gzip.compress(_CLEAN_QRELS.encode()))
+    (tmp_path / "run.gz").write_bytes(gzip.compress(_CLEAN_RUN.encode()))
+    measures = ("-q", "-m", "num_ret", "-m", "map", "-m", "P.2")
+    clean = run_cli(*measures, tmp_path / "qrels", tmp_path / "run")
+    assert clean.returncode == 0 and "num_ret" in clean.stdout
+    for qrels, run in (("qrels.gz", "run"), ("qrels", "run.gz"), ("qrels.gz", "run.gz")):
+        assert run_cli(*measures, tmp_path / qrels, tmp_path / run).stdout == clean.stdout
+    command = [str(Path(sys.executable).with_name("retrieval-eval")), "trec", *measures]
+    for piped in (_CLEAN_RUN.encode(), gzip.compress(_CLEAN_RUN.encode())):
+        done = subprocess.run(
+            [*command, str(tmp_path / "qrels"), "/dev/stdin"],
+            input=piped,
+            capture_output=True,
+            check=False,
+        )
+        assert (done.returncode, done.stderr, done.stdout.decode()) == (0, b"", clean.stdout)
+
+
+def test_a_truncated_gzip_is_a_line_named_error(tmp_path: Path) -> None:
+    lines = "".join(f"1 Q0 d{i} {i} {1000 - i} t\n" for i in range(3000))
+    (tmp_path / "qrels").write_text("1 0 d1 1\n")
+    packed = gzip.compress(lines.encode())
+    (tmp_path / "run.gz").write_bytes(packed[: len(packed) // 2])
+    completed = run_cli(tmp_path / "qrels", tmp_path / "run.gz")
+    assert completed.returncode == 2
+    assert completed.stderr.startswith(f"error: {tmp_path / 'run.gz'}:1: cannot read the file")
+    assert completed.stderr.endswith(
+        "from here on: Compressed file ended before the end-of-stream marker was reached\n"
+    )

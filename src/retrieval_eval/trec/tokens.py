@@ -13,15 +13,19 @@ of the file is skipped (Windows editors write one, and it would otherwise become
 of the first query id, silently splitting that query in two), and a lone ``\\r`` ends
 a line as ``\\n`` does (classic Mac line endings; Python's universal newlines, and so
 pytrec_eval's and ranx's readers, split there too). A file in UTF-16 or UTF-32 (what
-PowerShell's ``>`` writes) is refused with a message saying so.
+PowerShell's ``>`` writes) is refused with a message saying so. A gzipped file (``run.gz``,
+as ranx and ir_measures read it) is decompressed as it is read, and a pipe
+(``<(zcat run.gz)``, ``/dev/stdin``) is read like a file.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
@@ -32,6 +36,7 @@ from retrieval_eval.score.ranked import IntArray
 BLOCK_BYTES = 1 << 20  # 1 MiB of text per block: temporaries stay in cache and malloc reuses them
 PAD = 16  # zero bytes after each block so 8-byte word loads never run off the end
 _NEWLINE, _RETURN, _HASH = 10, 13, 35
+_GZIP_MAGIC = b"\x1f\x8b"
 Bytes = np.ndarray  # uint8 array
 
 
@@ -77,13 +82,17 @@ def read_blocks(
     buffer = np.zeros(BLOCK_BYTES + PAD, dtype=np.uint8)
     filled = 0  # bytes of an unfinished line carried over from the previous read
     first_line = 1
-    with open(path, "rb") as handle:
-        _skip_byte_order_mark(handle, path)
+    with open(path, "rb") as raw, _text_stream(raw, path) as handle:
         while True:
             if filled >= buffer.size - PAD:  # one line longer than the buffer: grow it
                 buffer = np.concatenate([buffer, np.zeros(buffer.size, dtype=np.uint8)])
             capacity = buffer.size - PAD
-            read = handle.readinto(memoryview(buffer)[filled:capacity])  # type: ignore[arg-type]
+            try:
+                read = handle.readinto(memoryview(buffer)[filled:capacity])  # type: ignore[arg-type]
+            except (OSError, EOFError, zlib.error) as error:  # a truncated or corrupt .gz
+                raise InputError(
+                    f"cannot read the file from here on: {error}", file=path, line=first_line
+                ) from None
             end = filled + (read or 0)
             if not read:
                 if end and bool((buffer[:end] > 32).any()):
@@ -119,13 +128,25 @@ def _after_last_newline(buffer: Bytes, end: int) -> int:
         end, lower = lower, max(0, lower - window)
 
 
-def _skip_byte_order_mark(handle: BinaryIO, path: Path) -> None:
-    """Leave ``handle`` after a UTF-8 byte-order mark; refuse UTF-16 and UTF-32 text."""
-    head = handle.read(4)
+def _text_stream(handle: io.BufferedReader, path: Path) -> io.BufferedReader | gzip.GzipFile:
+    """The file's text: decompressed when it is gzipped (runs are often shipped as
+    ``run.gz``), after any UTF-8 byte-order mark; UTF-16 and UTF-32 are refused.
+
+    Only ``peek`` looks ahead, so a pipe (``<(zcat run.gz)``, ``/dev/stdin``) reads too.
+    """
+    stream: io.BufferedReader | gzip.GzipFile = handle
+    if handle.peek(2)[:2] == _GZIP_MAGIC:
+        stream = gzip.GzipFile(fileobj=handle, mode="rb")
+    try:
+        head = stream.peek(4)[:4]
+    except (OSError, EOFError, zlib.error) as error:
+        raise InputError(f"cannot read the file: {error}", file=path, line=1) from None
     problem = wide_encoding_problem(head)
     if problem is not None:
         raise InputError(problem, file=path, line=1)
-    handle.seek(len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0)
+    if head.startswith(UTF8_BOM):
+        stream.read(len(UTF8_BOM))
+    return stream
 
 
 def _after_last_lone_return(buffer: Bytes, end: int) -> int:
