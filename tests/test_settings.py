@@ -206,3 +206,37 @@ def test_an_empty_path_is_a_bad_value(tmp_path: Path, key: str) -> None:
     assert str(caught.value) == (
         f"{config}: bad value for '{key}': empty path; remove the key to use the default"
     )
+
+
+def test_a_configuration_saved_with_a_bom_is_read(tmp_path: Path) -> None:
+    """tomllib refuses a BOM: it was "not valid TOML: Invalid statement (at line 1, column 1)"."""
+    (tmp_path / "retrieval-eval.toml").write_bytes(b"\xef\xbb\xbfk = 20\r\ntolerance = 0.1\r\n")
+    settings = load(tmp_path)
+    assert (settings.k, settings.tolerance) == (20, 0.1)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            "k = 20\n".encode("utf-16"),
+            "the file is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8 "
+            "(in PowerShell: Out-File -Encoding utf8)",
+        ),
+        (b"k = 20\n# caf\xe9\n", "not valid TOML: invalid UTF-8 at line 2; save the file as UTF-8"),
+    ],
+)
+def test_a_configuration_not_in_utf8_names_the_file(
+    tmp_path: Path, data: bytes, message: str
+) -> None:
+    """Both were "unexpected UnicodeDecodeError: ... (a bug in retrieval-eval ...)", exit 2."""
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_bytes(data)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("retrieval-eval")), "run"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {config}: {message}\n")
