@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,3 +152,91 @@ def test_a_dataset_can_have_its_own_threshold(tmp_path: Path) -> None:
     assert settings.threshold_for("ndcg@10", "semantic.jsonl") == Threshold(min=0.7)
     assert settings.threshold_for("mrr@10", "hybrid.jsonl") is None
     assert settings.threshold_for("mrr@10", "semantic.jsonl") is None  # the default is hybrid-only
+
+
+def test_an_unknown_retriever_for_a_dataset_stops_the_run_before_any_search(
+    tmp_path: Path,
+) -> None:
+    """It was found only when that dataset's turn came, after the others had been searched,
+    as "error: unknown retriever 'nope'; ..." naming neither the file nor the key."""
+    datasets = tmp_path / "datasets"
+    datasets.mkdir()
+    (tmp_path / "docs.jsonl").write_text('{"id": "d1", "title": "", "text": "apples"}\n')
+    for kind in ("keyword", "semantic"):
+        (datasets / f"{kind}.jsonl").write_text(
+            json.dumps(
+                {
+                    "query_id": kind,
+                    "query": "apples",
+                    "retrieval_type": kind,
+                    "expected_top_k_ids": ["d1"],
+                    "ground_truth_source": "human-annotated",
+                }
+            )
+            + "\n"
+        )
+    (tmp_path / "retrieval-eval.toml").write_text(
+        'corpus = "docs.jsonl"\nmin_fixtures = 0\nmin_human = 0\n'
+        '[dataset_retrievers]\n"semantic.jsonl" = "Dense"\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("retrieval-eval")), "run"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: {tmp_path / 'retrieval-eval.toml'}: bad value for 'dataset_retrievers': "
+        "unknown retriever 'Dense' for semantic.jsonl; choose one of: dense, bm25, like, "
+        "hybrid, custom, postgres, chroma, http, run-file\n"
+    )
+
+
+@pytest.mark.parametrize("key", ["history", "report_dir", "corpus"])
+def test_an_empty_path_is_a_bad_value(tmp_path: Path, key: str) -> None:
+    """Path("") is "."; `history = ""` failed only after every search, as "DIR: cannot read
+    the history: Is a directory", and `report_dir = ""` wrote into the repository root."""
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text(f'{key} = ""\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path)
+    assert str(caught.value) == (
+        f"{config}: bad value for '{key}': empty path; remove the key to use the default"
+    )
+
+
+def test_a_configuration_saved_with_a_bom_is_read(tmp_path: Path) -> None:
+    """tomllib refuses a BOM: it was "not valid TOML: Invalid statement (at line 1, column 1)"."""
+    (tmp_path / "retrieval-eval.toml").write_bytes(b"\xef\xbb\xbfk = 20\r\ntolerance = 0.1\r\n")
+    settings = load(tmp_path)
+    assert (settings.k, settings.tolerance) == (20, 0.1)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            "k = 20\n".encode("utf-16"),
+            "the file is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8 "
+            "(in PowerShell: Out-File -Encoding utf8)",
+        ),
+        (b"k = 20\n# caf\xe9\n", "not valid TOML: invalid UTF-8 at line 2; save the file as UTF-8"),
+    ],
+)
+def test_a_configuration_not_in_utf8_names_the_file(
+    tmp_path: Path, data: bytes, message: str
+) -> None:
+    """Both were "unexpected UnicodeDecodeError: ... (a bug in retrieval-eval ...)", exit 2."""
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_bytes(data)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("retrieval-eval")), "run"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {config}: {message}\n")

@@ -7,6 +7,7 @@ invoked, so ``retrieval-eval validate`` does not pay for importing chromadb.
 from __future__ import annotations
 
 import importlib
+import select
 import sys
 
 import click
@@ -92,10 +93,25 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
-    except BaseException as error:  # SystemExit here comes from user code
+    except BaseException as error:  # SystemExit here comes from user code...
+        if isinstance(error, SystemExit) and _stdout_reader_gone():
+            # ...or from click, which ends the command with sys.exit(1) when a write to
+            # stdout fails with EPIPE (`retrieval-eval validate | head`). Like cat or grep,
+            # stop quietly; the output was not all delivered, so this is not a pass.
+            sys.exit(int(ExitCode.ERROR))
         if debugging():
             click.echo(format_traceback(error), err=True)
         click.echo(f"error: {unexpected_error(error)}", err=True)
         sys.exit(int(ExitCode.ERROR))
     # Commands return an ExitCode; click hands it back because standalone_mode is off.
     sys.exit(int(result) if isinstance(result, int) else int(ExitCode.OK))
+
+
+def _stdout_reader_gone() -> bool:
+    """True when stdout is a pipe whose reading end is closed (poll reports POLLERR)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.__stdout__.fileno() if sys.__stdout__ else -1, select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError):
+        return False

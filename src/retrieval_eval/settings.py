@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 from retrieval_eval.vocabulary import (
@@ -176,6 +177,36 @@ class RunSettings(BaseModel):
             raise ValueError("list at least one measure")
         return tuple(canonical)
 
+    @field_validator(
+        "datasets",
+        "corpus",
+        "baseline",
+        "history",
+        "report_dir",
+        "cache_dir",
+        "model_dir",
+        mode="before",
+    )
+    @classmethod
+    def _no_empty_path(cls, value: object) -> object:
+        # Path("") is ".": `history = ""` would name the repository folder itself.
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("empty path; remove the key to use the default")
+        return value
+
+    @field_validator("dataset_retrievers")
+    @classmethod
+    def _known_retrievers(cls, retrievers: dict[str, str]) -> dict[str, str]:
+        from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
+
+        for dataset, name in retrievers.items():
+            if name not in RETRIEVER_NAMES:
+                raise ValueError(
+                    f"unknown retriever {name!r} for {dataset}; "
+                    f"choose one of: {', '.join(RETRIEVER_NAMES)}"
+                )
+        return retrievers
+
     @field_validator("gated")
     @classmethod
     def _gated_are_measured(
@@ -282,10 +313,22 @@ def find_config_file(workdir: Path) -> tuple[Path, dict[str, Any]] | None:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        data = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"cannot read the configuration: {error.strerror}", file=path) from error
+    problem = wide_encoding_problem(data[:4])
+    if problem is not None:
+        raise ConfigError(problem, file=path)
+    try:
+        # A UTF-8 byte-order mark (Windows Notepad writes one) is not TOML, but not a mistake.
+        text = data.removeprefix(UTF8_BOM).decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ConfigError(
+            f"not valid TOML: invalid UTF-8 at line {line}; save the file as UTF-8", file=path
+        ) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"not valid TOML: {error}", file=path) from error
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gzip
 import tempfile
 import tracemalloc
 from pathlib import Path
@@ -65,18 +66,47 @@ def test_a_10_mb_line_is_read_within_a_few_times_its_size(tmp_path: Path) -> Non
     crlf=st.booleans(),
     bom=st.booleans(),
     final_newline=st.booleans(),
+    gzipped=st.booleans(),
 )
 def test_yields_exactly_the_non_blank_lines_with_their_numbers(
-    lines: list[str], crlf: bool, bom: bool, final_newline: bool
+    lines: list[str], crlf: bool, bom: bool, final_newline: bool, gzipped: bool
 ) -> None:
     ending = "\r\n" if crlf else "\n"
     content = ending.join(lines) + (ending if final_newline and lines else "")
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.jsonl"
-        path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + content.encode("utf-8"))
+        data = (b"\xef\xbb\xbf" if bom else b"") + content.encode("utf-8")
+        path = Path(folder) / ("a.jsonl.gz" if gzipped else "a.jsonl")
+        path.write_bytes(gzip.compress(data) if gzipped else data)
         expected = [
             Line(number, text)
             for number, text in enumerate(lines, start=1)
             if text and not text.isspace()
         ]
         assert list(iter_jsonl_lines(path)) == expected
+
+
+@given(
+    # No NUL: UTF-16's mark followed by U+0000 is byte for byte UTF-32's mark.
+    lines=st.lists(
+        st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")),
+        max_size=5,
+    ),
+    encoding=st.sampled_from(["utf-16", "utf-32"]),
+)
+def test_utf16_and_utf32_files_are_one_problem_naming_the_encoding(
+    lines: list[str], encoding: str
+) -> None:
+    """Every other byte of UTF-16 is NUL, valid UTF-8: such a file was reported as
+    "invalid UTF-8 at byte 1" on line 1 and "not valid JSON" on every later line."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.jsonl"
+        path.write_bytes("\r\n".join(lines).encode(encoding))
+        name = encoding.upper()
+        assert list(iter_jsonl_lines(path)) == [
+            Line(
+                1,
+                "",
+                f"the file is {name} text (it starts with a {name} byte-order mark); "
+                "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)",
+            )
+        ]

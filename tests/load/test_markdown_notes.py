@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import json
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.load.corpus import load_corpus
@@ -76,12 +80,23 @@ def test_tags_as_a_comma_separated_string(tmp_path: Path) -> None:
     [
         (b"line one\nline \xff two\n", "a.md:2: invalid UTF-8; save the note as UTF-8"),
         (
+            "# Title\nbody\n".encode("utf-16"),
+            "a.md:1: the file is UTF-16 text (it starts with a UTF-16 byte-order mark); "
+            "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)",
+        ),
+        (
             b"---\ntitle: [unclosed\n---\nbody\n",
             "a.md:2: front matter is not valid YAML: expected ',' or ']', but got '<stream end>'",
         ),
         (b"---\ntitle: x\nbody\n", "a.md:1: front matter opened with --- is never closed"),
         (b"---\n- a list\n---\nbody\n", "a.md:2: front matter must be a YAML mapping (key: value)"),
         (b"---\ntags: {a: 1}\n---\nbody\n", "a.md: front matter 'tags' must be a list or a string"),
+        # Once "unexpected ValueError: Circular reference detected (a bug in retrieval-eval ...)".
+        (
+            b"---\nsee: &loop [*loop]\n---\nbody\n",
+            "a.md: front matter holds a value that contains itself (a YAML alias inside its own "
+            "anchor); write the value out",
+        ),
     ],
 )
 def test_broken_notes_name_file_and_line(tmp_path: Path, content: bytes, message: str) -> None:
@@ -89,3 +104,59 @@ def test_broken_notes_name_file_and_line(tmp_path: Path, content: bytes, message
     with pytest.raises(InputError) as caught:
         load_corpus(folder)
     assert str(caught.value) == f"{folder}/{message}"
+
+
+_YAML_PIECES = st.sampled_from(
+    [
+        "---\n",
+        "...\n",
+        "title: ",
+        "tags: ",
+        "- ",
+        "[",
+        "]",
+        "{",
+        "}",
+        ", ",
+        ": ",
+        "&a ",
+        "*a",
+        "k: &a [*a]\n",
+        "!!binary ",
+        "!!python/object ",
+        "#x ",
+        "# Heading\n",
+        "2024-01-02",
+        ".nan",
+        "1e999",
+        "\t",
+        "\r\n",
+        "\r",
+        "\n",
+        "x",
+        "'",
+        '"',
+        "|\n  ",
+        "? ",
+        "```\n",
+        "\ufeff",
+        "\x00",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@example(pieces=["k: &a [*a]\n"], fenced=True, raw=b"")  # once a ValueError
+@given(pieces=st.lists(_YAML_PIECES, max_size=25), fenced=st.booleans(), raw=st.binary(max_size=40))
+def test_any_note_loads_or_is_an_input_error(pieces: list[str], fenced: bool, raw: bytes) -> None:
+    """Front matter is someone's YAML: whatever it holds, the load ends in documents or in a
+    FILE: message, never in an "unexpected" error."""
+    with tempfile.TemporaryDirectory() as folder:
+        front_matter = "---\n" + "".join(pieces) + "\n---\n" if fenced else "".join(pieces)
+        notes = _notes(Path(folder), {"a.md": front_matter.encode() + raw, "b.md": "body"})
+        try:
+            corpus = load_corpus(notes)
+        except InputError as error:
+            assert error.file is not None and error.file.endswith("a.md")
+            return
+        json.dumps([dict(document.metadata) for document in corpus.documents])

@@ -184,3 +184,49 @@ def test_run_gates_a_run_file_and_counts_missing_queries_in_the_report(tmp_path:
     assert "queries are missing from the run file; they count as empty results." in markdown
     ranked = {q["query_id"]: q for d in report["datasets"] for q in d["queries"]}
     assert "untagged/nowhere" not in json.dumps(ranked[tagged["query_id"]])
+
+
+@pytest.mark.parametrize("fmt", ["trec", "jsonl"])
+def test_a_byte_order_mark_is_not_part_of_the_first_query_id(
+    tmp_path: Path, tiny: Path, fmt: str
+) -> None:
+    """Read as plain UTF-8, the BOM made the first line's query '\ufeffq1': its hits went
+    to a query nobody asked, and q1 scored lower (or counted as missing)."""
+    if fmt == "trec":
+        text = TREC_RUN
+    else:
+        text = "".join(
+            json.dumps({"query_id": q, "hits": [{"id": d, "score": 1.0}]}) + "\n"
+            for q, d in (("q1", "d1"), ("q2", "d4"))
+        )
+    summaries = []
+    for name, prefix in (("plain", b""), ("bom", b"\xef\xbb\xbf")):
+        run = tmp_path / f"{name}.{fmt}"
+        run.write_bytes(prefix + text.encode())
+        (tmp_path / name).mkdir()
+        config = _config(tmp_path / name, run, fmt)
+        summary = beir_json(tiny, "run-file", tmp_path / f"{name}.json", config=config)
+        summaries.append({m: summary[m] for m in ("ndcg@10", "mrr@10", "map", "queries_missing")})
+    assert summaries[0] == summaries[1]
+    assert summaries[0]["mrr@10"] > 0
+
+
+_texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@given(st.dictionaries(_ids, st.lists(st.tuples(_ids, _texts), max_size=4), max_size=4))
+def test_jsonl_hit_texts_with_any_characters_read_back(
+    run: dict[str, list[tuple[str, str]]],
+) -> None:
+    """JSON lets U+2028, U+2029 and U+0085 stand unescaped in a string; splitting lines with
+    str.splitlines() broke such a line in two ("not JSON (Unterminated string ...)")."""
+    jsonl = "".join(
+        json.dumps(
+            {"query_id": q, "hits": [{"id": d, "score": 1, "text": t} for d, t in hits]},
+            ensure_ascii=False,
+        )
+        + "\r\n"
+        for q, hits in run.items()
+    )
+    parsed = parse_jsonl_run(jsonl, file=Path("run.jsonl"))
+    assert {q: [(h.doc_id, h.text) for h in hits] for q, hits in parsed.items()} == run

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -13,7 +14,9 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from retrieval_eval.errors import InputError
 from retrieval_eval.trec import tokens as trec_tokens
+from retrieval_eval.trec.files import read_qrels
 from retrieval_eval.trec.report import format_trec, trec_evaluate
 
 
@@ -186,6 +189,17 @@ def test_complete_flag_and_json(tmp_path: Path) -> None:
             "qrels; check the query ids",
         ),
         ("1 0 a 1\n", "1 Q0 a 1 nan t\n", "run:1: score is NaN; scores must be numbers"),
+        # Python's (and numpy's) number syntax once read these as 10 and 15, where C's
+        # strtol/strtod (trec_eval) stop at the underscore.
+        ("1 0 a 1_0\n", "1 Q0 a 1 1.0 t\n", "qrels:1: relevance '1_0' is not an integer"),
+        ("1 0 a 1\n", "1 Q0 a 1 1_5 t\n", "run:1: score '1_5' is not a number"),
+        # Once "unexpected OverflowError ... a bug in retrieval-eval".
+        (
+            "1 0 a 1\n1 0 b 99999999999999999999\n",
+            "1 Q0 a 1 1.0 t\n",
+            "qrels:2: relevance '99999999999999999999' is out of range; "
+            "grades must lie within ±9,223,372,036,854,775,807",
+        ),
     ],
 )
 def test_bad_input_names_file_and_line_and_exits_2(
@@ -339,3 +353,174 @@ def test_many_queries_with_scattered_lines_print_what_they_print_in_order(tmp_pa
     sorted_output = _cli_output(qrels, tmp_path / "sorted")
     assert sorted_output.returncode == 0, sorted_output.stderr
     assert _cli_output(qrels, tmp_path / "shuffled").stdout == sorted_output.stdout
+
+
+_CLEAN_QRELS = "1 0 a 2\n1 0 b 1\n2 0 c 1\n2 0 d 0\n"
+_CLEAN_RUN = "1 Q0 a 1 0.9 t\n1 Q0 z 2 0.8 t\n1 Q0 b 3 0.7 t\n2 Q0 d 1 3 t\n2 Q0 c 2 2 t\n"
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        pytest.param(lambda text: b"\xef\xbb\xbf" + text.encode(), id="utf8-bom"),
+        pytest.param(lambda text: text.replace("\n", "\r").encode(), id="lone-cr"),
+        pytest.param(
+            lambda text: b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode(), id="bom-crlf"
+        ),
+    ],
+)
+def test_byte_order_mark_and_old_mac_line_endings_read_as_the_clean_file(
+    tmp_path: Path, encode: object
+) -> None:
+    """A BOM once made the first query id '\\ufeff1', splitting query 1 in two; a run with
+    lone \\r endings was read as its first line alone (extra fields are ignored)."""
+    assert callable(encode)
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    (tmp_path / "run").write_text(_CLEAN_RUN)
+    (tmp_path / "qrels.odd").write_bytes(encode(_CLEAN_QRELS))
+    (tmp_path / "run.odd").write_bytes(encode(_CLEAN_RUN))
+    measures = ("-q", "-m", "num_ret", "-m", "num_rel", "-m", "map", "-m", "P.2")
+    clean = run_cli(*measures, tmp_path / "qrels", tmp_path / "run")
+    assert clean.returncode == 0
+    assert "num_ret               \tall\t5\n" in clean.stdout
+    for qrels, run in (("qrels.odd", "run"), ("qrels", "run.odd"), ("qrels.odd", "run.odd")):
+        odd = run_cli(*measures, tmp_path / qrels, tmp_path / run)
+        assert (odd.returncode, odd.stderr) == (0, "")
+        assert odd.stdout == clean.stdout
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_files_are_refused_saying_so(tmp_path: Path, encoding: str) -> None:
+    """PowerShell's `>` writes UTF-16: the NUL bytes once read as separators, giving
+    "score 'd' is not a number" or "found 6 fields" for a line with four."""
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    bom = {"utf-16-be": "\ufeff"}.get(encoding, "")
+    (tmp_path / "run").write_bytes((bom + _CLEAN_RUN.replace("\n", "\r\n")).encode(encoding))
+    completed = run_cli(tmp_path / "qrels", tmp_path / "run")
+    assert completed.returncode == 2
+    name = "UTF-32" if encoding == "utf-32" else "UTF-16"
+    assert completed.stderr == (
+        f"error: {tmp_path / 'run'}:1: the file is {name} text (it starts with a {name} "
+        "byte-order mark); save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)\n"
+    )
+
+
+def test_errors_in_lone_cr_files_name_the_line(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    (tmp_path / "run").write_bytes(b"1 Q0 a 1 0.9 t\r1 Q0 b 2 0.5 t\r\r2 Q0 c 1 high t\r")
+    completed = run_cli(tmp_path / "qrels", tmp_path / "run")
+    assert completed.returncode == 2
+    assert completed.stderr == f"error: {tmp_path / 'run'}:4: score 'high' is not a number\n"
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    endings=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=9, max_size=9),
+    blank=st.lists(st.sampled_from(["", "\n", "\r", "\r\n", "  \r"]), min_size=9, max_size=9),
+    bom=st.booleans(),
+    final=st.booleans(),
+    gzipped=st.booleans(),
+    block=st.integers(min_value=16, max_value=96),
+)
+def test_any_mix_of_line_endings_reads_like_newlines(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    endings: list[str],
+    blank: list[str],
+    bom: bool,
+    final: bool,
+    gzipped: bool,
+    block: int,
+) -> None:
+    """\\n, \\r\\n and lone \\r endings, blank lines and a BOM, with read blocks cut anywhere
+    (a \\r\\n pair split between two reads must stay one line end)."""
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    lines = (_CLEAN_RUN + "2 Q0 e 3 1 t\n1 Q0 y 4 0.1 t\n2 Q0 f 4 0 t\n1 Q0 x 5 0 t\n").split("\n")[
+        :-1
+    ]
+    text = "".join(
+        line + end + extra for line, end, extra in zip(lines, endings, blank, strict=True)
+    )
+    if not final:
+        text = text.rstrip("\r\n ")
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    (tmp_path / "run").write_bytes(gzip.compress(data) if gzipped else data)
+    (tmp_path / "clean").write_text("\n".join(lines) + "\n")
+    measures = ("map", "P.2", "num_ret", "recip_rank")
+    want = format_trec(
+        trec_evaluate(tmp_path / "qrels", tmp_path / "clean", measures), per_query=True
+    )
+    monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", block)
+    got = format_trec(trec_evaluate(tmp_path / "qrels", tmp_path / "run", measures), per_query=True)
+    assert got == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    grades=st.lists(
+        st.one_of(
+            st.integers(-(2**63), 2**63 - 1).map(str),
+            st.integers(-(2**63), 2**63 - 1).map(lambda n: f"+{n}" if n >= 0 else str(n)),
+            st.integers(2**63, 2**80).flatmap(lambda n: st.sampled_from([str(n), f"-{n + 1}"])),
+            st.from_regex(r"\A-?[0-9]{1,3}_[0-9]{1,3}\Z"),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_grades_are_64_bit_integers_in_c_syntax_or_a_line_named_error(grades: list[str]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "qrels"
+        path.write_text("".join(f"1 0 d{i} {grade}\n" for i, grade in enumerate(grades)))
+        bad = [
+            i
+            for i, grade in enumerate(grades)
+            if "_" in grade or not -(2**63) <= int(grade) < 2**63
+        ]
+        if not bad:
+            assert read_qrels(path).value.tolist() == [int(grade) for grade in grades]
+            return
+        with pytest.raises(InputError) as raised:
+            read_qrels(path)
+        assert raised.value.line == bad[0] + 1
+        assert repr(grades[bad[0]]) in raised.value.message
+
+
+def test_gzipped_and_piped_files_read_as_the_plain_ones(tmp_path: Path) -> None:
+    """run.gz was parsed as its compressed bytes ("score '+4T' is not a number"), and a pipe
+    (`<(zcat run.gz)`, /dev/stdin) was "file not found"."""
+    (tmp_path / "qrels").write_text(_CLEAN_QRELS)
+    (tmp_path / "run").write_text(_CLEAN_RUN)
+    (tmp_path / "qrels.gz").write_bytes(gzip.compress(_CLEAN_QRELS.encode()))
+    (tmp_path / "run.gz").write_bytes(gzip.compress(_CLEAN_RUN.encode()))
+    measures = ("-q", "-m", "num_ret", "-m", "map", "-m", "P.2")
+    clean = run_cli(*measures, tmp_path / "qrels", tmp_path / "run")
+    assert clean.returncode == 0 and "num_ret" in clean.stdout
+    for qrels, run in (("qrels.gz", "run"), ("qrels", "run.gz"), ("qrels.gz", "run.gz")):
+        assert run_cli(*measures, tmp_path / qrels, tmp_path / run).stdout == clean.stdout
+    command = [str(Path(sys.executable).with_name("retrieval-eval")), "trec", *measures]
+    for piped in (_CLEAN_RUN.encode(), gzip.compress(_CLEAN_RUN.encode())):
+        done = subprocess.run(
+            [*command, str(tmp_path / "qrels"), "/dev/stdin"],
+            input=piped,
+            capture_output=True,
+            check=False,
+        )
+        assert (done.returncode, done.stderr, done.stdout.decode()) == (0, b"", clean.stdout)
+
+
+def test_a_truncated_gzip_is_a_line_named_error(tmp_path: Path) -> None:
+    lines = "".join(f"1 Q0 d{i} {i} {1000 - i} t\n" for i in range(3000))
+    (tmp_path / "qrels").write_text("1 0 d1 1\n")
+    packed = gzip.compress(lines.encode())
+    (tmp_path / "run.gz").write_bytes(packed[: len(packed) // 2])
+    completed = run_cli(tmp_path / "qrels", tmp_path / "run.gz")
+    assert completed.returncode == 2
+    assert completed.stderr.startswith(f"error: {tmp_path / 'run.gz'}:1: cannot read the file")
+    assert completed.stderr.endswith(
+        "from here on: Compressed file ended before the end-of-stream marker was reached\n"
+    )

@@ -27,6 +27,12 @@ def problems_for(tmp_path: Path, broken: str) -> list[str]:
             id="invalid-json",
         ),
         pytest.param(
+            line(fixture("sem-002")).replace("\n", "\r") + line(fixture("sem-003")),
+            "not valid JSON: Extra data (column 159); the line holds a lone \\r (old Mac line "
+            "endings?): end lines with \\n",
+            id="lone-cr",
+        ),
+        pytest.param(
             '["sem-002"]\n',
             "not a JSON object (got an array); each line must be one {...} object",
             id="not-an-object",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 import sys
@@ -114,3 +115,91 @@ def test_corpus_ids_checked_and_empty_notes_warned(
         == f"{path}:2: expected id 'doc-b' is not in the corpus ({notes}); did you mean 'doc-a'?\n"
     )
     assert err == f"warning: {notes}: skipped 1 empty document: blank\n1 problem in 1 file\n"
+
+
+def test_a_utf16_dataset_is_one_problem_and_a_utf16_corpus_an_error(tmp_path: Path) -> None:
+    """PowerShell's `>` writes UTF-16; such a dataset was once reported as invalid UTF-8
+    on its first line and "not valid JSON: Expecting value" on every other line."""
+    dataset = tmp_path / "hybrid.jsonl"
+    rows = [line(fixture(f"q{i}", "hybrid")) for i in range(3)]
+    dataset.write_bytes("".join(rows).replace("\n", "\r\n").encode("utf-16"))
+    code, out, err = run(["validate", str(dataset), "--min-fixtures", "0", "--min-human", "0"])
+    assert (code, err) == (1, "1 problem in 1 file\n")
+    assert out == (
+        f"{dataset}:1: the file is UTF-16 text (it starts with a UTF-16 byte-order mark); "
+        "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)\n"
+    )
+    dataset.write_text("".join(rows))
+    corpus = tmp_path / "documents.jsonl"
+    corpus.write_bytes('{"id": "d1", "title": "", "text": "x"}\n'.encode("utf-16"))
+    code, out, err = run(["validate", str(dataset), "--corpus", str(corpus)])
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: {corpus}:1: the file is UTF-16 text (it starts with a UTF-16 byte-order "
+        "mark); save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)\n"
+    )
+
+
+def test_a_gzipped_jsonl_corpus_is_read(tmp_path: Path) -> None:
+    """documents.jsonl.gz was "unsupported corpus: expected a .jsonl file, ..." (exit 2)."""
+    dataset = tmp_path / "hybrid.jsonl"
+    dataset.write_text(line(fixture("q1", "hybrid", expected_top_k_ids=["d1"])))
+    corpus = tmp_path / "documents.jsonl.gz"
+    corpus.write_bytes(gzip.compress(b'{"id": "d1", "title": "", "text": "x"}\n'))
+    args = ["validate", str(dataset), "--corpus", str(corpus), "--min-fixtures", "0"]
+    assert run([*args, "--min-human", "0"]) == (0, "", "ok: 1 file, 1 fixtures\n")
+    corpus.write_bytes(gzip.compress(b'{"id": "d2", "title": "", "text": "x"}\n'))
+    code, out, _ = run([*args, "--min-human", "0"])
+    assert code == 1
+    assert "expected id 'd1' is not in the corpus" in out
+
+
+def test_a_grade_beyond_64_bits_is_a_problem_not_a_crash_in_run(tmp_path: Path) -> None:
+    """It passed validation, and `run` then stopped with "unexpected OverflowError ...
+    a bug in retrieval-eval" when the grades became an int64 array."""
+    dataset = tmp_path / "hybrid.jsonl"
+    grade = 2**63
+    dataset.write_text(line(fixture("q1", "hybrid", relevance={"doc-a": grade})))
+    code, out, _ = run(["validate", str(dataset), "--min-fixtures", "0", "--min-human", "0"])
+    assert (code, out) == (
+        1,
+        f"{dataset}:1: field 'relevance.doc-a': input should be less than or equal to "
+        f"{grade - 1} (got {grade})\n",
+    )
+
+
+def test_output_piped_into_head_stops_quietly(tmp_path: Path) -> None:
+    """`retrieval-eval validate datasets | head` once ended with "error: code run by
+    retrieval-eval asked the process to exit (sys.exit(1)), e.g. a retriever factory":
+    click turns the broken pipe into sys.exit(1), which read as user code exiting."""
+    dataset = tmp_path / "hybrid.jsonl"
+    dataset.write_text("{bad\n" * 6000)  # ~500 kB of problems: more than a pipe holds
+    process = subprocess.Popen(
+        [str(CONSOLE_SCRIPT), "validate", str(dataset)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(f"{dataset}:1: not valid JSON")
+    process.stdout.close()  # what `head -1` does after its line
+    stderr = process.stderr.read()
+    assert (process.wait(), stderr) == (2, "")
+
+
+@pytest.mark.parametrize("content", ["", "\n  \r\n\n"])
+def test_an_empty_corpus_file_is_an_error_not_a_corpus_without_documents(
+    tmp_path: Path, content: str
+) -> None:
+    """An empty documents.jsonl (a failed export, a wrong path) loaded as a corpus of nothing:
+    `run` then established a baseline from it, and validate blamed every expected id."""
+    dataset = tmp_path / "hybrid.jsonl"
+    dataset.write_text(line(fixture("q1", "hybrid")))
+    corpus = tmp_path / "documents.jsonl"
+    corpus.write_text(content)
+    code, out, err = run(["validate", str(dataset), "--corpus", str(corpus)])
+    assert (code, out) == (2, "")
+    assert err == (
+        f'error: {corpus}: no documents in this file; a corpus file holds one {{"id", "title", '
+        '"text"} object per line\n'
+    )

@@ -97,7 +97,8 @@ class SkipState:
 def parse_hit_choice(text: str, available: int) -> list[int] | None:
     """``"1,3"`` or ``"1 3"`` → [0, 2]; None when it is not a list of distinct hit numbers."""
     parts = [p for p in re.split(r"[\s,]+", text.strip()) if p]
-    if not parts or not all(p.isdigit() for p in parts):
+    # ASCII only: str.isdigit() is also true of '¹' and '٣', which int() refuses or misreads.
+    if not parts or not all(p.isascii() and p.isdigit() for p in parts):
         return None
     numbers = [int(p) for p in parts]
     if len(set(numbers)) != len(numbers) or not all(1 <= n <= available for n in numbers):

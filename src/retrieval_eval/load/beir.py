@@ -1,4 +1,5 @@
-"""Read a BEIR folder: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``.
+"""Read a BEIR folder: ``corpus.jsonl``, ``queries.jsonl`` (either may be gzipped) and
+``qrels/<split>.tsv``.
 
 BEIR is an outside format, so unlike our own JSONL corpus it tolerates fields
 we do not use; but anything we rely on (ids, text, integer grades, a judged
@@ -7,6 +8,7 @@ query or document that exists) is checked and reported with FILE:LINE.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,16 +41,35 @@ def load_beir(directory: Path, split: str = "test") -> BeirData:
         hint = f" (available splits: {', '.join(available)})" if available else ""
         raise InputError(f"no qrels for split {split!r}{hint}", file=qrels_path)
     corpus = load_beir_corpus(directory)
-    all_queries = _load_queries(directory / "queries.jsonl")
+    all_queries = _load_queries(directory)
     qrels = _load_qrels(qrels_path, all_queries, corpus.ids() | frozenset(corpus.skipped_empty))
+    if not qrels:
+        raise InputError(
+            "no judgments in this split; expected lines of query-id, corpus-id, score",
+            file=qrels_path,
+        )
     queries = {query_id: all_queries[query_id] for query_id in qrels}
     return BeirData(corpus=corpus, queries=queries, qrels=qrels)
 
 
+def beir_file(directory: Path, name: str) -> Path | None:
+    """``name`` in the folder, else ``name.gz`` (as BEIR's copies on the Hugging Face Hub
+    ship ``corpus.jsonl.gz`` and ``queries.jsonl.gz``), else None."""
+    for candidate in (directory / name, directory / f"{name}.gz"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _required_file(directory: Path, name: str) -> Path:
+    path = beir_file(directory, name)
+    if path is None:
+        raise InputError(f"not a BEIR folder: {name} (or {name}.gz) is missing", file=directory)
+    return path
+
+
 def load_beir_corpus(directory: Path) -> Corpus:
-    path = directory / "corpus.jsonl"
-    if not path.is_file():
-        raise InputError("not a BEIR folder: corpus.jsonl is missing", file=directory)
+    path = _required_file(directory, "corpus.jsonl")
     builder = CorpusBuilder(directory)
     for number, record in iter_objects_or_raise(path):
         doc_id = _required_id(record, path, number)
@@ -61,12 +82,11 @@ def load_beir_corpus(directory: Path) -> Corpus:
             id=doc_id, title=title, text=text, metadata=metadata, source=f"{path}:{number}"
         )
         builder.add(document, file=path, line=number, empty=not (title.strip() or text.strip()))
-    return builder.build()
+    return builder.build_file(path, '{"_id", "title", "text"}')
 
 
-def _load_queries(path: Path) -> dict[str, str]:
-    if not path.is_file():
-        raise InputError("not a BEIR folder: queries.jsonl is missing", file=path.parent)
+def _load_queries(directory: Path) -> dict[str, str]:
+    path = _required_file(directory, "queries.jsonl")
     queries: dict[str, str] = {}
     first_line: dict[str, int] = {}
     for number, record in iter_objects_or_raise(path):
@@ -89,7 +109,11 @@ def _load_qrels(
     path: Path, queries: dict[str, str], document_ids: frozenset[str]
 ) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
+    first = True
     for number, text in iter_lines_or_raise(path):
+        header_allowed, first = first, False
+        # Surrounding whitespace is not a column: "q1\td1\t1\t" has three.
+        text = text.strip()
         columns = text.split("\t") if "\t" in text else text.split()
         if len(columns) == 4:  # TREC qrels layout: query, iteration, document, grade
             columns = [columns[0], columns[2], columns[3]]
@@ -101,14 +125,20 @@ def _load_qrels(
                 line=number,
             )
         query_id, doc_id, grade_text = (column.strip() for column in columns)
-        try:
-            grade = int(grade_text)
-        except ValueError:
-            if number == 1:  # the header line BEIR writes: query-id corpus-id score
+        # ASCII digits only: int() would also read "1_0" as 10 and "١" (Arabic-Indic) as 1.
+        if _INTEGER.fullmatch(grade_text) is None:
+            # The header BEIR writes (query-id corpus-id score), or any names: no digits, so a
+            # first judgment with a bad grade ("1.0") is reported rather than skipped.
+            if header_allowed and not any(char.isdigit() for char in grade_text):
                 continue
+            raise InputError(f"score {grade_text!r} is not an integer", file=path, line=number)
+        grade = int(grade_text)
+        if not -_MAX_GRADE - 1 <= grade <= _MAX_GRADE:  # grades are scored as int64
             raise InputError(
-                f"score {grade_text!r} is not an integer", file=path, line=number
-            ) from None
+                f"score {grade_text!r} is out of range; grades must lie within ±{_MAX_GRADE:,}",
+                file=path,
+                line=number,
+            )
         if query_id not in queries:
             raise InputError(
                 f"query id {query_id!r} is not in queries.jsonl", file=path, line=number
@@ -122,6 +152,10 @@ def _load_qrels(
             )
         judged[doc_id] = grade
     return qrels
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_MAX_GRADE = 2**63 - 1
 
 
 def _required_id(record: dict[str, Any], path: Path, number: int) -> str:

@@ -1,7 +1,7 @@
 """Pick the corpus reader from what the path is, so users pass one ``--corpus PATH`` for any format.
 
-- a folder holding ``corpus.jsonl``      → BEIR corpus
-- a ``*.jsonl`` file                      → our JSONL documents
+- a folder holding ``corpus.jsonl``      → BEIR corpus (``corpus.jsonl.gz`` too)
+- a ``*.jsonl`` file                      → our JSONL documents (``*.jsonl.gz`` too)
 - a ``*.sqlite``/``*.db``/``*.bearnote`` file, or any file that is a SQLite database → Bear notes
 - any other folder                        → Markdown notes
 """
@@ -23,14 +23,14 @@ def load_corpus(path: Path) -> Corpus:
         raise InputError("corpus path does not exist", file=path)
     check_inside(path)
     if path.is_dir():
-        if (path / "corpus.jsonl").is_file():
-            from retrieval_eval.load.beir import load_beir_corpus
+        from retrieval_eval.load.beir import beir_file, load_beir_corpus
 
+        if beir_file(path, "corpus.jsonl") is not None:
             return load_beir_corpus(path)
         from retrieval_eval.load.markdown_notes import load_markdown_notes
 
         return load_markdown_notes(path)
-    if path.suffix.lower() == ".jsonl":
+    if path.name.lower().endswith((".jsonl", ".jsonl.gz")):
         from retrieval_eval.load.jsonl_corpus import load_jsonl_corpus
 
         return load_jsonl_corpus(path)

@@ -42,6 +42,16 @@ class CorpusBuilder:
         else:
             self._documents.append(document)
 
+    def build_file(self, path: Path, layout: str) -> Corpus:
+        """The corpus of one file, which must define a document: an empty file is far
+        likelier a wrong path or a failed export than a corpus with nothing in it."""
+        if not self._sources:
+            raise InputError(
+                f"no documents in this file; a corpus file holds one {layout} object per line",
+                file=path,
+            )
+        return self.build()
+
     def build(self) -> Corpus:
         return Corpus(
             documents=tuple(self._documents),

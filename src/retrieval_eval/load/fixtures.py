@@ -57,7 +57,8 @@ class Fixture(BaseModel):
         default=None,
         description="e.g. exact_match, synonym, paraphrase, multi_concept, tag_filter.",
     )
-    relevance: dict[str, Annotated[int, Field(ge=1)]] = Field(
+    # At most the largest 64-bit integer: grades become int64 arrays when scored.
+    relevance: dict[str, Annotated[int, Field(ge=1, le=2**63 - 1)]] = Field(
         default_factory=dict,
         description="Graded relevance (id -> grade >= 1); ids must be in expected_top_k_ids.",
     )

@@ -17,13 +17,14 @@ its own), only the regular-file rule applies.
 
 from __future__ import annotations
 
+import gzip
 import os
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from retrieval_eval.errors import InputError
 
@@ -85,6 +86,41 @@ def open_input(path: Path) -> BinaryIO:
         os.close(fd)
         raise
     return os.fdopen(fd, "rb")
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+# Longest first: the UTF-32 little-endian mark begins with the UTF-16 one.
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def wide_encoding_problem(head: bytes) -> str | None:
+    """The message for a file whose first bytes are a UTF-16 or UTF-32 byte-order mark.
+
+    Such text is not readable as UTF-8 (every other byte is NUL), and PowerShell's ``>``
+    writes it, so it is named rather than reported as invalid bytes line after line.
+    """
+    for mark, encoding in _WIDE_BOMS:
+        if head.startswith(mark):
+            return (
+                f"the file is {encoding} text (it starts with a {encoding} byte-order mark); "
+                "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)"
+            )
+    return None
+
+
+def open_maybe_gzipped(path: Path) -> BinaryIO:
+    """:func:`open_input`, decompressing as it reads when the name ends in ``.gz``
+    (BEIR's ``corpus.jsonl.gz``). A corrupt or truncated stream raises OSError, EOFError
+    or zlib.error from a later read."""
+    if not path.name.lower().endswith(".gz"):
+        return open_input(path)
+    check_regular(path)
+    return cast(BinaryIO, gzip.open(path, "rb"))
 
 
 def read_input_bytes(path: Path) -> bytes:

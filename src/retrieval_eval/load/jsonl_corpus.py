@@ -50,4 +50,4 @@ def load_jsonl_corpus(path: Path) -> Corpus:
         )
         empty = not (record.title.strip() or record.text.strip())
         builder.add(document, file=path, line=number, empty=empty)
-    return builder.build()
+    return builder.build_file(path, '{"id", "title", "text"}')

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.input_files import open_input
+from retrieval_eval.load.input_files import UTF8_BOM, open_maybe_gzipped, wide_encoding_problem
 
 # 64 MiB: six times the 10 MB line the format promises to read, yet small
 # enough that one runaway line (a whole file without newlines) cannot exhaust
@@ -24,7 +25,6 @@ from retrieval_eval.load.input_files import open_input
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 _SKIP_CHUNK_BYTES = 1024 * 1024
-_BOM = b"\xef\xbb\xbf"
 _LINE_END = b"\r\n"
 
 
@@ -39,27 +39,31 @@ class Line(NamedTuple):
 def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Line]:
     """Yield every non-blank line of ``path`` with its 1-based line number.
 
-    Raises InputError only when the file itself cannot be opened; problems with
-    single lines (invalid UTF-8, too long) are yielded so callers can report
+    A name ending in ``.gz`` is decompressed as it is read. Raises InputError only
+    when the file itself cannot be opened or read on (a truncated ``.gz``); problems
+    with single lines (invalid UTF-8, too long) are yielded so callers can report
     them all and carry on.
     """
-    handle = open_input(path)
+    handle = open_maybe_gzipped(path)
     with handle:
         number = 0
         while True:
-            raw = handle.readline(max_line_bytes + 1)
+            raw = _read_line(handle, max_line_bytes + 1, path, number + 1)
             if not raw:
                 return
             number += 1
+            if number == 1 and (problem := wide_encoding_problem(raw)) is not None:
+                yield Line(number, "", problem)
+                return
             if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-                _skip_rest_of_line(handle)
+                _skip_rest_of_line(handle, path, number)
                 yield Line(
                     number,
                     "",
                     f"line is longer than {max_line_bytes:,} bytes; split the record or shorten it",
                 )
                 continue
-            start = len(_BOM) if number == 1 and raw.startswith(_BOM) else 0
+            start = len(UTF8_BOM) if number == 1 and raw.startswith(UTF8_BOM) else 0
             end = len(raw)
             while end > start and raw[end - 1] in _LINE_END:
                 end -= 1
@@ -79,9 +83,20 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
                 yield Line(number, text)
 
 
-def _skip_rest_of_line(handle: BinaryIO) -> None:
+def _read_line(handle: BinaryIO, size: int, path: Path, number: int) -> bytes:
+    """One line (at most ``size`` bytes); a file that breaks while being read (a truncated
+    or corrupt ``.gz``, an I/O error) stops the read at that line."""
+    try:
+        return handle.readline(size)
+    except (OSError, EOFError, zlib.error) as error:
+        raise InputError(
+            f"cannot read the file from here on: {error}", file=path, line=number
+        ) from None
+
+
+def _skip_rest_of_line(handle: BinaryIO, path: Path, number: int) -> None:
     while True:
-        chunk = handle.readline(_SKIP_CHUNK_BYTES)
+        chunk = _read_line(handle, _SKIP_CHUNK_BYTES, path, number)
         if not chunk or chunk.endswith(b"\n"):
             return
 
@@ -102,7 +117,10 @@ def parse_json_object(text: str) -> dict[str, Any] | str:
         return "not valid JSON: nested too deeply to read; flatten the record"
     except ValueError as error:
         if isinstance(error, json.JSONDecodeError):
-            return f"not valid JSON: {error.msg} (column {error.colno})"
+            hint = ""
+            if "\r" in text:  # lines end at \n; a lone \r leaves several records on one line
+                hint = "; the line holds a lone \\r (old Mac line endings?): end lines with \\n"
+            return f"not valid JSON: {error.msg} (column {error.colno}){hint}"
         return f"not valid JSON: {error}"
     if not isinstance(value, dict):
         kind = _json_type_name(value)

@@ -26,7 +26,7 @@ import yaml
 from retrieval_eval.errors import InputError
 from retrieval_eval.load.corpus_builder import CorpusBuilder
 from retrieval_eval.load.documents import Corpus, Document
-from retrieval_eval.load.input_files import read_input_bytes
+from retrieval_eval.load.input_files import read_input_bytes, wide_encoding_problem
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+).*?\1")
@@ -72,13 +72,15 @@ def _read_note(path: Path, note_id: str) -> Document:
         title=title.strip(),
         text=body.strip("\n"),
         tags=tuple(dict.fromkeys(tags)),
-        metadata=_json_safe(front_matter),
+        metadata=_json_safe(front_matter, path),
         source=str(path),
     )
 
 
 def _read_utf8(path: Path) -> str:
     data = read_input_bytes(path)
+    if (problem := wide_encoding_problem(data[:4])) is not None:
+        raise InputError(problem, file=path, line=1)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -165,7 +167,15 @@ def _prose_lines(body: str) -> Iterator[str]:
             fence = None
 
 
-def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
+def _json_safe(values: dict[str, Any], path: Path) -> dict[str, Any]:
     # YAML gives dates and other types later stages (JSON reports, chromadb metadata) cannot store.
-    safe: dict[str, Any] = json.loads(json.dumps(values, default=str, ensure_ascii=False))
+    try:
+        text = json.dumps(values, default=str, ensure_ascii=False)
+    except ValueError:  # json's "Circular reference detected": `a: &x [*x]`
+        raise InputError(
+            "front matter holds a value that contains itself (a YAML alias inside its own "
+            "anchor); write the value out",
+            file=path,
+        ) from None
+    safe: dict[str, Any] = json.loads(text)
     return safe

@@ -61,7 +61,9 @@ def parse_trec_run(text: str, *, file: Path) -> Ranking:
 def parse_jsonl_run(text: str, *, file: Path) -> Ranking:
     """``{"query_id", "hits": [{"id", "score", "text"?}]}`` lines → hits per query id."""
     runs: Ranking = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: str.splitlines() also splits at U+2028, U+2029 and U+0085,
+    # which JSON allows unescaped inside a string (a hit's text may hold them).
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -127,7 +129,8 @@ class RunFileRetriever:
     def index(self, corpus: Corpus) -> None:
         path = self.config.path
         try:
-            text = path.read_text(encoding="utf-8")
+            # utf-8-sig: a byte-order mark (Windows tools write one) is not part of a query id.
+            text = path.read_text(encoding="utf-8-sig")
         except FileNotFoundError:
             raise ConfigError("retrievers.run-file.path: no such file", file=path) from None
         except (OSError, UnicodeDecodeError) as error:

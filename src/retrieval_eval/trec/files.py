@@ -133,8 +133,10 @@ def read_qrels(path: Path) -> Columns:
 def _read(
     path: Path, *, fields: int, extra_ok: bool, layout: str, value_column: int, group: bool
 ) -> Columns:
-    if not path.is_file():
+    if not path.exists():  # a pipe (process substitution, /dev/stdin) is read as a file
         raise InputError("file not found", file=path)
+    if path.is_dir():
+        raise InputError("is a directory, not a file", file=path)
     doc_parts: list[WordArray] = []
     value_parts: list[np.ndarray] = []
     query_parts: list[_BlockQueries] = []

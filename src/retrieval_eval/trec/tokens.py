@@ -7,10 +7,22 @@ with vectorised comparisons. The common layout (one separator between fields,
 ``\\n`` endings, no blank or comment lines) is recognised in a single pass;
 anything else goes through a general path that handles runs of spaces, tabs,
 ``\\r\\n``, blank lines and ``#`` comments, as trec_eval does.
+
+Beyond trec_eval, which reads bytes as they are: a UTF-8 byte-order mark at the start
+of the file is skipped (Windows editors write one, and it would otherwise become part
+of the first query id, silently splitting that query in two), and a lone ``\\r`` ends
+a line as ``\\n`` does (classic Mac line endings; Python's universal newlines, and so
+pytrec_eval's and ranx's readers, split there too). A file in UTF-16 or UTF-32 (what
+PowerShell's ``>`` writes) is refused with a message saying so. A gzipped file (``run.gz``,
+as ranx and ir_measures read it) is decompressed as it is read, and a pipe
+(``<(zcat run.gz)``, ``/dev/stdin``) is read like a file.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +30,13 @@ from pathlib import Path
 import numpy as np
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
 from retrieval_eval.score.ranked import IntArray
 
 BLOCK_BYTES = 1 << 20  # 1 MiB of text per block: temporaries stay in cache and malloc reuses them
 PAD = 16  # zero bytes after each block so 8-byte word loads never run off the end
-_NEWLINE, _HASH = 10, 35
+_NEWLINE, _RETURN, _HASH = 10, 13, 35
+_GZIP_MAGIC = b"\x1f\x8b"
 Bytes = np.ndarray  # uint8 array
 
 
@@ -68,12 +82,17 @@ def read_blocks(
     buffer = np.zeros(BLOCK_BYTES + PAD, dtype=np.uint8)
     filled = 0  # bytes of an unfinished line carried over from the previous read
     first_line = 1
-    with open(path, "rb") as handle:
+    with open(path, "rb") as raw, _text_stream(raw, path) as handle:
         while True:
             if filled >= buffer.size - PAD:  # one line longer than the buffer: grow it
                 buffer = np.concatenate([buffer, np.zeros(buffer.size, dtype=np.uint8)])
             capacity = buffer.size - PAD
-            read = handle.readinto(memoryview(buffer)[filled:capacity])  # type: ignore[arg-type]
+            try:
+                read = handle.readinto(memoryview(buffer)[filled:capacity])  # type: ignore[arg-type]
+            except (OSError, EOFError, zlib.error) as error:  # a truncated or corrupt .gz
+                raise InputError(
+                    f"cannot read the file from here on: {error}", file=path, line=first_line
+                ) from None
             end = filled + (read or 0)
             if not read:
                 if end and bool((buffer[:end] > 32).any()):
@@ -83,7 +102,7 @@ def read_blocks(
                     )
                     yield block
                 return
-            cut = _after_last_newline(buffer, end)
+            cut = _after_last_newline(buffer, end) or _after_last_lone_return(buffer, end)
             if cut == 0:
                 filled = end
                 continue
@@ -107,6 +126,45 @@ def _after_last_newline(buffer: Bytes, end: int) -> int:
         if lower == 0:
             return 0
         end, lower = lower, max(0, lower - window)
+
+
+def _text_stream(handle: io.BufferedReader, path: Path) -> io.BufferedReader | gzip.GzipFile:
+    """The file's text: decompressed when it is gzipped (runs are often shipped as
+    ``run.gz``), after any UTF-8 byte-order mark; UTF-16 and UTF-32 are refused.
+
+    Only ``peek`` looks ahead, so a pipe (``<(zcat run.gz)``, ``/dev/stdin``) reads too.
+    """
+    stream: io.BufferedReader | gzip.GzipFile = handle
+    if handle.peek(2)[:2] == _GZIP_MAGIC:
+        stream = gzip.GzipFile(fileobj=handle, mode="rb")
+    try:
+        head = stream.peek(4)[:4]
+    except (OSError, EOFError, zlib.error) as error:
+        raise InputError(f"cannot read the file: {error}", file=path, line=1) from None
+    problem = wide_encoding_problem(head)
+    if problem is not None:
+        raise InputError(problem, file=path, line=1)
+    if head.startswith(UTF8_BOM):
+        stream.read(len(UTF8_BOM))
+    return stream
+
+
+def _after_last_lone_return(buffer: Bytes, end: int) -> int:
+    """Offset after the last ``\\r`` that ends a line, for a buffer holding no ``\\n``.
+
+    A ``\\r`` in the buffer's last byte may be the first half of a ``\\r\\n`` split by
+    the read, so it is not a line end yet; any earlier one is (no ``\\n`` follows it).
+    """
+    hits = np.flatnonzero(buffer[: max(0, end - 1)] == _RETURN)
+    return int(hits[-1]) + 1 if hits.size else 0
+
+
+def _line_ends(body: Bytes) -> Bytes:
+    """True at each ``\\n``, and at each ``\\r`` not followed by ``\\n`` (a lone one)."""
+    ends: Bytes = np.equal(body, _NEWLINE)
+    ends[:-1] |= (body[:-1] == _RETURN) & ~ends[1:]
+    ends[-1:] |= body[-1:] == _RETURN  # a block cut after a lone one ends with it
+    return ends
 
 
 def _tokenize(
@@ -135,8 +193,8 @@ def _tokenize_simple(body: Bytes, fields: int) -> IntArray | None:
     if bool(space[0]) or bool((space[1:] & space[:-1]).any()):
         return None
     separators = _positions(space)
-    if separators.size % fields:
-        return None
+    if separators.size % fields or bool((body[separators] == _RETURN).any()):
+        return None  # a lone \r ends a line; the general path splits there
     grid = separators.reshape(-1, fields)
     lines = grid.shape[0]
     # Every newline sits in the last column, so no line has more or fewer fields.
@@ -161,7 +219,7 @@ def _tokenize_general(
     previous_space[1:] = space[:-1]
     token_starts = _positions(~space & previous_space)
     token_ends = _positions(space & ~previous_space)
-    newlines = _positions(body == _NEWLINE)
+    newlines = _positions(_line_ends(body))
     token_line = np.searchsorted(newlines, token_starts)
     per_line = np.bincount(token_line, minlength=newlines.size)
     first_token = np.zeros(newlines.size, dtype=np.int64)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -102,13 +103,14 @@ def parse_floats(
     ):  # pragma: no cover - words_for sizes to fit
         raise AssertionError("token wider than its words")
     try:
-        return strings.astype(np.float64)
+        if not _has_underscore(strings):
+            return strings.astype(np.float64)
     except ValueError:
         pass
     out = np.empty(strings.size, dtype=np.float64)
     for row, token in enumerate(strings.tolist()):
         try:
-            out[row] = float(token)
+            out[row] = _python_number(float, token)
         except ValueError:
             text = token.decode("utf-8", "replace")
             raise InputError(
@@ -120,15 +122,38 @@ def parse_floats(
 def parse_ints(words: WordArray, line_numbers: IntArray, path: Path, what: str) -> IntArray:
     strings = as_bytes_strings(words)
     try:
-        return strings.astype(np.int64)
-    except ValueError:
+        if not _has_underscore(strings):
+            return strings.astype(np.int64)
+    except (ValueError, OverflowError):
         pass
     for row, token in enumerate(strings.tolist()):
+        text = token.decode("utf-8", "replace")
         try:
-            int(token)
+            value = _python_number(int, token)
         except ValueError:
-            text = token.decode("utf-8", "replace")
             raise InputError(
                 f"{what} {text!r} is not an integer", file=path, line=int(line_numbers[row])
             ) from None
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise InputError(
+                f"{what} {text!r} is out of range; grades must lie within ±{_INT64_MAX:,}",
+                file=path,
+                line=int(line_numbers[row]),
+            )
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+_Number = TypeVar("_Number", int, float)
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
+def _has_underscore(strings: np.ndarray) -> bool:
+    """Python's number syntax (and so numpy's cast) reads ``1_000`` as 1000; C's does not."""
+    return bool((np.char.find(strings, b"_") >= 0).any())
+
+
+def _python_number(kind: type[_Number], token: bytes) -> _Number:
+    """``kind(token)``, refusing the digit separators C's strtod and strtol stop at."""
+    if b"_" in token:
+        raise ValueError(token)
+    return kind(token)
