@@ -33,18 +33,18 @@ def test_parse_measure_canonical_names(text: str, name: str) -> None:
     [
         (
             "ndcg",
-            "measure 'ndcg' needs a cut-off, e.g. ndcg@10; accepted: mrr@K, ndcg@K, p@K, recall@K, "
+            "measure 'ndcg' needs a cut-off, e.g. ndcg@10; accepted: mrr, mrr@K, ndcg@K, p@K, recall@K, "
             "map, map@K, hit_rate@K, r_precision (K >= 1)",
         ),
         ("p@0", "measure 'p@0' has cut-off 0; cut-offs start at 1"),
         (
             "r_precision@5",
-            "unknown measure 'r_precision@5'; accepted: mrr@K, ndcg@K, p@K, recall@K, "
+            "unknown measure 'r_precision@5'; accepted: mrr, mrr@K, ndcg@K, p@K, recall@K, "
             "map, map@K, hit_rate@K, r_precision (K >= 1)",
         ),
         (
             "precision@5",
-            "unknown measure 'precision@5'; accepted: mrr@K, ndcg@K, p@K, recall@K, "
+            "unknown measure 'precision@5'; accepted: mrr, mrr@K, ndcg@K, p@K, recall@K, "
             "map, map@K, hit_rate@K, r_precision (K >= 1)",
         ),
     ],

@@ -31,7 +31,7 @@ _CUT_REQUIRED: frozenset[str] = frozenset({"ndcg", "p", "recall", "hit_rate"})
 _CUT_OPTIONAL: frozenset[str] = frozenset({"mrr", "map"})
 _UNCUT: frozenset[str] = frozenset({"r_precision"})
 
-ACCEPTED_FORMS = "mrr@K, ndcg@K, p@K, recall@K, map, map@K, hit_rate@K, r_precision (K >= 1)"
+ACCEPTED_FORMS = "mrr, mrr@K, ndcg@K, p@K, recall@K, map, map@K, hit_rate@K, r_precision (K >= 1)"
 
 _OURS = re.compile(r"^(?P<kind>[a-z_]+)(?:@(?P<k>[0-9]+))?$")
 
