@@ -240,3 +240,38 @@ def test_a_configuration_not_in_utf8_names_the_file(
         check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {config}: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            'repository = "/etc"\n',
+            "unknown key 'repository' (the repository is the folder the run starts in)",
+        ),
+        (
+            '[dataset_thresholds."hybrid.jsonl"]\n"ndcg@10" = { mn = 0.5 }\n',
+            """unknown key 'dataset_thresholds."hybrid.jsonl"."ndcg@10".mn'""",
+        ),
+        (
+            '[dataset_thresholds."hybrid.jsonl"]\n"ndcg@10" = { min = "high" }\n',
+            """bad value for 'dataset_thresholds."hybrid.jsonl"."ndcg@10".min'""",
+        ),
+    ],
+    ids=["repository-is-not-a-file-key", "typo-in-a-dataset-threshold", "bad-threshold-value"],
+)
+def test_a_config_error_names_the_key_as_the_file_spells_it(
+    tmp_path: Path, toml: str, message: str
+) -> None:
+    (tmp_path / "retrieval-eval.toml").write_text(toml, encoding="utf-8")
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("retrieval-eval")), "run"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"error: {tmp_path / 'retrieval-eval.toml'}: {message}")
+    assert "function-after" not in line

@@ -9,6 +9,7 @@ so a run is fully described by it.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -364,6 +365,11 @@ def load_settings(
     merged: dict[str, Any] = {}
     if found is not None:
         source, table = found
+        if "repository" in table:  # a field, but the run's own folder: never a file's to move
+            raise ConfigError(
+                "unknown key 'repository' (the repository is the folder the run starts in)",
+                file=source,
+            )
         _apply_layer(merged, table, str(source))
     _apply_layer(merged, dict(overrides), overrides_source)
     _validate(merged, source_of=_sources(found, overrides, overrides_source))
@@ -483,7 +489,7 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
         return RunSettings.model_validate(merged)
     except ValidationError as error:
         first = error.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(settings)"
+        key = _key_path(first["loc"], merged) or "(settings)"
         top = str(first["loc"][0]) if first["loc"] else ""
         source = source_of.get(top, "settings")
         kind: str = first["type"]
@@ -495,6 +501,28 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
         if more:
             message += f" (and {more} more problem{'s' if more > 1 else ''})"
         raise ConfigError(message, file=source) from None
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key_path(location: tuple[int | str, ...], data: object) -> str:
+    """The key as the TOML file spells it: pydantic's location, less the steps it adds for
+    unions and validators (``function-after[...]``, ``float``), which name no key of the
+    input, and with keys that are not bare TOML keys quoted (``dataset_thresholds."a.jsonl"``).
+    The last step is kept even when the input lacks it: it is the missing field's name."""
+    parts: list[str] = []
+    current = data
+    for position, part in enumerate(location):
+        found = (isinstance(current, Mapping) and part in current) or (
+            isinstance(current, list | tuple) and isinstance(part, int) and part < len(current)
+        )
+        if not found and position < len(location) - 1:
+            continue
+        current = current[part] if found else None  # type: ignore[index]
+        text = str(part)
+        parts.append(text if isinstance(part, int) or _BARE_KEY.match(text) else f'"{text}"')
+    return ".".join(parts)
 
 
 def _plain(message: str) -> str:
