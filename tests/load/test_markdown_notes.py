@@ -94,8 +94,19 @@ def test_tags_as_a_comma_separated_string(tmp_path: Path) -> None:
         # Once "unexpected ValueError: Circular reference detected (a bug in retrieval-eval ...)".
         (
             b"---\nsee: &loop [*loop]\n---\nbody\n",
-            "a.md: front matter holds a value that contains itself (a YAML alias inside its own "
-            "anchor); write the value out",
+            "a.md:2: front matter uses a YAML alias (*loop); write the value out instead",
+        ),
+        # "Billion laughs": nine lines that expand to 10^9 strings when written out.
+        (
+            (
+                "---\na: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol,lol]\n"
+                + "".join(
+                    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n"
+                    for i in range(8)
+                )
+                + "---\nbody\n"
+            ).encode(),
+            "a.md:3: front matter uses a YAML alias (*a); write the value out instead",
         ),
     ],
 )

@@ -33,8 +33,8 @@ def test_parse_measure_canonical_names(text: str, name: str) -> None:
     [
         (
             "ndcg",
-            "measure 'ndcg' needs a cut-off, e.g. ndcg@10; accepted: mrr, mrr@K, ndcg@K, p@K, recall@K, "
-            "map, map@K, hit_rate@K, r_precision (K >= 1)",
+            "measure 'ndcg' needs a cut-off, e.g. ndcg@10; accepted: mrr, mrr@K, ndcg@K, p@K, "
+            "recall@K, map, map@K, hit_rate@K, r_precision (K >= 1)",
         ),
         ("p@0", "measure 'p@0' has cut-off 0; cut-offs start at 1"),
         (

@@ -97,8 +97,10 @@ def _split_front_matter(content: str, path: Path) -> tuple[dict[str, Any], str]:
             break
     else:
         raise InputError("front matter opened with --- is never closed", file=path, line=1)
+    text = "\n".join(lines[1:index])
     try:
-        parsed = yaml.safe_load("\n".join(lines[1:index]))
+        _refuse_aliases(text, path)
+        parsed = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
@@ -111,6 +113,19 @@ def _split_front_matter(content: str, path: Path) -> tuple[dict[str, Any], str]:
     if not isinstance(parsed, dict):
         raise InputError("front matter must be a YAML mapping (key: value)", file=path, line=2)
     return {str(key): value for key, value in parsed.items()}, "\n".join(lines[index + 1 :])
+
+
+def _refuse_aliases(text: str, path: Path) -> None:
+    """A YAML alias (``*name``) repeats a value without repeating its text, so a few lines of
+    nested aliases ("billion laughs") expand to more than memory holds once the metadata is
+    written out; and one inside its own anchor never ends. A note's front matter needs none."""
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise InputError(
+                f"front matter uses a YAML alias (*{event.anchor}); write the value out instead",
+                file=path,
+                line=event.start_mark.line + 2,  # the front matter starts on the note's line 2
+            )
 
 
 def _front_matter_tags(value: Any, path: Path) -> list[str]:
@@ -169,13 +184,7 @@ def _prose_lines(body: str) -> Iterator[str]:
 
 def _json_safe(values: dict[str, Any], path: Path) -> dict[str, Any]:
     # YAML gives dates and other types later stages (JSON reports, chromadb metadata) cannot store.
-    try:
-        text = json.dumps(values, default=str, ensure_ascii=False)
-    except ValueError:  # json's "Circular reference detected": `a: &x [*x]`
-        raise InputError(
-            "front matter holds a value that contains itself (a YAML alias inside its own "
-            "anchor); write the value out",
-            file=path,
-        ) from None
+    # No value contains itself: _refuse_aliases has refused every alias.
+    text = json.dumps(values, default=str, ensure_ascii=False)
     safe: dict[str, Any] = json.loads(text)
     return safe
