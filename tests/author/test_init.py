@@ -119,6 +119,7 @@ def test_fork_safe_writes_the_readme_pair_plus_paths(repo: Path, repo_root: Path
         ({"data/beir/corpus.jsonl": '{"_id": "1", "text": "x"}\n'}, "data/beir"),
         ({"docs.jsonl": '{"id": "a", "title": "", "text": "hello"}\n'}, "docs.jsonl"),
         ({"notes/a.md": "# A\n", "notes/b.md": "# B\n", "notes/x/c.md": "# C\n"}, "notes"),
+        ({"kb/a.markdown": "# A\n", "kb/b.MD": "# B\n", "kb/x/c.Markdown": "# C\n"}, "kb"),
     ],
 )
 def test_corpus_formats_are_detected(tmp_path: Path, layout: dict[str, str], expected: str) -> None:

@@ -63,6 +63,14 @@ def test_ids_titles_tags_and_metadata_follow_the_convention(tmp_path: Path) -> N
     assert (by_id["plain"].title, by_id["plain"].tags) == ("plain", ("tag",))
 
 
+def test_markdown_and_upper_case_extensions_are_notes(tmp_path: Path) -> None:
+    folder = _notes(
+        tmp_path,
+        {"a.markdown": "alpha", "B.MD": "beta", "x/c.Markdown": "gamma", "readme.txt": "no"},
+    )
+    assert load_corpus(folder).ids() == {"a", "B", "x/c"}
+
+
 def test_blank_notes_are_skipped_and_counted(tmp_path: Path) -> None:
     folder = _notes(tmp_path, {"a.md": "---\ntitle: Nothing here\n---\n\n", "b.md": "text"})
     corpus = load_corpus(folder)

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from retrieval_eval.load.markdown_notes import is_note_name
+
 # Folders never searched: version control, virtual environments, dependencies, caches.
 _SKIPPED_DIRS = frozenset(
     {
@@ -76,7 +78,7 @@ def detect(root: Path) -> Detected:
                 break
             path = here / name
             lower = name.lower()
-            if lower.endswith(".md") and lower not in _REPO_DOCS:
+            if is_note_name(name) and lower not in _REPO_DOCS:
                 markdown[rel] = markdown.get(rel, 0) + 1
             elif lower == "corpus.jsonl":
                 candidates.append(CorpusGuess(rel or ".", "beir", 0, "a BEIR folder"))

@@ -1,7 +1,8 @@
 """Read a folder of Markdown notes (an Obsidian vault, a Bear export, a docs folder).
 
 Conventions, chosen so ids stay stable when a note is edited:
-- id: the path relative to the folder, without ``.md``, with ``/`` separators
+- id: the path relative to the folder, without ``.md`` (or ``.markdown``, in any case),
+  with ``/`` separators
   (``recipes/shakshuka``); hidden folders such as ``.git`` or ``.obsidian`` are skipped;
 - title: front matter ``title:``, else the first ``# `` heading, else the file name;
 - tags: front matter ``tags:`` (a list, or one comma/space separated string) plus
@@ -45,18 +46,26 @@ def load_markdown_notes(folder: Path) -> Corpus:
     corpus = builder.build()
     if not corpus.documents and not corpus.skipped_empty:
         raise InputError(
-            "no Markdown notes (*.md) in this folder; a corpus is a folder of notes, "
+            "no Markdown notes (*.md, *.markdown) in this folder; a corpus is a folder of notes, "
             "a .jsonl file, a BEIR folder or a Bear database",
             file=folder,
         )
     return corpus
 
 
+# What editors and exporters name Markdown files, in any case (`Note.MD` from Windows tools).
+NOTE_SUFFIXES = (".md", ".markdown")
+
+
+def is_note_name(name: str) -> bool:
+    return name.lower().endswith(NOTE_SUFFIXES) and not name.startswith(".")
+
+
 def _note_paths(folder: Path) -> Iterator[Path]:
     for root, directories, files in os.walk(folder):
         directories[:] = sorted(d for d in directories if not d.startswith("."))
         for name in sorted(files):
-            if name.endswith(".md") and not name.startswith("."):
+            if is_note_name(name):
                 yield Path(root) / name
 
 
@@ -121,10 +130,11 @@ def _refuse_aliases(text: str, path: Path) -> None:
     written out; and one inside its own anchor never ends. A note's front matter needs none."""
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent):
+            mark = event.start_mark
             raise InputError(
                 f"front matter uses a YAML alias (*{event.anchor}); write the value out instead",
                 file=path,
-                line=event.start_mark.line + 2,  # the front matter starts on the note's line 2
+                line=(mark.line if mark is not None else 0) + 2,  # front matter starts on line 2
             )
 
 
