@@ -180,6 +180,7 @@ class GitHubApi:
         )
         self._repository = repository
         self._token = token
+        self.status_set = False  # whether this run has set a commit status yet
 
     def __repr__(self) -> str:
         return f"GitHubApi(repository={self._repository!r})"
@@ -301,6 +302,7 @@ class GitHubApi:
             )
 
         self._do(f"setting status {context!r} on {sha[:7]}", create)
+        self.status_set = True
 
 
 def _message(error: GithubException) -> str:
