@@ -23,7 +23,8 @@ from tests.security.harness import Repo
 
 pytestmark = pytest.mark.slow
 
-HOSTILE = "<img src=x onerror=alert(1)> @octocat"
+# GitHub's word characters are ASCII: after "é" the "@" still notifies.
+HOSTILE = "<img src=x onerror=alert(1)> @octocat café@octocat"
 # GitHub links `@name` when the `@` does not follow a word character.
 LIVE_MENTION = re.compile(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]")
 # What Markdown itself produces, plus the <details>/<summary> our report uses on purpose.

@@ -26,7 +26,8 @@ COMMENT_FILE = "fork-comment.md"
 METADATA_FILE = "fork-publish.json"
 FORK_SCHEMA_VERSION: Literal[1] = 1
 
-_MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
+# After "é" or "日" an "@name" still notifies: GitHub's word characters are ASCII only.
+_MENTION = re.compile(r"(?<![A-Za-z0-9_`])@(?=[A-Za-z0-9])")
 
 
 class ForkMetadata(BaseModel):

@@ -13,7 +13,8 @@ _BACKSLASHED = set("\\*_[]~|#!")
 _HTML = {"<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "`": "&#96;"}
 # A zero-width space after "@" breaks GitHub's mention (and team mention) pattern
 # while the text still reads the same. An "@" inside a word (``MRR@10``,
-# ``me@example.org``) is not a mention and is left alone.
+# ``me@example.org``) is not a mention and is left alone; a word there means ASCII
+# letters, digits and "_", as in GitHub's pattern: after "é" or "日", "@name" notifies.
 _ZERO_WIDTH_SPACE = "\u200b"
 
 
@@ -29,7 +30,7 @@ def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
             out.append(_HTML[char])
         elif char in _BACKSLASHED:
             out.append("\\" + char)
-        elif char == "@" and not (previous.isalnum() or previous == "_"):
+        elif char == "@" and not (previous.isascii() and (previous.isalnum() or previous == "_")):
             out.append("@" + _ZERO_WIDTH_SPACE)
         else:
             out.append(char)
