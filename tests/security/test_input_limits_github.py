@@ -70,3 +70,17 @@ def test_a_token_that_is_not_ascii_is_a_bad_input_not_a_bug(world: World) -> Non
     assert "unexpected" not in run.log and "bug" not in run.log
     logged = [line for line in run.log.splitlines() if not line.startswith("::add-mask::")]
     assert "t\u00f6ken" not in "\n".join(logged) + run.summary  # never quoted back
+
+
+def test_an_answer_that_never_finishes_is_given_up_on_within_the_retry_budget(
+    world: World,
+) -> None:
+    """A broken proxy sends the headers, then a byte every second: every read gets data
+    before its timeout, so only a deadline on the whole call can end it."""
+    sha = world.head()
+    world.github.inject(Fault(path=r"/statuses/", method="POST", trickle=1.0, times=None))
+
+    run = world.push(sha, github_retry_seconds="2")
+
+    assert run.returncode == 2, run.log
+    assert "GitHub did not answer in time" in run.stdout

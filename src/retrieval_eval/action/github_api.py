@@ -4,7 +4,9 @@ Retrying is PyGithub's ``GithubRetry`` (a urllib3 ``Retry``: it honours
 ``Retry-After`` and recognises secondary-rate-limit 403s), extended by one
 rule: the whole sequence of attempts for one call fits a time budget, so a
 rate limit that asks for an hour fails fast instead of eating the job's
-timeout. 401, 404 and 422 are never retried: asking again cannot fix them.
+timeout, and each call has a deadline of its own (an answer that trickles in
+never trips the client's per-read timeout). 401, 404 and 422 are never retried:
+asking again cannot fix them.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import base64
 import logging
 import math
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any, Self, TypeVar
 
 import requests
@@ -102,6 +106,39 @@ class RetryBudget:
         """One attempt may not wait for an answer longer than the whole budget."""
         return longest if self.total <= 0 else max(1.0, min(longest, self.total))
 
+    def call_deadline(self, attempt: float) -> float:
+        """The longest one call (all its attempts and pages) may take: one attempt, plus
+        what is left of the budget for retrying it."""
+        return attempt + max(0.0, self.total - max(self.spent, self.elapsed()))
+
+
+class _DeadlinePassed(BaseException):
+    """Raised by the deadline's alarm: a BaseException, so that neither urllib3 (which turns
+    an OSError into a retry) nor requests nor PyGithub can catch it on its way out."""
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Interrupt the call in the main thread after ``seconds``.
+
+    The client's timeout bounds each read, not the answer: a peer that sends a byte now
+    and then (a broken proxy) would otherwise hold the run for ever.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signal_number: int, frame: FrameType | None) -> None:
+        raise _DeadlinePassed
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
 
 class BudgetedRetry(GithubRetry):
     """``GithubRetry`` that gives up when the next wait would overrun the run's ``RetryBudget``."""
@@ -168,11 +205,12 @@ class GitHubApi:
         seconds_between_writes: float = 0.5,
     ) -> None:
         self.retry_budget = RetryBudget(retry_budget_seconds)
+        self._attempt_timeout = math.ceil(self.retry_budget.attempt_timeout(timeout))
         self._client = Github(
             auth=Auth.Token(token.get_secret_value()),
             base_url=api_url,
             retry=make_retry(self.retry_budget, backoff_factor=backoff_factor),
-            timeout=math.ceil(self.retry_budget.attempt_timeout(timeout)),
+            timeout=self._attempt_timeout,
             seconds_between_requests=None,
             seconds_between_writes=seconds_between_writes,
             per_page=100,  # fewer round trips when listing files and comments
@@ -186,10 +224,18 @@ class GitHubApi:
         return f"GitHubApi(repository={self._repository!r})"
 
     @contextmanager
+    def _timed(self) -> Iterator[None]:
+        deadline = self.retry_budget.call_deadline(self._attempt_timeout)
+        with self.retry_budget.timing(), _deadline(deadline):
+            yield
+
+    @contextmanager
     def _call(self, what: str) -> Iterator[None]:
         try:
-            with self.retry_budget.timing():
+            with self._timed():
                 yield
+        except _DeadlinePassed:
+            raise GitHubApiError(f"{what}: GitHub did not answer in time") from None
         except GithubException as error:
             raise GitHubApiError(
                 self._redact(
@@ -253,8 +299,10 @@ class GitHubApi:
         github-actions[bot]; a personal or app token can, and posts as itself.
         """
         try:
-            with self.retry_budget.timing():
+            with self._timed():
                 return str(self._client.get_user().login)
+        except _DeadlinePassed:
+            raise GitHubApiError("reading /user: GitHub did not answer in time") from None
         except GithubException as error:
             if error.status == 403:
                 return GITHUB_ACTIONS_BOT
