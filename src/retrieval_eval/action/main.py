@@ -26,6 +26,7 @@ from retrieval_eval.action.pull_request import run_pull_request
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.render.escape import visible
 from retrieval_eval.render.no_report import escaped_lines
 from retrieval_eval.trust.guard import format_traceback, unexpected_error
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
@@ -111,7 +112,7 @@ def _last_resort_status(
         api.create_status(
             sha,
             state="error",
-            description=fit_status_description(f"error: {reason}"),
+            description=visible(fit_status_description(f"error: {reason}")),
             context=settings.status_context,
             target_url=settings.runner.run_url,
         )
