@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.action.project import FIXTURES, fixture_lines
 from tests.security.entry import World, world_in
 from tests.support.fake_github import Fault
 
@@ -84,3 +85,39 @@ def test_an_answer_that_never_finishes_is_given_up_on_within_the_retry_budget(
 
     assert run.returncode == 2, run.log
     assert "GitHub did not answer in time" in run.stdout
+
+
+# What a broken proxy or a truncated answer can look like: 200, but not a full file listing.
+NOT_A_LISTING = {
+    "an error object": {"message": "Server Error"},
+    "an html page": "<html><body>Bad gateway</body></html>",
+    "rows without names": [{"status": "modified"}],
+    "a name that is not text": [{"filename": 5}],
+    "an empty name": [{"filename": ""}],
+    "a null row": [None],
+    "the first of two pages": [{"filename": "README.md", "status": "modified"}],
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_A_LISTING))
+def test_a_malformed_file_listing_never_skips_the_evaluation(world: World, case: str) -> None:
+    """`paths` watches the datasets; the pull request changes one (and the README). An
+    answer that does not list them must lead to git or to "unknown", and so to evaluating,
+    never to "no watched file changed"."""
+    base = world.head()
+    head = world.commit(
+        {
+            "README.md": "# notes search, reworded\n",
+            "datasets/keyword.jsonl": fixture_lines(FIXTURES[:5]),
+        }
+    )
+    world.github.inject(
+        Fault(path=r"/pulls/\d+/files", method="GET", status=200, body=NOT_A_LISTING[case])
+    )
+
+    run = world.pull_request(9, base, head, paths="datasets/**")
+
+    assert run.outputs["verdict"] != "skipped", run.log
+    assert run.outputs["verdict"] != "error", run.log
+    [status] = world.github.statuses_for(head)
+    assert "skipped" not in status["description"]

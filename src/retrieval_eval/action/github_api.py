@@ -24,7 +24,7 @@ from types import FrameType, TracebackType
 from typing import Any, Self, TypeVar
 
 import requests
-from github import Auth, Github, GithubException, GithubRetry
+from github import Auth, BadAttributeException, Github, GithubException, GithubRetry
 from pydantic import SecretStr
 from urllib3 import HTTPResponse
 from urllib3.connectionpool import ConnectionPool
@@ -51,6 +51,10 @@ def quiet_identity_probe() -> None:
     retry_logger = logging.getLogger("github.GithubRetry")
     if not any(isinstance(f, _HideIdentityProbe) for f in retry_logger.filters):
         retry_logger.addFilter(_HideIdentityProbe())
+
+
+class _MalformedAnswer(Exception):
+    """An answer that parsed but does not hold what the API documents."""
 
 
 class GitHubApiError(RetrievalEvalError):
@@ -245,6 +249,14 @@ class GitHubApi:
             ) from None
         except requests.RequestException as error:
             raise GitHubApiError(self._redact(f"{what}: {_connection_problem(error)}")) from None
+        except (BadAttributeException, _MalformedAnswer, TypeError, AttributeError, KeyError):
+            # A 200 whose body is not what the API documents (a proxy's page, a truncated
+            # listing): a failed call like any other, so callers fall back or report it.
+            raise GitHubApiError(f"{what}: GitHub's answer is not what the API returns") from None
+        except ValueError as error:  # undecodable base64 content, among others
+            raise GitHubApiError(
+                f"{what}: GitHub's answer is not what the API returns ({type(error).__name__})"
+            ) from None
 
     def _redact(self, text: str) -> str:
         secret = self._token.get_secret_value()
@@ -260,10 +272,15 @@ class GitHubApi:
 
     def pull_request_files(self, number: int) -> list[FileChange]:
         def listing() -> list[FileChange]:
-            return [
+            changes = [
                 FileChange(f.filename, f.previous_filename or None)
                 for f in self._repo().get_pull(number).get_files()
             ]
+            # A row without a name would read as "nothing watched changed": never skip on it.
+            names = [name for c in changes for name in (c.filename, c.previous_filename or "x")]
+            if not all(isinstance(name, str) and name for name in names):
+                raise _MalformedAnswer
+            return changes
 
         return self._do(f"listing the files of pull request #{number}", listing)
 
