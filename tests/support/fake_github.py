@@ -93,11 +93,14 @@ class FakeGitHub:
         user: dict[str, Any] | None = None,
         prefix: str = "/api/v3",
         default_branch: str = "main",
+        app: dict[str, Any] | None = None,
     ) -> None:
-        """``user`` None: ``/user`` answers 403 and comments are by github-actions[bot]."""
+        """``user`` None: ``/user`` answers 403 and comments are by github-actions[bot], or by
+        ``app`` (a GitHub App's installation token: ``/user`` is 403 for it too)."""
         self.token = token
         self.repository = repository
         self.user = user
+        self.app = app
         self.prefix = prefix
         self.default_branch = default_branch
         self.requests: list[RecordedRequest] = []
@@ -152,7 +155,7 @@ class FakeGitHub:
 
     @property
     def comment_author(self) -> dict[str, Any]:
-        return self.user if self.user is not None else GITHUB_ACTIONS_BOT
+        return self.user or self.app or GITHUB_ACTIONS_BOT
 
     # --- seeding ---------------------------------------------------------------------------
     def add_pull(

@@ -313,7 +313,9 @@ class GitHubApi:
         """Who our comments are authored by.
 
         A workflow's ``GITHUB_TOKEN`` cannot read ``/user`` (403) and posts as
-        github-actions[bot]; a personal or app token can, and posts as itself.
+        github-actions[bot]; neither can a GitHub App's installation token, which posts
+        as ``<app>[bot]`` (``comment.is_ours`` accepts either for this answer). A personal
+        token or an app's user token can, and posts as itself.
         """
         try:
             with self._timed():
