@@ -334,6 +334,11 @@ def load_settings(
         _apply_layer(merged, table, str(source))
     _apply_layer(merged, dict(overrides), overrides_source)
     _validate(merged, source_of=_sources(found, overrides, overrides_source))
+    for name in (*_PATH_FIELDS, "outside_roots"):  # no file system call takes one
+        value = merged.get(name)
+        if any("\0" in str(path) for path in (value if isinstance(value, list) else [value])):
+            source = _sources(found, overrides, overrides_source).get(name, "settings")
+            raise ConfigError(f"bad value for '{name}': a path cannot hold a NUL", file=source)
 
     for name in _PATH_FIELDS:
         value = merged.get(name)

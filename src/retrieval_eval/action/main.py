@@ -66,7 +66,6 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
         payload=read_event(runner.event_path),
         sha=runner.sha,
     )
-    settings = configure(settings, activity, commands)
     quiet_identity_probe()
     api = GitHubApi(
         token=settings.github_token,
@@ -75,6 +74,7 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
         retry_budget_seconds=settings.github_retry_seconds,
     )
     try:
+        settings = configure(settings, activity, commands)
         if isinstance(activity, PullRequestActivity):
             return run_pull_request(settings, activity, api, commands)
         if isinstance(activity, CommitActivity):
