@@ -337,8 +337,8 @@ def load_settings(
     for name in (*_PATH_FIELDS, "outside_roots"):  # no file system call takes one
         value = merged.get(name)
         if any("\0" in str(path) for path in (value if isinstance(value, list) else [value])):
-            source = _sources(found, overrides, overrides_source).get(name, "settings")
-            raise ConfigError(f"bad value for '{name}': a path cannot hold a NUL", file=source)
+            where = _sources(found, overrides, overrides_source).get(name, "settings")
+            raise ConfigError(f"bad value for '{name}': a path cannot hold a NUL", file=where)
 
     for name in _PATH_FIELDS:
         value = merged.get(name)
