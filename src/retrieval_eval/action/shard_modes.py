@@ -28,6 +28,7 @@ def run_shard_mode(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
     from retrieval_eval.retrieval.embed_shard import embed_into_cache
     from retrieval_eval.settings import load_settings
     from retrieval_eval.sharding import parse_shard
+    from retrieval_eval.trust.guard import protect_process
 
     if not settings.shard:
         raise ConfigError(f"input `shard` (I/N) is required with `mode: {settings.mode}`")
@@ -39,6 +40,8 @@ def run_shard_mode(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
             overrides=run_overrides(settings),
             overrides_source="Action inputs",
         )
+        # As in `evaluate`: the retriever (a child, maybe the PR's code) must not see them.
+        protect_process(patterns=run_settings.secret_env)
         commands.info(run_settings.model_dump_json(indent=2))
     dense = run_settings.retrievers.dense
     if settings.mode == "embed-shard":
