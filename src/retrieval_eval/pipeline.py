@@ -318,7 +318,23 @@ def run_shard(
 ) -> ShardOutcome:
     """Evaluate this shard's queries of every dataset and write ``partial.json``.
 
-    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``."""
+    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``. Files are read
+    within the same roots as ``run`` reads them."""
+    roots = settings.input_roots()
+    with reading_within(roots) if roots is not None else nullcontext():
+        return _run_shard(
+            settings, shard, progress=progress, log=log, anthropic_api_key=anthropic_api_key
+        )
+
+
+def _run_shard(
+    settings: RunSettings,
+    shard: Shard,
+    *,
+    progress: bool,
+    log: Log,
+    anthropic_api_key: SecretStr | None,
+) -> ShardOutcome:
     if settings.judge.enabled:
         raise ConfigError(
             "the LLM judge does not run in sharded evaluation: turn it off for "

@@ -299,6 +299,16 @@ _MERGED_TABLES = ("thresholds", "dataset_retrievers")
 _DEEP_TABLES = ("retrievers", "judge")
 
 
+def _absolute(name: str, workdir: Path, value: Path) -> Path:
+    """``value`` made absolute under ``workdir``. The baseline keeps the name the configuration
+    gives it (symlinks in the working tree are not followed): on a pull request it is read
+    from the base commit by that name, and a symlink the pull request adds must not change
+    which file that is."""
+    if name == "baseline":
+        return Path(os.path.normpath(workdir.resolve() / value))
+    return (workdir / value).resolve()
+
+
 def find_config_file(workdir: Path) -> tuple[Path, dict[str, Any]] | None:
     """``retrieval-eval.toml`` wins over ``[tool.retrieval-eval]`` in ``pyproject.toml``."""
     own = workdir / CONFIG_FILE_NAME
@@ -373,18 +383,23 @@ def load_settings(
         _apply_layer(merged, table, str(source))
     _apply_layer(merged, dict(overrides), overrides_source)
     _validate(merged, source_of=_sources(found, overrides, overrides_source))
+    for name in (*_PATH_FIELDS, "outside_roots"):  # no file system call takes one
+        value = merged.get(name)
+        if any("\0" in str(path) for path in (value if isinstance(value, list) else [value])):
+            where = _sources(found, overrides, overrides_source).get(name, "settings")
+            raise ConfigError(f"bad value for '{name}': a path cannot hold a NUL", file=where)
 
     for name in _PATH_FIELDS:
         value = merged.get(name)
         if isinstance(value, str | Path):
-            merged[name] = (workdir / Path(value)).resolve()
+            merged[name] = _absolute(name, workdir, Path(value))
     merged["outside_roots"] = tuple(
         (workdir / Path(root)).resolve() for root in merged.get("outside_roots", ())
     )
     merged["repository"] = workdir.resolve()
     for name in _PATH_FIELDS:
         if name not in merged and name not in ("model_dir", "history"):
-            merged[name] = (workdir / RunSettings.model_fields[name].default).resolve()
+            merged[name] = _absolute(name, workdir, RunSettings.model_fields[name].default)
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
     settings = _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
     from retrieval_eval.retrieval.services import with_service_environment

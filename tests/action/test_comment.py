@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import SecretStr
 
 from retrieval_eval.action.comment import (
@@ -13,6 +15,7 @@ from retrieval_eval.action.comment import (
 )
 from retrieval_eval.action.github_api import GitHubApi
 from tests.action.runner_env import TOKEN
+from tests.security.entry import new_world
 from tests.support.fake_github import GITHUB_ACTIONS_BOT, FakeGitHub
 
 HUMAN = {"login": "alice", "id": 1, "type": "User"}
@@ -121,3 +124,21 @@ def test_a_body_at_the_limit_is_accepted_and_an_oversized_one_is_cut_to_fit(
     assert oversized.endswith("the full report is in the job summary)\n")
     post_comment(api, number=7, body=oversized, comment_id="main", mode="new")
     assert [len(c["body"]) for c in github.comments_on(7)] == [65_536, 65_536]
+
+
+def test_a_github_app_token_updates_its_own_comment(tmp_path: Path) -> None:
+    """An app's installation token cannot read /user either, and posts as `<app>[bot]`:
+    the second run edits that comment instead of adding one more on every push."""
+    app = {"login": "retrieval-checks[bot]", "id": 99, "type": "Bot"}
+    with FakeGitHub(token=TOKEN, repository="octo/notes", app=app) as github:
+        world = new_world(tmp_path, github)
+        base = world.head()
+        first = world.commit({"README.md": "# notes search, reworded\n"})
+        second = world.commit({"README.md": "# notes search, reworded again\n"})
+
+        runs = [world.pull_request(7, base, head) for head in (first, second)]
+
+        assert [run.returncode for run in runs] == [0, 0], runs[-1].log
+        [comment] = github.comments_on(7)
+        assert comment["user"]["login"] == "retrieval-checks[bot]"
+        assert len(github.requests_to("PATCH", "/issues/comments/")) == 1

@@ -98,7 +98,8 @@ def test_a_missing_comment_file_is_refused_when_one_was_promised(tmp_path: Path)
 
 
 def test_mentions_from_a_fork_cannot_ping_anyone() -> None:
-    text = "thanks @maintainer and @org/team; mail a@b.example; `@code` stays"
+    text = "thanks @maintainer and @org/team, merci café@maintainer; mail a@b.example; `@code`"
     assert neutralize_mentions(text) == (
-        "thanks @\u2060maintainer and @\u2060org/team; mail a@b.example; `@code` stays"
+        "thanks @\u2060maintainer and @\u2060org/team, merci café@\u2060maintainer; "
+        "mail a@b.example; `@code`"
     )

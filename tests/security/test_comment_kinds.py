@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from html.parser import HTMLParser
 
 import pytest
 
-from tests.action.project import REGRESSING_NOTES, fixture_lines
+from tests.action.project import CONFIG, REGRESSING_NOTES, fixture_lines
 from tests.render.github_html import read, to_html
 from tests.security.harness import Repo
 
 pytestmark = pytest.mark.slow
 
-HOSTILE = "<img src=x onerror=alert(1)> @octocat"
+# GitHub's word characters are ASCII: after "é" the "@" still notifies.
+HOSTILE = "<img src=x onerror=alert(1)> @octocat café@octocat"
 # GitHub links `@name` when the `@` does not follow a word character.
 LIVE_MENTION = re.compile(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]")
 # What Markdown itself produces, plus the <details>/<summary> our report uses on purpose.
@@ -159,3 +161,33 @@ def test_the_failure_summary_for_a_bad_input_keeps_user_text_inert(repo: Repo) -
     assert "input `tolerance`" in run.log
     assert_inert(run.summary)
     assert "```" not in run.summary
+
+
+# A right-to-left override, an isolate, an escape sequence and a NUL: each would make the
+# text (and what follows it) read as something it is not.
+SPOOFING = "\u202eexe.txt\u2066x\u2069 \x1b[8mhidden\x00"
+UNSHOWABLE = re.compile("[\u202a-\u202e\u2066-\u2069\x00-\x08\x0b-\x1f\x7f-\x9f]")
+FAILING_RETRIEVER = f"""\
+import json, sys
+for line in sys.stdin:
+    print(json.dumps({{"error": {SPOOFING!r}}}), flush=True)
+"""
+
+
+def test_direction_overrides_and_control_characters_are_shown_not_obeyed(repo: Repo) -> None:
+    """The retriever (code a pull request can change) fails with text of its choosing: it
+    is quoted in the comment, the summary and the commit status, shown there, not obeyed."""
+    config = (
+        CONFIG + '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
+        f"command = {json.dumps([sys.executable, 'search.py'])}\n"
+    )
+    main = repo.commit({"search.py": FAILING_RETRIEVER, "retrieval-eval.toml": config}, "ours")
+    repo.branch("feature", main)
+    head = repo.commit({"README.md": "# notes, reworded\n"}, "docs")
+    run = repo.pull_request(7, main, head)
+
+    assert run.outputs["verdict"] == "error", run.log
+    [status] = run.statuses
+    for shown in (run.comment, run.summary, status["description"]):
+        assert "exe.txt" in shown and "\ufffd" in shown, shown
+        assert not UNSHOWABLE.search(shown), repr(shown)

@@ -181,3 +181,18 @@ def test_a_factory_that_calls_sys_exit_0_cannot_end_the_action_silently(world: W
 
     _assert_reported_error(world, run, sha, "sys.exit(0)")
     assert json.loads(run.outputs["metrics"]) == {}
+
+
+def test_a_configuration_no_path_can_hold_is_an_error_status_not_a_silent_exit(
+    world: World,
+) -> None:
+    """A NUL in a path: the file system refuses it before any check of ours saw it. The
+    run stopped with no status at all, so a required check waited for ever."""
+    base = world.head()
+    config = (world.workspace / "retrieval-eval.toml").read_text(encoding="utf-8")
+    head = world.commit({"retrieval-eval.toml": 'datasets = "data\\u0000sets"\n' + config})
+
+    run = world.pull_request(11, base, head)
+
+    _assert_reported_error(world, run, head, "bad value for 'datasets'")
+    assert "unexpected" not in run.log

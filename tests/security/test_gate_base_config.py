@@ -11,8 +11,11 @@ gone is a failing "removed" row, and removed fixtures head the comment.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
+from tests.action.git_repo import commit_all
 from tests.action.project import CONFIG, FIXTURES, REGRESSING_NOTES, fixture_lines
 from tests.render.github_html import read
 from tests.security.harness import Repo, Run
@@ -34,6 +37,8 @@ LOOSENINGS = {
     "a narrowed measure list": ('measures = ["p@5"]\n', "measures"),
     "a wide tolerance": ("tolerance = 0.9\n", "tolerance"),
     "a shallower k": ("k = 1\n", "k"),
+    # No file there at the base commit: the run would establish a baseline, not compare.
+    "a baseline file the base commit lacks": ('baseline = "fresh.json"\n', "baseline"),
 }
 
 
@@ -104,3 +109,34 @@ def test_removed_fixtures_are_listed_at_the_top(repo: Repo) -> None:
     page = read(top)
     assert "2 fixtures removed" in page.text, run.comment
     assert "k-005" in page.text and "k-006" in page.text
+
+
+def symlinked_pr(repo: Repo, number: int, link: str, target: str) -> Run:
+    """A regressing pull request that also replaces ``link`` by a symlink to ``target``."""
+    main = repo.establish_baseline()
+    repo.branch(f"pr{number}", main)
+    repo.commit(REGRESSING_NOTES, "lose two answers")
+    (repo.path / link).unlink()
+    os.symlink(target, repo.path / link)
+    return repo.pull_request(number, main, commit_all(repo.path, f"{link} -> {target}"))
+
+
+def test_a_symlinked_baseline_is_still_read_by_its_name_at_the_base(repo: Repo) -> None:
+    """`baseline.json -> fresh.json`: following the link would read a file the base commit
+    lacks, and a regressing pull request would pass as "baseline established"."""
+    run = symlinked_pr(repo, 25, "baseline.json", "fresh.json")
+
+    assert run.returncode == 1, run.log
+    assert run.outputs["verdict"] == "regression"
+    assert [s["state"] for s in run.statuses] == ["failure"]
+
+
+def test_a_symlinked_configuration_is_still_read_by_its_name_at_the_base(repo: Repo) -> None:
+    """`retrieval-eval.toml -> examples/lenient.toml`, a file the base commit has too."""
+    repo.commit({"examples/lenient.toml": "tolerance = 0.9\n" + CONFIG}, "an example config")
+    run = symlinked_pr(repo, 26, "retrieval-eval.toml", "examples/lenient.toml")
+
+    assert run.returncode == 1, run.log
+    assert run.outputs["verdict"] == "regression"
+    assert [s["state"] for s in run.statuses] == ["failure"]
+    assert "tolerance: 0.05 → 0.9" in read(run.comment).text

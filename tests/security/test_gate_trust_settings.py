@@ -87,3 +87,39 @@ def test_a_pr_cannot_add_an_outside_root(
     page = read(run.comment)
     assert "outside_roots" in page.text
     assert "takes effect after merge" in page.text
+
+
+def test_a_matrix_shard_of_a_pr_keeps_the_base_commits_trust_settings_too(
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`mode: evaluate-shard` runs the pull request's retriever over its corpus just as
+    `evaluate` does: the pull request can neither drop a name from `secret_env` nor add
+    a folder to `outside_roots` for it."""
+    dump = tmp_path_factory.mktemp("dump") / "env.json"
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "private.md").write_text("# Private\n\nNot part of the repository.\n")
+    custom = (
+        '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
+        f'command = [{json.dumps(sys.executable)}, "dump_env.py", {json.dumps(str(dump))}]\n'
+    )
+    main = repo.commit(
+        {
+            "retrieval-eval.toml": 'secret_env = ["MY_DB_PASSWORD"]\n' + CONFIG + custom,
+            "dump_env.py": DUMP_ENV,
+        },
+        "a custom retriever, and a secret it must not see",
+    )
+    repo.branch("feature", main)
+    widened = f"outside_roots = [{json.dumps(str(outside))}]\n" + CONFIG + custom
+    head = repo.commit({"retrieval-eval.toml": widened}, "drop secret_env, widen the roots")
+    shard = {"mode": "evaluate-shard", "shard": "1/1"}
+
+    seeing = repo.pull_request(32, main, head, extra_env={"MY_DB_PASSWORD": PASSWORD}, **shard)
+    seen = json.loads(dump.read_text(encoding="utf-8"))
+    (repo.path / "datasets/corpus/private.md").symlink_to(outside / "private.md")
+    reading = repo.pull_request(33, main, head, **shard)
+
+    assert seeing.returncode == 2, seeing.log  # the retriever fails on purpose
+    assert "MY_DB_PASSWORD" not in seen
+    assert reading.returncode == 2, reading.log
+    assert "private.md" in reading.log and "outside" in reading.log

@@ -10,13 +10,14 @@ hang the run nor fill its memory. Each refusal is a ``FILE: message`` error.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.action.git_repo import commit_all
-from tests.security.entry import World, run_cli, world_in
+from tests.security.entry import TOKEN, World, run_cli, world_in
 
 
 @pytest.fixture
@@ -107,3 +108,40 @@ def test_a_dataset_symlinked_out_of_the_repository_is_refused(world: World, tmp_
 
     assert run.returncode == 2, run.log
     assert f"{dataset}: resolves to {elsewhere}, outside the repository" in run.stderr
+
+
+# A command retriever that keeps the documents it is asked to index.
+KEEP_DOCUMENTS = """\
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["op"] == "index":
+        with open(sys.argv[1], "w") as handle:
+            json.dump(request["documents"], handle)
+        print(json.dumps({"ok": True}), flush=True)
+    else:
+        print(json.dumps({"hits": []}), flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", ["evaluate-shard", "embed-shard"])
+def test_a_matrix_shard_refuses_a_note_symlinked_out_of_the_repository(
+    world: World, mode: str
+) -> None:
+    """Each job of the matrix reads the corpus too; `/proc/self/environ` holds the token,
+    which the index request would hand to the retriever, the pull request's code."""
+    dump = world.runs / "documents.json"
+    world.runs.mkdir(parents=True, exist_ok=True)
+    config = (world.workspace / "retrieval-eval.toml").read_text(encoding="utf-8") + (
+        '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
+        f'command = ["{sys.executable}", "keep.py", "{dump}"]\n'
+    )
+    base = world.commit({"keep.py": KEEP_DOCUMENTS, "retrieval-eval.toml": config}, "mine")
+    _note(world).symlink_to("/proc/self/environ")
+    head = commit_all(world.workspace, "a note that is a symlink")
+
+    run = world.pull_request(8, base, head, mode=mode, shard="1/1")
+
+    assert run.returncode == 2, run.log
+    assert "resolves to /proc/" in run.log and "outside the repository" in run.log
+    assert not dump.exists() or TOKEN not in dump.read_text(encoding="utf-8")

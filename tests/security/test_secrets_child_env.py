@@ -188,3 +188,19 @@ def test_run_on_the_command_line_withholds_the_token_from_the_retriever_too(
     assert run.returncode == 0, run.log
     assert not set(WITHHELD) & set(json.loads(dump.read_text(encoding="utf-8")))
     _assert_clean(run.log, "the output of retrieval-eval run")
+
+
+def test_a_matrix_shard_withholds_the_listed_secrets_from_the_retriever_too(
+    world: World,
+) -> None:
+    """`mode: evaluate-shard` runs the retriever like `evaluate` does."""
+    dump = world.runs / "shard-env.json"
+    sha = world.commit(_use_leaky_retriever(world, "serve", dump), "my retriever")
+
+    run = world.push(sha, mode="evaluate-shard", shard="1/1", extra_env=dict(WITHHELD))
+
+    assert run.returncode == 0, run.log
+    assert not {"INPUT_GITHUB-TOKEN", *WITHHELD} & set(json.loads(dump.read_text()))
+    partial = world.workspace / "retrieval-eval-report" / "partial.json"
+    _assert_clean(partial.read_text(encoding="utf-8"), "partial.json")
+    _assert_clean(_stdout_without_masks(run) + run.stderr, "the log")

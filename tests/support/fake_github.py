@@ -58,6 +58,9 @@ class Fault:
     body: Any = None
     delay: float = 0.0  # seconds before answering (the real answer unless status is set)
     drop: bool = False  # close the connection without answering
+    # Seconds between the bytes of the answer's body (a peer that never quite finishes);
+    # each gap is shorter than a client's read timeout, so only a deadline ends the wait.
+    trickle: float = 0.0
     times: int | None = 1  # how many matching requests it affects; None = every one
 
     def matches(self, method: str, path: str) -> bool:
@@ -90,11 +93,14 @@ class FakeGitHub:
         user: dict[str, Any] | None = None,
         prefix: str = "/api/v3",
         default_branch: str = "main",
+        app: dict[str, Any] | None = None,
     ) -> None:
-        """``user`` None: ``/user`` answers 403 and comments are by github-actions[bot]."""
+        """``user`` None: ``/user`` answers 403 and comments are by github-actions[bot], or by
+        ``app`` (a GitHub App's installation token: ``/user`` is 403 for it too)."""
         self.token = token
         self.repository = repository
         self.user = user
+        self.app = app
         self.prefix = prefix
         self.default_branch = default_branch
         self.requests: list[RecordedRequest] = []
@@ -149,7 +155,7 @@ class FakeGitHub:
 
     @property
     def comment_author(self) -> dict[str, Any]:
-        return self.user if self.user is not None else GITHUB_ACTIONS_BOT
+        return self.user or self.app or GITHUB_ACTIONS_BOT
 
     # --- seeding ---------------------------------------------------------------------------
     def add_pull(
@@ -270,6 +276,9 @@ class _Handler(BaseHTTPRequestHandler):
             if fault.drop:
                 self.close_connection = True
                 return
+            if fault.trickle:
+                self._trickle(fault.trickle)
+                return
             if fault.status is not None:
                 message = fault.body if fault.body is not None else {"message": "injected fault"}
                 self._send(fault.status, message, fault.headers)
@@ -295,6 +304,23 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def _trickle(self, gap: float) -> None:
+        """Headers at once, then one byte of a 1 MB body per ``gap`` seconds, until the
+        client hangs up or the fake stops."""
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(1_000_000))
+        self.end_headers()
+        try:
+            self.wfile.write(b"[")
+            self.wfile.flush()
+            while not self.api._stopping.wait(gap):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+        except OSError:
+            return  # the client gave up
 
     # --- routing ---------------------------------------------------------------------------
     def _route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> _Response:

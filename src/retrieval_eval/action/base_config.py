@@ -2,8 +2,10 @@
 
 Otherwise a pull request could loosen its own gate in ``retrieval-eval.toml``:
 ``gated = []``, a narrower ``measures``, a wider ``tolerance``, another
-retriever for a dataset. Everything else (where the files are, how each
-retriever is configured) is the pull request's own: that is what it proposes.
+retriever for a dataset, or a ``baseline`` path the base commit has no file at
+(which would make the run establish a baseline instead of comparing). Everything
+else (where the datasets and corpus are, how each retriever is configured) is the
+pull request's own: that is what it proposes.
 The pull request's values for the gate's settings are reported as a proposal
 that takes effect after merging. The same holds for the trust settings: which
 environment variables the retriever must not see, and which folders outside
@@ -17,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrieval_eval.action.baseline_source import at_base, repo_relative, repository_root
+from retrieval_eval.action.baseline_source import named_at_base, repository_root
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.fileio import atomic_write_bytes
 from retrieval_eval.render.escape import escape_markdown
@@ -26,6 +28,7 @@ from retrieval_eval.settings import CONFIG_FILE_NAME, RunSettings, load_settings
 # Every setting that decides the verdict. A change to one of these in a pull request
 # is a proposal: the gate of that same pull request uses the base commit's value.
 GATE_SETTINGS = (
+    "baseline",
     "tolerance",
     "measures",
     "gated",
@@ -63,12 +66,12 @@ def base_config_file(
     else ``pyproject.toml``. A base commit without one gives an empty file (the defaults).
     """
     root = repository_root(workspace)
-    candidates = (
-        [config_input] if config_input is not None else [workspace / CONFIG_FILE_NAME]
-    ) + ([workspace / "pyproject.toml"] if config_input is None else [])
+    folder = workspace.resolve()
+    candidates = ([config_input] if config_input is not None else [folder / CONFIG_FILE_NAME]) + (
+        [folder / "pyproject.toml"] if config_input is None else []
+    )
     for candidate in candidates:
-        repo_path = repo_relative(candidate, root)
-        content = at_base(root, repo_path, base_sha, fetch_from_api)
+        repo_path, content = named_at_base(candidate, root, base_sha, fetch_from_api)
         if content is None:
             continue
         if candidate.name == "pyproject.toml" and b"retrieval-eval" not in content:
@@ -111,25 +114,30 @@ def gate_from_base(
     proposed = tuple(
         change
         for name in (*GATE_SETTINGS, *TRUST_SETTINGS)
-        for change in _changes(name, getattr(base_run, name), getattr(pr_run, name))
+        for change in _changes(
+            name, getattr(base_run, name), getattr(pr_run, name), workspace.resolve()
+        )
     )
     return GateSettings(run=pr_run.model_copy(update=update), origin=origin, proposed=proposed)
 
 
-def _changes(name: str, base: object, pr: object) -> list[tuple[str, str]]:
+def _changes(name: str, base: object, pr: object, workspace: Path) -> list[tuple[str, str]]:
     """(base, PR) as text, one pair per changed entry of a table, or one for a value."""
     if base == pr:
         return []
     if isinstance(base, Mapping) and isinstance(pr, Mapping):
         return [
-            (f"{name}.{key}: {_show(base.get(key))}", _show(pr.get(key)))
+            (f"{name}.{key}: {_show(base.get(key), workspace)}", _show(pr.get(key), workspace))
             for key in sorted({*base, *pr}, key=str)
             if base.get(key) != pr.get(key)
         ]
-    return [(f"{name}: {_show(base)}", _show(pr))]
+    return [(f"{name}: {_show(base, workspace)}", _show(pr, workspace))]
 
 
-def _show(value: object) -> str:
+def _show(value: object, workspace: Path) -> str:
+    if isinstance(value, Path):  # as the configuration file names it, not the runner's path
+        inside = value.is_relative_to(workspace)
+        return value.relative_to(workspace).as_posix() if inside else str(value)
     if value is None:
         return "(none)"
     if value is False:
@@ -139,7 +147,7 @@ def _show(value: object) -> str:
     if hasattr(value, "model_dump"):
         value = value.model_dump(exclude_defaults=True)
     if isinstance(value, tuple | list):
-        return "[" + ", ".join(str(v) for v in value) + "]"
+        return "[" + ", ".join(_show(v, workspace) for v in value) + "]"
     if isinstance(value, dict):
         return json.dumps(value, sort_keys=True, default=str)
     return str(value)

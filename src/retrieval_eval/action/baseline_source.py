@@ -8,6 +8,7 @@ Action's image has no git); where git and the history are there it is read with
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +33,17 @@ def repository_root(workspace: Path) -> Path:
 
 
 def repo_relative(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.name
+    """``path`` as the repository names it. Symlinks in the working tree are not followed:
+    they are the pull request's, and must not choose which file of the base commit is read."""
+    named = Path(os.path.normpath(path))
+    if named.is_relative_to(root.resolve()):
+        return named.relative_to(root.resolve()).as_posix()
+    return path.name
+
+
+def redirected(path: Path) -> bool:
+    """Whether the working tree's ``path`` is, or lies under, a symlink."""
+    return path.is_symlink() or path.parent.resolve() != Path(os.path.normpath(path.parent))
 
 
 def _at_base_from_git(root: Path, repo_path: str, base_sha: str) -> tuple[bool, bytes | None]:
@@ -64,6 +72,26 @@ def at_base(
         ) from None
 
 
+def named_at_base(
+    path: Path, root: Path, base_sha: str, fetch_from_api: Callable[[str, str], bytes | None]
+) -> tuple[str, bytes | None]:
+    """The repository path of the working tree's ``path`` and its bytes at the base commit.
+
+    When the base commit has no such file and the pull request made ``path`` a symlink (or
+    put it under one), the run stops: the file it points to would be read from the pull
+    request's tree, or "no file at the base" would mean "nothing to compare with".
+    """
+    repo_path = repo_relative(path, root)
+    content = at_base(root, repo_path, base_sha, fetch_from_api)
+    if content is None and redirected(path):
+        raise RetrievalEvalError(
+            f"{repo_path} is a symbolic link, or lies under one, and the base commit "
+            f"{base_sha[:7]} has no file by that name. The gate reads it from the base commit "
+            "by the name the configuration gives, never through a link; name the file itself"
+        )
+    return repo_path, content
+
+
 def baseline_at_base(
     *,
     workspace_baseline: Path,
@@ -74,8 +102,7 @@ def baseline_at_base(
     scratch_dir: Path,
 ) -> BaselineChoice:
     root = repository_root(workspace)
-    repo_path = repo_relative(workspace_baseline, root)
-    content = at_base(root, repo_path, base_sha, fetch_from_api)
+    repo_path, content = named_at_base(workspace_baseline, root, base_sha, fetch_from_api)
     chosen = scratch_dir / workspace_baseline.name  # same name, so the report reads naturally
     chosen.unlink(missing_ok=True)
     if content is not None:

@@ -52,9 +52,13 @@ def changed_files(
         except GitHubApiError as error:
             reason = f"the API could not list them ({error})"
         else:
-            if len(changes) < API_FILES_LIMIT:
+            if declared_count is not None and len(changes) < declared_count:
+                # A listing cut short (a page lost on the way) would skip on what it lacks.
+                reason = f"the API listed {len(changes)} of the {declared_count} files"
+            elif len(changes) < API_FILES_LIMIT:
                 return ChangedFiles(names_of(changes), "api")
-            reason = f"the API lists at most {API_FILES_LIMIT} files"
+            else:
+                reason = f"the API lists at most {API_FILES_LIMIT} files"
     else:
         reason = f"the pull request changes {declared_count} files, more than the API lists"
     from_git = _git_diff_names(workspace, base_sha, head_sha)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from retrieval_eval.action.github_api import Comment
+from retrieval_eval.action.github_api import GITHUB_ACTIONS_BOT, Comment
 
 MAX_COMMENT_CHARS = 65_536  # GitHub rejects longer bodies with 422
 _TRUNCATION_NOTE = (
@@ -48,10 +48,23 @@ class CommentResult:
     url: str
 
 
+def is_ours(author: str, login: str) -> bool:
+    """Whether ``author`` is who ``login`` (from ``own_login``) says we post as.
+
+    A token that cannot read ``/user`` is the workflow's (github-actions[bot]) or a GitHub
+    App's installation token (``<app>[bot]``): either way a bot, and no person's login can
+    end in ``[bot]``. Matching the workflow's bot only would miss the app's own comment and
+    add a new one on every run.
+    """
+    if login == GITHUB_ACTIONS_BOT:
+        return author.endswith("[bot]")
+    return author == login
+
+
 def find_own_comment(comments: list[Comment], *, comment_id: str, login: str) -> Comment | None:
     tag = marker(comment_id)
     for comment in comments:
-        if comment.author == login and tag in comment.body:
+        if is_ours(comment.author, login) and tag in comment.body:
             return comment
     return None
 

@@ -11,6 +11,7 @@ from retrieval_eval.action.comment import compose_body, post_comment
 from retrieval_eval.action.github_api import GitHubApi, GitHubApiError
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.render.escape import visible
 from retrieval_eval.vocabulary import ExitCode, fit_status_description, state_for
 
 
@@ -39,7 +40,7 @@ def deliver(
             api.create_status(
                 sha,
                 state=state_for(verdict),
-                description=fit_status_description(description),
+                description=visible(fit_status_description(description)),
                 context=settings.status_context,
                 target_url=settings.runner.run_url,
             )

@@ -21,7 +21,9 @@ from retrieval_eval.compare.history import history_file
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
-SUMMARY_MAX_CHARS = 900_000  # the job summary takes up to 1 MiB per step
+# The runner refuses a step's job summary over 1 MiB (bytes, not characters); the margin
+# leaves room for a failure note appended after the report.
+SUMMARY_MAX_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ def evaluate(
     # without paying for chromadb and onnxruntime.
     from retrieval_eval.action.shard_modes import shard_report_folders
     from retrieval_eval.pipeline import merge_shards, run_evaluation
-    from retrieval_eval.render.markdown import render_markdown
+    from retrieval_eval.render.markdown import render_markdown, utf8_bytes
     from retrieval_eval.trust.guard import format_traceback, unexpected_error
 
     if settings.config_error is not None:
@@ -154,7 +156,11 @@ def evaluate(
         commands.error(str(outcome.error))
     if outcome.report is not None:
         summary = render_markdown(
-            outcome.report, max_chars=SUMMARY_MAX_CHARS, notices=notices, full=outcome.markdown
+            outcome.report,
+            max_chars=SUMMARY_MAX_BYTES,
+            notices=notices,
+            full=outcome.markdown,
+            size=utf8_bytes,
         )
         comment = render_markdown(
             outcome.report,

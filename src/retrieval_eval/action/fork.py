@@ -26,7 +26,8 @@ COMMENT_FILE = "fork-comment.md"
 METADATA_FILE = "fork-publish.json"
 FORK_SCHEMA_VERSION: Literal[1] = 1
 
-_MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
+# After "é" or "日" an "@name" still notifies: GitHub's word characters are ASCII only.
+_MENTION = re.compile(r"(?<![A-Za-z0-9_`])@(?=[A-Za-z0-9])")
 
 
 class ForkMetadata(BaseModel):
@@ -74,6 +75,8 @@ def read_fork_results(report_dir: Path) -> ForkResults | None:
         where = ".".join(str(part) for part in first["loc"]) or "(file)"
         raise InputError(f"field {where!r}: {first['msg']}", file=metadata_path) from None
     comment: str | None = None
+    # The fork wrote the text: its mentions must not notify, and its HTML comments are shown
+    # as text, since one carrying an evaluation's marker would pass for that one's comment.
     if metadata.has_comment:
         comment_path = report_dir / COMMENT_FILE
         try:
@@ -82,7 +85,7 @@ def read_fork_results(report_dir: Path) -> ForkResults | None:
             raise InputError("missing or not UTF-8 text", file=comment_path) from None
         if len(comment) > room_for_report(metadata.comment_id):
             raise InputError("longer than a GitHub comment may be", file=comment_path)
-        comment = neutralize_mentions(comment)
+        comment = neutralize_mentions(comment).replace("<!--", "&lt;!--")
     return ForkResults(metadata=metadata, comment_markdown=comment)
 
 

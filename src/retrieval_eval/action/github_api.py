@@ -4,7 +4,9 @@ Retrying is PyGithub's ``GithubRetry`` (a urllib3 ``Retry``: it honours
 ``Retry-After`` and recognises secondary-rate-limit 403s), extended by one
 rule: the whole sequence of attempts for one call fits a time budget, so a
 rate limit that asks for an hour fails fast instead of eating the job's
-timeout. 401, 404 and 422 are never retried: asking again cannot fix them.
+timeout, and each call has a deadline of its own (an answer that trickles in
+never trips the client's per-read timeout). 401, 404 and 422 are never retried:
+asking again cannot fix them.
 """
 
 from __future__ import annotations
@@ -12,15 +14,17 @@ from __future__ import annotations
 import base64
 import logging
 import math
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any, Self, TypeVar
 
 import requests
-from github import Auth, Github, GithubException, GithubRetry
+from github import Auth, BadAttributeException, Github, GithubException, GithubRetry
 from pydantic import SecretStr
 from urllib3 import HTTPResponse
 from urllib3.connectionpool import ConnectionPool
@@ -47,6 +51,10 @@ def quiet_identity_probe() -> None:
     retry_logger = logging.getLogger("github.GithubRetry")
     if not any(isinstance(f, _HideIdentityProbe) for f in retry_logger.filters):
         retry_logger.addFilter(_HideIdentityProbe())
+
+
+class _MalformedAnswer(Exception):
+    """An answer that parsed but does not hold what the API documents."""
 
 
 class GitHubApiError(RetrievalEvalError):
@@ -101,6 +109,39 @@ class RetryBudget:
     def attempt_timeout(self, longest: float) -> float:
         """One attempt may not wait for an answer longer than the whole budget."""
         return longest if self.total <= 0 else max(1.0, min(longest, self.total))
+
+    def call_deadline(self, attempt: float) -> float:
+        """The longest one call (all its attempts and pages) may take: one attempt, plus
+        what is left of the budget for retrying it."""
+        return attempt + max(0.0, self.total - max(self.spent, self.elapsed()))
+
+
+class _DeadlinePassed(BaseException):
+    """Raised by the deadline's alarm: a BaseException, so that neither urllib3 (which turns
+    an OSError into a retry) nor requests nor PyGithub can catch it on its way out."""
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Interrupt the call in the main thread after ``seconds``.
+
+    The client's timeout bounds each read, not the answer: a peer that sends a byte now
+    and then (a broken proxy) would otherwise hold the run for ever.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signal_number: int, frame: FrameType | None) -> None:
+        raise _DeadlinePassed
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 class BudgetedRetry(GithubRetry):
@@ -168,11 +209,12 @@ class GitHubApi:
         seconds_between_writes: float = 0.5,
     ) -> None:
         self.retry_budget = RetryBudget(retry_budget_seconds)
+        self._attempt_timeout = math.ceil(self.retry_budget.attempt_timeout(timeout))
         self._client = Github(
             auth=Auth.Token(token.get_secret_value()),
             base_url=api_url,
             retry=make_retry(self.retry_budget, backoff_factor=backoff_factor),
-            timeout=math.ceil(self.retry_budget.attempt_timeout(timeout)),
+            timeout=self._attempt_timeout,
             seconds_between_requests=None,
             seconds_between_writes=seconds_between_writes,
             per_page=100,  # fewer round trips when listing files and comments
@@ -180,15 +222,24 @@ class GitHubApi:
         )
         self._repository = repository
         self._token = token
+        self.status_set = False  # whether this run has set a commit status yet
 
     def __repr__(self) -> str:
         return f"GitHubApi(repository={self._repository!r})"
 
     @contextmanager
+    def _timed(self) -> Iterator[None]:
+        deadline = self.retry_budget.call_deadline(self._attempt_timeout)
+        with self.retry_budget.timing(), _deadline(deadline):
+            yield
+
+    @contextmanager
     def _call(self, what: str) -> Iterator[None]:
         try:
-            with self.retry_budget.timing():
+            with self._timed():
                 yield
+        except _DeadlinePassed:
+            raise GitHubApiError(f"{what}: GitHub did not answer in time") from None
         except GithubException as error:
             raise GitHubApiError(
                 self._redact(
@@ -198,6 +249,14 @@ class GitHubApi:
             ) from None
         except requests.RequestException as error:
             raise GitHubApiError(self._redact(f"{what}: {_connection_problem(error)}")) from None
+        except (BadAttributeException, _MalformedAnswer, TypeError, AttributeError, KeyError):
+            # A 200 whose body is not what the API documents (a proxy's page, a truncated
+            # listing): a failed call like any other, so callers fall back or report it.
+            raise GitHubApiError(f"{what}: GitHub's answer is not what the API returns") from None
+        except ValueError as error:  # undecodable base64 content, among others
+            raise GitHubApiError(
+                f"{what}: GitHub's answer is not what the API returns ({type(error).__name__})"
+            ) from None
 
     def _redact(self, text: str) -> str:
         secret = self._token.get_secret_value()
@@ -213,10 +272,15 @@ class GitHubApi:
 
     def pull_request_files(self, number: int) -> list[FileChange]:
         def listing() -> list[FileChange]:
-            return [
+            changes = [
                 FileChange(f.filename, f.previous_filename or None)
                 for f in self._repo().get_pull(number).get_files()
             ]
+            # A row without a name would read as "nothing watched changed": never skip on it.
+            names = [name for c in changes for name in (c.filename, c.previous_filename or "x")]
+            if not all(isinstance(name, str) and name for name in names):
+                raise _MalformedAnswer
+            return changes
 
         return self._do(f"listing the files of pull request #{number}", listing)
 
@@ -249,11 +313,15 @@ class GitHubApi:
         """Who our comments are authored by.
 
         A workflow's ``GITHUB_TOKEN`` cannot read ``/user`` (403) and posts as
-        github-actions[bot]; a personal or app token can, and posts as itself.
+        github-actions[bot]; neither can a GitHub App's installation token, which posts
+        as ``<app>[bot]`` (``comment.is_ours`` accepts either for this answer). A personal
+        token or an app's user token can, and posts as itself.
         """
         try:
-            with self.retry_budget.timing():
+            with self._timed():
                 return str(self._client.get_user().login)
+        except _DeadlinePassed:
+            raise GitHubApiError("reading /user: GitHub did not answer in time") from None
         except GithubException as error:
             if error.status == 403:
                 return GITHUB_ACTIONS_BOT
@@ -301,6 +369,7 @@ class GitHubApi:
             )
 
         self._do(f"setting status {context!r} on {sha[:7]}", create)
+        self.status_set = True
 
 
 def _message(error: GithubException) -> str:

@@ -14,6 +14,7 @@ a repr, a log line or an error message.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -201,15 +202,21 @@ def _globs(value: str) -> tuple[str, ...]:
 
 
 def _in_workspace(workspace: Path) -> Callable[[str], Path]:
-    """Paths must stay inside the workspace: only it is mounted into the container."""
+    """Paths must stay inside the workspace: only it is mounted into the container.
+
+    The path keeps the name the workflow gives it (symlinks are not followed): the base
+    commit's `baseline` and `config` are read by that name, which a symlink the pull request
+    adds must not change. Where it points must be inside the workspace too.
+    """
 
     def convert(value: str) -> Path:
         if not value:
             raise ValueError("accepts a path inside the repository, got an empty value")
-        resolved = (workspace / value).resolve()
-        if not resolved.is_relative_to(workspace.resolve()):
+        root = workspace.resolve()
+        named = Path(os.path.normpath(root / value))
+        if not (named.is_relative_to(root) and named.resolve().is_relative_to(root)):
             raise ValueError(f"accepts a path inside the repository, got {value!r}")
-        return resolved
+        return named
 
     return convert
 

@@ -12,6 +12,7 @@ from typing import TextIO
 from retrieval_eval.action.commit import run_commit
 from retrieval_eval.action.evaluation import configure
 from retrieval_eval.action.event import (
+    Activity,
     CommitActivity,
     PublishActivity,
     PullRequestActivity,
@@ -19,16 +20,17 @@ from retrieval_eval.action.event import (
     read_event,
 )
 from retrieval_eval.action.git_credentials import ADVICE, token_persisted
-from retrieval_eval.action.github_api import GitHubApi, quiet_identity_probe
+from retrieval_eval.action.github_api import GitHubApi, GitHubApiError, quiet_identity_probe
 from retrieval_eval.action.inputs import ActionSettings, load_action_settings
 from retrieval_eval.action.publish_mode import run_publish
 from retrieval_eval.action.pull_request import run_pull_request
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.render.escape import visible
 from retrieval_eval.render.no_report import escaped_lines
 from retrieval_eval.trust.guard import format_traceback, unexpected_error
-from retrieval_eval.vocabulary import ExitCode
+from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
 
 def run_action(env: Mapping[str, str], stream: TextIO | None = None) -> ExitCode:
@@ -65,7 +67,6 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
         payload=read_event(runner.event_path),
         sha=runner.sha,
     )
-    settings = configure(settings, activity, commands)
     quiet_identity_probe()
     api = GitHubApi(
         token=settings.github_token,
@@ -74,6 +75,7 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
         retry_budget_seconds=settings.github_retry_seconds,
     )
     try:
+        settings = configure(settings, activity, commands)
         if isinstance(activity, PullRequestActivity):
             if token_persisted(runner.workspace):
                 commands.warning(ADVICE, title="token readable by the retriever")
@@ -82,9 +84,43 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
             return run_commit(settings, activity, api, commands)
         assert isinstance(activity, PublishActivity)
         return run_publish(settings, activity, api, commands)
+    except BaseException as error:
+        _last_resort_status(settings, activity, api, commands, error)
+        raise
     finally:
         # Only a posted comment has a URL; every other ending leaves the output empty.
         commands.default_outputs({"comment-url": ""})
+
+
+def _last_resort_status(
+    settings: ActionSettings,
+    activity: Activity,
+    api: GitHubApi,
+    commands: RunnerFiles,
+    error: BaseException,
+) -> None:
+    """The run failed before it set its verdict's status (a stop request, a full disk while
+    appending the history, a bug): set ``error`` with the reason, so a required check does
+    not wait for a status that will never come. The caller still reports the error."""
+    if api.status_set:
+        return
+    if isinstance(activity, PullRequestActivity) and not activity.token_is_read_only:
+        sha = activity.head_sha
+    elif isinstance(activity, CommitActivity):
+        sha = activity.sha
+    else:  # a fork's read-only token cannot set one; `publish` validates what it posts
+        return
+    reason = error if isinstance(error, RetrievalEvalError) else unexpected_error(error)
+    try:
+        api.create_status(
+            sha,
+            state="error",
+            description=visible(fit_status_description(f"error: {reason}")),
+            context=settings.status_context,
+            target_url=settings.runner.run_url,
+        )
+    except GitHubApiError as failure:
+        commands.error(f"Setting the error status failed too: {failure}")
 
 
 def _report_failure(env: Mapping[str, str], commands: RunnerFiles, message: str) -> None:

@@ -55,11 +55,9 @@ def run_pull_request(
 
     with tempfile.TemporaryDirectory(prefix="retrieval-eval-base-") as scratch:
         try:
-            choice = _choose_baseline(settings, pull, api, changes, Path(scratch))
-        except RetrievalEvalError as error:
-            return _publish(settings, pull, api, commands, failed(error, commands, settings, ()))
-        try:
+            # The gate's settings first: they name the baseline file to read at the base.
             settings, proposal = _gate_from_base(settings, pull, api, Path(scratch), commands)
+            choice = _choose_baseline(settings, pull, api, changes, Path(scratch))
         except RetrievalEvalError as error:
             return _publish(settings, pull, api, commands, failed(error, commands, settings, ()))
         notices = [proposal] if proposal else []

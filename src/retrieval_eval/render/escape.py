@@ -7,19 +7,31 @@ formatting, HTML must not become markup, and ``@team`` must not notify anyone.
 
 from __future__ import annotations
 
+import re
+
 # Characters with a Markdown meaning in inline text and table cells; a backslash
 # makes each literal (GFM: any ASCII punctuation can be backslash-escaped).
 _BACKSLASHED = set("\\*_[]~|#!")
 _HTML = {"<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "`": "&#96;"}
 # A zero-width space after "@" breaks GitHub's mention (and team mention) pattern
 # while the text still reads the same. An "@" inside a word (``MRR@10``,
-# ``me@example.org``) is not a mention and is left alone.
+# ``me@example.org``) is not a mention and is left alone; a word there means ASCII
+# letters, digits and "_", as in GitHub's pattern: after "é" or "日", "@name" notifies.
 _ZERO_WIDTH_SPACE = "\u200b"
+# Bidirectional embeddings, overrides and isolates reorder the text after them, so a
+# name reads as something it is not ("Trojan Source"); control characters mean nothing
+# in Markdown or a status. Each is shown as U+FFFD: the reader sees something is there.
+_UNSHOWABLE = re.compile("[\u202a-\u202e\u2066-\u2069\x00-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """``text`` without direction overrides or control characters (each becomes U+FFFD)."""
+    return _UNSHOWABLE.sub("\ufffd", text)
 
 
 def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
     """Inline-safe text: single line, no markup, no mentions, at most ``max_len`` characters."""
-    value = " ".join(str(text).split())  # newlines would end a table row
+    value = visible(" ".join(str(text).split()))  # newlines would end a table row
     if max_len is not None and len(value) > max_len:
         value = value[: max_len - 1] + "…"
     out: list[str] = []
@@ -29,7 +41,7 @@ def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
             out.append(_HTML[char])
         elif char in _BACKSLASHED:
             out.append("\\" + char)
-        elif char == "@" and not (previous.isalnum() or previous == "_"):
+        elif char == "@" and not (previous.isascii() and (previous.isalnum() or previous == "_")):
             out.append("@" + _ZERO_WIDTH_SPACE)
         else:
             out.append(char)

@@ -8,7 +8,7 @@ rather than cutting the text mid-table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from jinja2 import PackageLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
@@ -60,15 +60,22 @@ def template_environment() -> SandboxedEnvironment:
     return env
 
 
+def utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8", errors="replace"))
+
+
 def render_markdown(
     report: RunReport,
     *,
     max_chars: int | None,
     notices: Sequence[str] = (),
     full: str | None = None,
+    size: Callable[[str], int] = len,
 ) -> str:
-    """The report as GitHub Markdown; at most ``max_chars`` characters when given.
+    """The report as GitHub Markdown; ``size(text)`` at most ``max_chars`` when given.
 
+    ``size`` is ``len`` for a comment (GitHub counts its characters) and ``utf8_bytes`` for
+    the job summary (the runner counts its bytes: a CJK character takes three).
     ``full`` is this report's uncapped text when already rendered (report.md): it is
     reused as is when it fits, so a run renders the full report once."""
     template = template_environment().get_template(TEMPLATE)
@@ -88,13 +95,16 @@ def render_markdown(
         )
 
     text = render(None) if full is None else full
-    if max_chars is None or len(text) <= max_chars:
+    if max_chars is None or size(text) <= max_chars:
         return text
     for limit in _ROW_LIMITS:
         text = render(limit)
-        if len(text) <= max_chars:
+        if size(text) <= max_chars:
             return text
-    return _cut(text, max_chars)
+    cut = _cut(text, max_chars)
+    while size(cut) > max_chars:  # several bytes a character: cut shorter in proportion
+        cut = _cut(text, len(cut) * max_chars // size(cut))
+    return cut
 
 
 def _cut(text: str, max_chars: int) -> str:

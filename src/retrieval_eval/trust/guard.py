@@ -6,7 +6,9 @@ them to the runner with ``::add-mask::``, makes stdout and stderr clean
 everything printed, and closes this process to inspection by its children.
 ``unexpected_error`` turns any other exception into the one-line error an edge
 reports (exit 2, an ``error`` status), so a crash never reads as a regression
-(exit 1) or leaves a required check pending.
+(exit 1) or leaves a required check pending. ``stop_on_signals`` makes the
+runner's stop request (a cancelled job, or one past its ``timeout-minutes``) such
+an exception too, so cleanup runs and the run still ends with a status.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Iterable, MutableMapping
+from types import FrameType
 
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.trust.child_env import withhold_secrets
@@ -59,6 +64,40 @@ def debugging(environ: MutableMapping[str, str] | None = None) -> bool:
     return (os.environ if environ is None else environ).get(DEBUG_VARIABLE) == "1"
 
 
+class Stopped(BaseException):
+    """The process was asked to stop (SIGTERM or SIGINT) before it finished.
+
+    A BaseException, like KeyboardInterrupt, so that no ``except Exception`` on the way
+    swallows it; the edges' catch-alls turn it into an ``error`` verdict.
+    """
+
+    def __init__(self, signal_number: int) -> None:
+        self.signal_name = signal.Signals(signal_number).name
+        super().__init__(self.signal_name)
+
+
+def stop_on_signals() -> None:
+    """Raise ``Stopped`` in the main thread on the first SIGTERM or SIGINT.
+
+    A GitHub runner stops a cancelled or timed-out step with SIGINT, then SIGTERM, then
+    SIGKILL a few seconds later. Python's default for SIGTERM ends the process at once:
+    no status (a required check would wait for ever), no summary, and a retriever command
+    left running. As an exception, the stop unwinds through the cleanup (the retriever's
+    process group is killed) to the edge, which reports it. Later signals are ignored, so
+    reporting is not cut short by the SIGTERM that follows the SIGINT.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(signal_number: int, frame: FrameType | None) -> None:
+        for name in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(name, signal.SIG_IGN)
+        raise Stopped(signal_number)
+
+    for name in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(name, stop)
+
+
 class UnexpectedError(RetrievalEvalError):
     """An exception no stage turned into an error of its own; the message is one line."""
 
@@ -74,6 +113,11 @@ def unexpected_error(error: BaseException) -> UnexpectedError:
     if isinstance(error, OSError):
         where = f"{error.filename}: " if error.filename else ""
         return UnexpectedError(f"{where}{error.strerror or error}")
+    if isinstance(error, Stopped):
+        return UnexpectedError(
+            f"the run was stopped ({error.signal_name}) before it finished: the job was "
+            "cancelled, or ran past its timeout-minutes"
+        )
     if isinstance(error, MemoryError):
         return UnexpectedError("ran out of memory")
     if isinstance(error, SystemExit):
