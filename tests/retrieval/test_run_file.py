@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -75,6 +76,35 @@ def test_a_jsonl_run_gives_the_same_numbers_as_the_trec_one(tmp_path: Path, tiny
     )
     for measure in ("ndcg@10", "mrr@10", "p@5", "recall@100", "map", "queries_missing"):
         assert first[measure] == second[measure]
+
+
+def test_a_gzipped_run_gives_the_plain_files_numbers(tmp_path: Path, tiny: Path) -> None:
+    plain, packed = tmp_path / "run.trec", tmp_path / "g" / "run.trec.gz"
+    plain.write_text(TREC_RUN)
+    packed.parent.mkdir()
+    packed.write_bytes(gzip.compress(TREC_RUN.encode()))
+    first = beir_json(
+        tiny, "run-file", tmp_path / "a.json", config=_config(tmp_path, plain, "trec")
+    )
+    second = beir_json(
+        tiny, "run-file", tmp_path / "b.json", config=_config(packed.parent, packed, "trec")
+    )
+    for measure in ("ndcg@10", "mrr@10", "map", "queries_missing"):
+        assert first[measure] == second[measure]
+
+    packed.write_bytes(gzip.compress(TREC_RUN.encode())[:-12])  # cut short in transfer
+    done = run_cli(
+        "beir",
+        str(tiny),
+        "--retriever",
+        "run-file",
+        "--config",
+        str(_config(packed.parent, packed, "trec")),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "retrievers.run-file.path: cannot read it" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_broken_line_is_reported_with_file_and_line(tmp_path: Path, tiny: Path) -> None:

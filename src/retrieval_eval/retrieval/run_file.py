@@ -20,11 +20,13 @@ from __future__ import annotations
 import json
 import math
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from retrieval_eval.errors import ConfigError, InputError, RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
+from retrieval_eval.load.input_files import open_maybe_gzipped
 from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import Hit, SearchResult
 from retrieval_eval.retrieval.services_config import RunFileConfig
@@ -129,11 +131,13 @@ class RunFileRetriever:
     def index(self, corpus: Corpus) -> None:
         path = self.config.path
         try:
-            # utf-8-sig: a byte-order mark (Windows tools write one) is not part of a query id.
-            text = path.read_text(encoding="utf-8-sig")
+            # A run is often shipped gzipped (run.gz); utf-8-sig: a byte-order mark (Windows
+            # tools write one) is not part of a query id.
+            with open_maybe_gzipped(path) as handle:
+                text = handle.read().decode("utf-8-sig")
         except FileNotFoundError:
             raise ConfigError("retrievers.run-file.path: no such file", file=path) from None
-        except (OSError, UnicodeDecodeError) as error:
+        except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
             raise ConfigError(
                 f"retrievers.run-file.path: cannot read it ({error})", file=path
             ) from None
