@@ -524,3 +524,13 @@ def test_a_truncated_gzip_is_a_line_named_error(tmp_path: Path) -> None:
     assert completed.stderr.endswith(
         "from here on: Compressed file ended before the end-of-stream marker was reached\n"
     )
+
+
+def test_set_f_with_a_negative_beta_prints_trec_evals_nan_and_no_warning(tmp_path: Path) -> None:
+    """beta = -1 with precision = recall divides 0 by 0: trec_eval prints -nan; numpy once
+    also wrote a RuntimeWarning to stderr."""
+    (tmp_path / "qrels").write_text("1 0 a 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 1.0 t\n")
+    done = run_cli("-m", "set_F.-1", tmp_path / "qrels", tmp_path / "run")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "nan" in done.stdout

@@ -269,10 +269,13 @@ def _set_measure(hits: RankedHits, family: str, beta: float) -> FloatArray:
     if family == "set_recall":
         return recall
     out = np.zeros(hits.num_queries, dtype=np.float64)
-    np.divide(
-        (beta + 1.0) * precision * recall,
-        beta * precision + recall,
-        out=out,
-        where=found > 0,
-    )
+    # A negative beta can make the denominator 0: trec_eval prints the -nan that C's
+    # division gives, so the division happens, without numpy's warning on stderr.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(
+            (beta + 1.0) * precision * recall,
+            beta * precision + recall,
+            out=out,
+            where=found > 0,
+        )
     return out
