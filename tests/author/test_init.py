@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 import shutil
 from pathlib import Path
@@ -150,3 +151,13 @@ def test_no_corpus_found_says_so(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert "warning: no corpus found" in result.stderr
     assert 'corpus = "corpus"' in (tmp_path / "retrieval-eval.toml").read_text()
+
+
+def test_a_beir_folder_shipped_gzipped_is_detected(tmp_path: Path) -> None:
+    """BEIR's downloads hold corpus.jsonl.gz, which the loader reads; init once missed it."""
+    folder = tmp_path / "data" / "scifact"
+    folder.mkdir(parents=True)
+    (folder / "corpus.jsonl.gz").write_bytes(gzip.compress(b'{"_id": "1", "text": "x"}\n'))
+    result = retrieval_eval("init", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert 'corpus = "data/scifact"' in (tmp_path / "retrieval-eval.toml").read_text()

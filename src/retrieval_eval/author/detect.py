@@ -80,7 +80,7 @@ def detect(root: Path) -> Detected:
             lower = name.lower()
             if is_note_name(name) and lower not in _REPO_DOCS:
                 markdown[rel] = markdown.get(rel, 0) + 1
-            elif lower == "corpus.jsonl":
+            elif lower in ("corpus.jsonl", "corpus.jsonl.gz"):  # BEIR ships both
                 candidates.append(CorpusGuess(rel or ".", "beir", 0, "a BEIR folder"))
             elif lower.endswith(".jsonl") and _looks_like_documents(path):
                 lines = _count_lines(path)
