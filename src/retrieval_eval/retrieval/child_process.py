@@ -55,6 +55,12 @@ class ChildProcess:
         self._stdin = self._process.stdin.fileno()
         self._stdout = self._process.stdout.fileno()
         os.set_blocking(self._stdin, False)
+        # One selector for each pipe for the child's life: making and closing one per request
+        # cost more than the request itself (two system calls each, on every search).
+        self._writable = selectors.DefaultSelector()
+        self._writable.register(self._stdin, selectors.EVENT_WRITE)
+        self._readable = selectors.DefaultSelector()
+        self._readable.register(self._stdout, selectors.EVENT_READ)
         self._buffer = b""
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_LINES)
         self._stop = threading.Event()
@@ -70,19 +76,17 @@ class ChildProcess:
     def write(self, data: bytes, deadline: float) -> None:
         """All of ``data`` onto its stdin before ``deadline`` (``time.monotonic``)."""
         view = memoryview(data)
-        with selectors.DefaultSelector() as selector:
-            selector.register(self._stdin, selectors.EVENT_WRITE)
-            while view:
-                if not selector.select(_remaining(deadline)):
-                    self._kill()
-                    raise ChildTimeout
-                try:
-                    written = os.write(self._stdin, view[:_CHUNK])
-                except BlockingIOError:
-                    continue
-                except (BrokenPipeError, OSError):
-                    raise ChildExited from None
-                view = view[written:]
+        while view:
+            if not self._writable.select(_remaining(deadline)):
+                self._kill()
+                raise ChildTimeout
+            try:
+                written = os.write(self._stdin, view[:_CHUNK])
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                raise ChildExited from None
+            view = view[written:]
 
     def read_line(self, deadline: float) -> bytes:
         """The next line from its stdout (without the newline), before ``deadline``."""
@@ -90,19 +94,17 @@ class ChildProcess:
         # of it for the newline) each time is quadratic in a 100 MB answer.
         chunks = [self._buffer]
         newline = self._buffer.find(b"\n")
-        with selectors.DefaultSelector() as selector:
-            selector.register(self._stdout, selectors.EVENT_READ)
-            while newline < 0:
-                if not selector.select(_remaining(deadline)):
-                    self._kill()
-                    raise ChildTimeout
-                data = os.read(self._stdout, _READ_CHUNK)
-                if not data:
-                    raise ChildExited
-                newline = data.find(b"\n")
-                if newline >= 0:
-                    newline += sum(len(chunk) for chunk in chunks)
-                chunks.append(data)
+        while newline < 0:
+            if not self._readable.select(_remaining(deadline)):
+                self._kill()
+                raise ChildTimeout
+            data = os.read(self._stdout, _READ_CHUNK)
+            if not data:
+                raise ChildExited
+            newline = data.find(b"\n")
+            if newline >= 0:
+                newline += sum(len(chunk) for chunk in chunks)
+            chunks.append(data)
         buffered = b"".join(chunks)
         self._buffer = buffered[newline + 1 :]
         return buffered[:newline]
@@ -125,6 +127,8 @@ class ChildProcess:
         self._drainer.join(timeout=1.0)
         self._stop.set()
         self._drainer.join(timeout=1.0)
+        self._writable.close()
+        self._readable.close()
         with contextlib.suppress(OSError):
             self._process.stdout.close()  # type: ignore[union-attr]
         if not self._drainer.is_alive():
