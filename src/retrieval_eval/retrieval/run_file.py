@@ -130,13 +130,15 @@ class RunFileRetriever:
 
     def index(self, corpus: Corpus) -> None:
         path = self.config.path
+        if not path.exists():
+            raise ConfigError("retrievers.run-file.path: no such file", file=path)
         try:
             # A run is often shipped gzipped (run.gz); utf-8-sig: a byte-order mark (Windows
             # tools write one) is not part of a query id.
             with open_maybe_gzipped(path) as handle:
                 text = handle.read().decode("utf-8-sig")
-        except FileNotFoundError:
-            raise ConfigError("retrievers.run-file.path: no such file", file=path) from None
+        except InputError as error:  # outside the repository's roots, or not a regular file
+            raise ConfigError(f"retrievers.run-file.path: {error.message}", file=path) from None
         except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
             raise ConfigError(
                 f"retrievers.run-file.path: cannot read it ({error})", file=path
