@@ -13,6 +13,17 @@ from retrieval_eval.errors import ConfigError
 from retrieval_eval.settings import DEFAULT_THRESHOLDS, RunSettings, Threshold, load_settings
 
 
+def _run_in(folder: Path) -> subprocess.CompletedProcess[str]:
+    """`retrieval-eval run` in ``folder``, through the console script."""
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("retrieval-eval")), "run"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
 def load(workdir: Path, **overrides: object) -> RunSettings:
     return load_settings(
         workdir=workdir, config_file=None, overrides=overrides, home=workdir, cores=2
@@ -180,13 +191,7 @@ def test_an_unknown_retriever_for_a_dataset_stops_the_run_before_any_search(
         '[dataset_retrievers]\n"semantic.jsonl" = "Dense"\n',
         encoding="utf-8",
     )
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("retrieval-eval")), "run"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-    )
+    done = _run_in(tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         f"error: {tmp_path / 'retrieval-eval.toml'}: bad value for 'dataset_retrievers': "
@@ -232,13 +237,7 @@ def test_a_configuration_not_in_utf8_names_the_file(
     """Both were "unexpected UnicodeDecodeError: ... (a bug in retrieval-eval ...)", exit 2."""
     config = tmp_path / "retrieval-eval.toml"
     config.write_bytes(data)
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("retrieval-eval")), "run"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-    )
+    done = _run_in(tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {config}: {message}\n")
 
 
@@ -264,13 +263,7 @@ def test_a_config_error_names_the_key_as_the_file_spells_it(
     tmp_path: Path, toml: str, message: str
 ) -> None:
     (tmp_path / "retrieval-eval.toml").write_text(toml, encoding="utf-8")
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("retrieval-eval")), "run"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _run_in(tmp_path)
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.splitlines()
     assert line.startswith(f"error: {tmp_path / 'retrieval-eval.toml'}: {message}")

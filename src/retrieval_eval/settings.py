@@ -39,6 +39,16 @@ from retrieval_eval.vocabulary import (
 )
 
 CONFIG_FILE_NAME = "retrieval-eval.toml"
+# The settings that name a file or folder: relative to the run's directory, never empty.
+PATH_FIELDS = (
+    "datasets",
+    "corpus",
+    "baseline",
+    "history",
+    "report_dir",
+    "cache_dir",
+    "model_dir",
+)
 
 
 class Threshold(BaseModel):
@@ -178,16 +188,7 @@ class RunSettings(BaseModel):
             raise ValueError("list at least one measure")
         return tuple(canonical)
 
-    @field_validator(
-        "datasets",
-        "corpus",
-        "baseline",
-        "history",
-        "report_dir",
-        "cache_dir",
-        "model_dir",
-        mode="before",
-    )
+    @field_validator(*PATH_FIELDS, mode="before")
     @classmethod
     def _no_empty_path(cls, value: object) -> object:
         # Path("") is ".": `history = ""` would name the repository folder itself.
@@ -285,15 +286,6 @@ def _measured(info: ValidationInfo) -> set[str]:
     return {*measures, GROUNDEDNESS, JUDGE, LATENCY_P95, COST_PER_QUERY}
 
 
-_PATH_FIELDS = (
-    "datasets",
-    "corpus",
-    "baseline",
-    "history",
-    "report_dir",
-    "cache_dir",
-    "model_dir",
-)
 _MERGED_TABLES = ("thresholds", "dataset_retrievers")
 # `--judge` sets only judge.enabled; the file's model and prices must survive it.
 _DEEP_TABLES = ("retrievers", "judge")
@@ -383,13 +375,13 @@ def load_settings(
         _apply_layer(merged, table, str(source))
     _apply_layer(merged, dict(overrides), overrides_source)
     _validate(merged, source_of=_sources(found, overrides, overrides_source))
-    for name in (*_PATH_FIELDS, "outside_roots"):  # no file system call takes one
+    for name in (*PATH_FIELDS, "outside_roots"):  # no file system call takes one
         value = merged.get(name)
         if any("\0" in str(path) for path in (value if isinstance(value, list) else [value])):
             where = _sources(found, overrides, overrides_source).get(name, "settings")
             raise ConfigError(f"bad value for '{name}': a path cannot hold a NUL", file=where)
 
-    for name in _PATH_FIELDS:
+    for name in PATH_FIELDS:
         value = merged.get(name)
         if isinstance(value, str | Path):
             merged[name] = _absolute(name, workdir, Path(value))
@@ -397,7 +389,7 @@ def load_settings(
         (workdir / Path(root)).resolve() for root in merged.get("outside_roots", ())
     )
     merged["repository"] = workdir.resolve()
-    for name in _PATH_FIELDS:
+    for name in PATH_FIELDS:
         if name not in merged and name not in ("model_dir", "history"):
             merged[name] = _absolute(name, workdir, RunSettings.model_fields[name].default)
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))

@@ -52,17 +52,7 @@ class CommandRetriever:
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def index(self, corpus: Corpus) -> None:
-        documents = [
-            {
-                "id": doc.id,
-                "title": doc.title,
-                "text": doc.text,
-                "tags": list(doc.tags),
-                "metadata": dict(doc.metadata),
-            }
-            for doc in corpus.documents
-        ]
-        answer = self._ask("index", {"op": "index", "documents": documents})
+        answer = self._ask("index", {"op": "index", "documents": index_documents(corpus)})
         if answer.get("ok") is not True:
             raise RetrievalEvalError(
                 f'{self.label}: answer to `index` must be {{"ok": true}}, got {_short(answer)}'
@@ -177,6 +167,22 @@ class CommandRetriever:
         return RetrievalEvalError(
             f"{self.label} exited with code {code} before answering `{op}`{stderr}"
         )
+
+
+def index_documents(corpus: Corpus, *, source: bool = False) -> list[dict[str, Any]]:
+    """The corpus as the `index` request carries it (``source`` too, for a factory's
+    ``Document``s, which have that field)."""
+    return [
+        {
+            "id": doc.id,
+            "title": doc.title,
+            "text": doc.text,
+            "tags": list(doc.tags),
+            "metadata": dict(doc.metadata),
+            **({"source": doc.source} if source else {}),
+        }
+        for doc in corpus.documents
+    ]
 
 
 def _short(value: object) -> str:

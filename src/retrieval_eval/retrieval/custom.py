@@ -23,7 +23,7 @@ from typing import Any
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Retriever
-from retrieval_eval.retrieval.command import CommandRetriever
+from retrieval_eval.retrieval.command import CommandRetriever, index_documents
 from retrieval_eval.retrieval.config import CustomConfig
 
 # ``-P``: the child's current directory is not put on ``sys.path`` before the host's own
@@ -94,17 +94,7 @@ class HostedFactory(CommandRetriever):
     # --- the Retriever protocol (search and the pipe are CommandRetriever's) ----------
 
     def index(self, corpus: Corpus) -> None:
-        documents = [
-            {
-                "id": doc.id,
-                "title": doc.title,
-                "text": doc.text,
-                "tags": list(doc.tags),
-                "metadata": dict(doc.metadata),
-                "source": doc.source,
-            }
-            for doc in corpus.documents
-        ]
+        documents = index_documents(corpus, source=True)
         answer = self._ask("index", {"op": "index", "documents": documents})
         self._described_here = _described(answer, self.label)
 
