@@ -30,6 +30,7 @@ from retrieval_eval.settings import (
     Threshold,
 )
 from retrieval_eval.trust.child_env import WITHHELD_BY_DEFAULT
+from tests.support.markdown import table_rows
 
 REPO = Path(__file__).resolve().parents[1]
 CONSOLE_SCRIPT = Path(sys.executable).with_name("retrieval-eval")
@@ -50,18 +51,6 @@ def test_every_workflow_snippet_uses_the_action_init_writes() -> None:
         if match.group(1) != owner
     ]
     assert wrong == []
-
-
-def table_rows(markdown: str, first_header: str) -> list[list[str]]:
-    """The body rows of the first table whose header starts with `first_header`."""
-    lines = markdown.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
-    rows = []
-    for line in lines[start + 2 :]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip().strip("|").split(" | ")])
-    return rows
 
 
 def first_code(cell: str) -> str:

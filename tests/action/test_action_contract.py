@@ -10,6 +10,7 @@ import yaml
 
 from retrieval_eval.action.action_inputs import INPUTS, OUTPUTS
 from retrieval_eval.action.inputs import ActionSettings
+from tests.support.markdown import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,17 +28,6 @@ def readme_block() -> str:
     )
     assert match, "README.md lacks the action-reference markers"
     return match.group(1)
-
-
-def table_rows(markdown: str, first_header: str) -> list[list[str]]:
-    lines = markdown.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
-    rows = []
-    for line in lines[start + 2 :]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip().strip("|").split(" | ")])
-    return rows
 
 
 def test_action_yml_declares_exactly_the_inputs_with_their_defaults_and_descriptions() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,15 @@ def _config(tmp_path: Path, run: Path | str, fmt: str) -> Path:
     return config
 
 
+def _beir_run_file(
+    tiny: Path, config: Path, *extra: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`retrieval-eval beir TINY --retriever run-file --config CONFIG [extra]`."""
+    return run_cli(
+        "beir", str(tiny), "--retriever", "run-file", "--config", str(config), *extra, cwd=cwd
+    )
+
+
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
     return tiny_beir(tmp_path / "tiny")
@@ -39,16 +49,8 @@ def test_a_trec_run_is_scored_and_missing_queries_are_counted(tmp_path: Path, ti
     run = tmp_path / "nightly.trec"
     run.write_text(TREC_RUN)
     # The path in the file is relative to where the command runs (like `run`).
-    done = run_cli(
-        "beir",
-        str(tiny),
-        "--retriever",
-        "run-file",
-        "--config",
-        str(_config(tmp_path, "nightly.trec", "trec")),
-        "--json",
-        "out.json",
-        cwd=tmp_path,
+    done = _beir_run_file(
+        tiny, _config(tmp_path, "nightly.trec", "trec"), "--json", "out.json", cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
     summary = json.loads((tmp_path / "out.json").read_text())
@@ -93,15 +95,7 @@ def test_a_gzipped_run_gives_the_plain_files_numbers(tmp_path: Path, tiny: Path)
         assert first[measure] == second[measure]
 
     packed.write_bytes(gzip.compress(TREC_RUN.encode())[:-12])  # cut short in transfer
-    done = run_cli(
-        "beir",
-        str(tiny),
-        "--retriever",
-        "run-file",
-        "--config",
-        str(_config(packed.parent, packed, "trec")),
-        cwd=tmp_path,
-    )
+    done = _beir_run_file(tiny, _config(packed.parent, packed, "trec"), cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert "retrievers.run-file.path: cannot read it" in done.stderr
     assert "Traceback" not in done.stderr
@@ -110,21 +104,14 @@ def test_a_gzipped_run_gives_the_plain_files_numbers(tmp_path: Path, tiny: Path)
 def test_a_broken_line_is_reported_with_file_and_line(tmp_path: Path, tiny: Path) -> None:
     run = tmp_path / "run.trec"
     run.write_text("q1 Q0 d1 1 2.5 x\nq1 Q0 d3 2 high x\n")
-    done = run_cli(
-        "beir",
-        str(tiny),
-        "--retriever",
-        "run-file",
-        "--config",
-        str(_config(tmp_path, run, "trec")),
-    )
+    done = _beir_run_file(tiny, _config(tmp_path, run, "trec"))
     assert done.returncode == 2
     assert done.stderr == f"error: {run}:2: score 'high' is not a number\n"
 
 
 def test_a_missing_file_fails_before_any_query(tmp_path: Path, tiny: Path) -> None:
     config = _config(tmp_path, tmp_path / "absent.trec", "trec")
-    done = run_cli("beir", str(tiny), "--retriever", "run-file", "--config", str(config))
+    done = _beir_run_file(tiny, config)
     assert done.returncode == 2
     assert "retrievers.run-file.path: no such file" in done.stderr
     assert done.stdout == ""

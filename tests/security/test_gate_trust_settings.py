@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -31,10 +32,10 @@ sys.exit(1)
 """
 
 
-def test_a_pr_cannot_drop_a_name_from_secret_env(
-    repo: Repo, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    dump = tmp_path_factory.mktemp("dump") / "env.json"
+def _main_with_a_secret(repo: Repo, dump: Path) -> tuple[str, str]:
+    """The default branch: a command retriever that dumps its environment to ``dump``, and
+    `secret_env` naming MY_DB_PASSWORD; a feature branch from it. Returns the commit and the
+    retriever's configuration lines."""
     custom = (
         '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
         f'command = [{json.dumps(sys.executable)}, "dump_env.py", {json.dumps(str(dump))}]\n'
@@ -47,6 +48,14 @@ def test_a_pr_cannot_drop_a_name_from_secret_env(
         "a custom retriever, and a secret it must not see",
     )
     repo.branch("feature", main)
+    return main, custom
+
+
+def test_a_pr_cannot_drop_a_name_from_secret_env(
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    dump = tmp_path_factory.mktemp("dump") / "env.json"
+    main, custom = _main_with_a_secret(repo, dump)
     head = repo.commit({"retrieval-eval.toml": CONFIG + custom}, "drop secret_env")
 
     # The step's env, as `env:` in the workflow sets it.
@@ -98,18 +107,7 @@ def test_a_matrix_shard_of_a_pr_keeps_the_base_commits_trust_settings_too(
     dump = tmp_path_factory.mktemp("dump") / "env.json"
     outside = tmp_path_factory.mktemp("outside")
     (outside / "private.md").write_text("# Private\n\nNot part of the repository.\n")
-    custom = (
-        '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
-        f'command = [{json.dumps(sys.executable)}, "dump_env.py", {json.dumps(str(dump))}]\n'
-    )
-    main = repo.commit(
-        {
-            "retrieval-eval.toml": 'secret_env = ["MY_DB_PASSWORD"]\n' + CONFIG + custom,
-            "dump_env.py": DUMP_ENV,
-        },
-        "a custom retriever, and a secret it must not see",
-    )
-    repo.branch("feature", main)
+    main, custom = _main_with_a_secret(repo, dump)
     widened = f"outside_roots = [{json.dumps(str(outside))}]\n" + CONFIG + custom
     head = repo.commit({"retrieval-eval.toml": widened}, "drop secret_env, widen the roots")
     shard = {"mode": "evaluate-shard", "shard": "1/1"}
