@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from retrieval_eval.compare.baseline import (
 )
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import current_value, gate_dataset
-from retrieval_eval.compare.history import history_file, read_history, recent_values
+from retrieval_eval.compare.history import read_history, recent_values
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.partial import (
     PartialDataset,
@@ -40,7 +39,6 @@ from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.load.input_files import reading_within
 from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetReport, RunReport
@@ -90,22 +88,20 @@ def run_evaluation(
     is ignored (even a corrupt one) and every dataset's entry is replaced.
     ``anthropic_api_key`` comes from the edge (the environment), never from a file.
     """
-    roots = settings.input_roots()
     try:
         judge = make_judge(settings.judge, anthropic_api_key)
         # The hybrid's Claude reranker, when configured, uses the same key as the judge.
         rerank_key = anthropic_api_key.get_secret_value() if anthropic_api_key else None
-        with reading_within(roots) if roots is not None else nullcontext():
-            return _run(
-                settings,
-                progress,
-                notices,
-                write_baseline,
-                rewrite_baseline,
-                log,
-                judge,
-                rerank_key,
-            )
+        return _run(
+            settings,
+            progress,
+            notices,
+            write_baseline,
+            rewrite_baseline,
+            log,
+            judge,
+            rerank_key,
+        )
     except RetrievalEvalError as error:
         return error_outcome(error)
 
@@ -244,7 +240,7 @@ def conclude(
         environment=environment,
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,
-        history=recent_values(read_history(settings.history or history_file(settings.baseline))),
+        history=recent_values(read_history(settings.history)) if settings.history else {},
     )
     files = write_report_files(report, settings.report_dir, notices=notices)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
@@ -318,13 +314,10 @@ def run_shard(
 ) -> ShardOutcome:
     """Evaluate this shard's queries of every dataset and write ``partial.json``.
 
-    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``. Files are read
-    within the same roots as ``run`` reads them."""
-    roots = settings.input_roots()
-    with reading_within(roots) if roots is not None else nullcontext():
-        return _run_shard(
-            settings, shard, progress=progress, log=log, anthropic_api_key=anthropic_api_key
-        )
+    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``."""
+    return _run_shard(
+        settings, shard, progress=progress, log=log, anthropic_api_key=anthropic_api_key
+    )
 
 
 def _run_shard(
