@@ -43,6 +43,7 @@ GATE_SETTINGS = (
     "dataset_thresholds",
     "min_fixtures",
     "min_human",
+    "seed",  # the paired test's p-values, which can decide the verdict
 )
 # What the pull request's code may see and reach, and where the Anthropic key may be sent.
 # `secret_env` keeps the union of both commits' names (withholding more is always safe);
