@@ -132,13 +132,15 @@ def prepare(
     config_file: Path | None,
     overrides: Mapping[str, object],
     overrides_source: str = "command line",
-    named_paths: Sequence[Path] = (),
+    typed_inputs: Sequence[Path] = (),
+    typed_outputs: Sequence[Path] = (),
     base: BaseCommit | None = None,
     gate_from_base: bool = True,
 ) -> Prepared:
-    """Steps 1 to 4. ``named_paths`` were typed on the command line: the user's own choice,
-    readable and writable wherever they are. ``base`` is a pull request's base commit; with
-    ``gate_from_base`` its gate settings are used too (not for the adoption run)."""
+    """Steps 1 to 4. ``typed_inputs`` and ``typed_outputs`` were typed on the command line:
+    the user's own choice, readable (inputs) or writable (outputs) wherever they are.
+    ``base`` is a pull request's base commit; with ``gate_from_base`` its gate settings are
+    used too (not for the adoption run)."""
     try:
         own = read_configuration(
             workdir=workdir,
@@ -159,12 +161,12 @@ def prepare(
         origin = base.origin
     else:
         settings = own
-    if named_paths:
-        resolved = tuple(Path(p).resolve() for p in named_paths)
+    if typed_inputs:
+        resolved = tuple(Path(p).resolve() for p in typed_inputs)
         settings = settings.model_copy(
             update={"outside_roots": (*settings.outside_roots, *resolved)}
         )
-    check_written_paths(settings, allowed=named_paths)
+    check_written_paths(settings, allowed=typed_outputs)
     settings = resolve_environment(settings, environ=os.environ)
     return Prepared(settings=settings, proposed=proposed, gate_origin=origin)
 
@@ -176,7 +178,8 @@ def prepared_run(
     config_file: Path | None,
     overrides: Mapping[str, object],
     overrides_source: str = "command line",
-    named_paths: Sequence[Path] = (),
+    typed_inputs: Sequence[Path] = (),
+    typed_outputs: Sequence[Path] = (),
 ) -> Iterator[Prepared]:
     """``prepare``, then step 5 for as long as the ``with`` block runs: every command that
     runs a retriever or reads the configured corpus does so inside this block."""
@@ -185,7 +188,8 @@ def prepared_run(
         config_file=config_file,
         overrides=overrides,
         overrides_source=overrides_source,
-        named_paths=named_paths,
+        typed_inputs=typed_inputs,
+        typed_outputs=typed_outputs,
     )
     with within_roots(ready.settings):
         yield ready

@@ -17,6 +17,7 @@ import json
 import pytest
 
 from tests.action.project import CONFIG, NOTES
+from tests.render.github_html import read
 from tests.security.harness import Repo
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.services import SearchService, search_service
@@ -67,7 +68,11 @@ def test_a_pr_cannot_send_a_base_withheld_secret_to_its_own_server(repo: Repo) -
     assert run.returncode == 2, run.log
     assert run.outputs["verdict"] == "error"
     assert "DEPLOY_KEY, which is not set in the environment" in run.log
-    assert DEPLOY_KEY not in run.log and DEPLOY_KEY not in run.comment
+    # Masked: announced to the runner, and nowhere else in the log or the comment.
+    assert [line for line in run.log.splitlines() if DEPLOY_KEY in line] == [
+        f"::add-mask::{DEPLOY_KEY}"
+    ]
+    assert DEPLOY_KEY not in run.comment
     assert run.statuses[-1]["state"] == "error"
 
 
@@ -87,5 +92,6 @@ def test_a_pr_cannot_turn_the_judge_on_and_send_the_key_to_its_own_address(
         run = repo.pull_request(41, main, head, extra_env={"ANTHROPIC_API_KEY": "sk-ant-real-key"})
     assert theirs.requests == []
     assert run.returncode == 0, run.log
-    assert "judge.enabled: off → on" in run.comment
-    assert "judge.base_url" in run.comment
+    page = read(run.comment).text
+    assert "judge.enabled: off → on" in page
+    assert "judge.base_url" in page and "takes effect after merge" in page

@@ -88,9 +88,8 @@ def beir(
     cache_dir: Path | None,
 ) -> int:
     """Evaluate a retriever on the BEIR folder DIRECTORY."""
-    typed = (directory, *(path for path in (json_path, run_path) if path is not None))
     with prepared_retrievers(
-        config_file, model_dir=model_dir, cache_dir=cache_dir, typed=typed
+        config_file, model_dir=model_dir, cache_dir=cache_dir, typed=(directory,)
     ) as config:
         retriever = build_retriever(
             retriever_name,
@@ -161,9 +160,12 @@ def prepared_retrievers(
         )
         yield with_machine_defaults(config, home=Path.home(), cores=_available_cores())
         return
-    named = (*typed, *(path for path in (model_dir, cache_dir) if path is not None))
     with prepared_run(
-        workdir=Path.cwd(), config_file=config_file, overrides={}, named_paths=named
+        workdir=Path.cwd(),
+        config_file=config_file,
+        overrides={},
+        typed_inputs=(*typed, *(path for path in (model_dir,) if path is not None)),
+        typed_outputs=tuple(path for path in (cache_dir,) if path is not None),
     ) as ready:
         config = ready.settings.retrievers
         if dense_flags:

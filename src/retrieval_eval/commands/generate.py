@@ -131,9 +131,11 @@ def generate(
         overrides["corpus"] = corpus_path
     if out is not None:
         overrides["datasets"] = out
-    typed = tuple(path for path in (corpus_path, out) if path is not None)
     with prepared_run(
-        workdir=Path.cwd(), config_file=config_file, overrides=overrides, named_paths=typed
+        workdir=Path.cwd(),
+        config_file=config_file,
+        overrides=overrides,
+        typed_inputs=tuple(path for path in (corpus_path, out) if path is not None),
     ) as ready:
         settings = ready.settings
         targets = [settings.datasets / f"{kind}.jsonl" for kind in types]

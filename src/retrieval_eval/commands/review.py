@@ -47,7 +47,7 @@ def review(
     overrides: dict[str, object] = {"corpus": corpus_path} if corpus_path is not None else {}
     typed = (dataset, *([corpus_path] if corpus_path is not None else []))
     with prepared_run(
-        workdir=Path.cwd(), config_file=config_file, overrides=overrides, named_paths=typed
+        workdir=Path.cwd(), config_file=config_file, overrides=overrides, typed_inputs=typed
     ) as ready:
         settings = ready.settings
         lines = DatasetLines(dataset)

@@ -91,16 +91,16 @@ def prepared_from_flags(flags: dict[str, Any]) -> Iterator[Prepared]:
     }
     if flags.get("judge"):
         overrides["judge"] = {"enabled": True}
-    typed = tuple(
-        Path(flags[flag])
-        for flag in ("corpus", "datasets", "baseline", "report_dir", "cache_dir")
-        if flags.get(flag)
-    )
+
+    def typed(*names: str) -> tuple[Path, ...]:
+        return tuple(Path(flags[name]) for name in names if flags.get(name))
+
     with prepared_run(
         workdir=Path.cwd(),
         config_file=flags.get("config_file"),
         overrides=overrides,
-        named_paths=typed,
+        typed_inputs=typed("corpus", "datasets"),
+        typed_outputs=typed("baseline", "report_dir", "cache_dir"),
     ) as ready:
         yield ready
 

@@ -84,9 +84,12 @@ def dataset_data(
         for name, value in (("cache_dir", cache_dir), ("model_dir", model_dir))
         if value is not None
     }
-    typed = (file, *(path for path in (cache_dir, model_dir) if path is not None))
     with prepared_run(
-        workdir=Path.cwd(), config_file=config_file, overrides=overrides, named_paths=typed
+        workdir=Path.cwd(),
+        config_file=config_file,
+        overrides=overrides,
+        typed_inputs=(file, *(path for path in (model_dir,) if path is not None)),
+        typed_outputs=tuple(path for path in (cache_dir,) if path is not None),
     ) as ready:
         settings = ready.settings
         corpus = load_corpus(settings.corpus)
