@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from retrieval_eval.action.base_config import GATE_SETTINGS
 from retrieval_eval.action.event import COMMIT_EVENTS
 from retrieval_eval.author.scaffold import ACTION
+from retrieval_eval.prepare import GATE_SETTINGS, TRUST_SETTINGS
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.settings import (
     DEFAULT_DATASET_RETRIEVERS,
@@ -388,16 +388,26 @@ def test_the_cranfield_import_runs_as_written(tmp_path: Path) -> None:
 
 
 def test_the_pages_list_the_settings_a_pull_request_cannot_change_for_itself() -> None:
+    """One table says which commit each setting is read from; it names exactly the base
+    commit's settings the code takes, and every other setting as the pull request's."""
+    configuration = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    table = configuration.split("<!-- settings-origin:start -->", 1)[1]
+    table = table.split("<!-- settings-origin:end -->", 1)[0]
+    rows = table_rows(table, "setting")
+    origin = {
+        name.strip(): row[1].strip() for row in rows for name in re.findall(r"`([^`]+)`", row[0])
+    }
+    base = [name for name, where in origin.items() if where == "base"]
+    assert base == [n for n in (*GATE_SETTINGS, *TRUST_SETTINGS) if n != "secret_env"]
+    assert origin["secret_env"] == "both (union)"
+    fields = {name for name in RunSettings.model_fields if name != "repository"}
+    assert fields <= {name.split(".")[0] for name in origin}
     action = page_text(REPO / "docs" / "action.md")
     listed = action.split("The settings that decide the verdict come from the base commit", 1)[1]
     listed = listed.split("(`config`", 1)[1].split("):", 1)[1].split(". ", 1)[0]
-    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == list(GATE_SETTINGS)
-    configuration = page_text(REPO / "docs" / "configuration.md")
-    listed = configuration.split("takes every setting that decides the verdict (", 1)[1]
-    listed = listed.split(")", 1)[0].replace(
-        "the threshold tables", "`thresholds`, `dataset_thresholds`"
-    )
-    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == list(GATE_SETTINGS)
+    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == [
+        n for n in GATE_SETTINGS if n != "seed"
+    ]
 
 
 def test_every_page_lists_the_variables_always_withheld_from_the_retriever() -> None:

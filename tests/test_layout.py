@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "retrieval_eval"
 
 # The pipeline, first to last. `settings` composes the stages' own configuration types
 # (retriever tables, judge pricing, measure names), so it comes after them; `compare` is the
-# first stage that reads the whole settings object. `pipeline` calls every stage in turn.
+# first stage that reads the whole settings object. `pipeline` calls every stage in turn;
+# `prepare` is how every edge prepares a run (settings, secrets withheld, input roots).
 STAGES = (
     "load",
     "validate",
@@ -29,6 +30,7 @@ STAGES = (
     "compare",
     "render",
     "pipeline",
+    "prepare",
 )
 # Small modules every stage may use; they import nothing but each other. `trust` keeps
 # secrets out of child processes and redacts every line written out; `sharding` picks a

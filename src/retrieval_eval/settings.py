@@ -39,6 +39,8 @@ from retrieval_eval.vocabulary import (
 )
 
 CONFIG_FILE_NAME = "retrieval-eval.toml"
+# One line per evaluated push to the default branch; by default beside the baseline.
+HISTORY_FILE = "retrieval-eval-history.jsonl"
 # The settings that name a file or folder: relative to the run's directory, never empty.
 PATH_FIELDS = (
     "datasets",
@@ -131,7 +133,7 @@ class RunSettings(BaseModel):
     datasets: Path = Path("datasets")
     corpus: Path = Path("datasets/corpus")
     baseline: Path = Path("baseline.json")
-    history: Path | None = None  # None: retrieval-eval-history.jsonl next to the baseline
+    history: Path | None = None  # not set: retrieval-eval-history.jsonl beside the baseline
     report_dir: Path = Path("retrieval-eval-report")
     cache_dir: Path = Path(".retrieval-eval-cache")
     model_dir: Path | None = None  # None: where `retrieval-eval model install` puts it
@@ -346,12 +348,48 @@ def load_settings(
     cores: int | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> RunSettings:
+    """``read_settings``, then the services' secrets read from ``environ`` (this process's
+    environment by default). The edges go through ``prepare``, which withholds
+    ``secret_env`` between the two steps."""
+    settings = read_settings(
+        workdir=workdir,
+        config_file=config_file,
+        overrides=overrides,
+        overrides_source=overrides_source,
+        home=home,
+        cores=cores,
+    )
+    return resolve_environment(settings, environ=os.environ if environ is None else environ)
+
+
+def resolve_environment(settings: RunSettings, *, environ: Mapping[str, str]) -> RunSettings:
+    """The values of the environment variables the settings name (``dsn_env``,
+    ``headers_env``); a name that is not set in ``environ`` is a configuration error."""
+    from retrieval_eval.retrieval.services import with_service_environment
+
+    assert settings.repository is not None, "read_settings sets the repository"
+    retrievers = with_service_environment(
+        settings.retrievers, workdir=settings.repository, environ=environ
+    )
+    return settings.model_copy(update={"retrievers": retrievers})
+
+
+def read_settings(
+    *,
+    workdir: Path,
+    config_file: Path | None,
+    overrides: Mapping[str, object],
+    overrides_source: str = "command line",
+    home: Path | None = None,
+    cores: int | None = None,
+) -> RunSettings:
     """Merge the layers and validate once; a bad key or value names itself and its source.
 
+    Nothing here reads an environment variable the settings name: what the run may see
+    (``secret_env``) must be known, and withheld, before any of them is resolved.
     Relative paths are taken relative to ``workdir``. ``home`` and ``cores``
     fill the machine-dependent defaults (model folder, ONNX threads); they
-    default to this machine's, which is what the command-line edges want; so
-    does ``environ``, where the services' secrets (``dsn_env``, ``headers_env``) are read.
+    default to this machine's, which is what the command-line edges want.
     """
     if config_file is not None:
         path = config_file if config_file.is_absolute() else workdir / config_file
@@ -392,16 +430,10 @@ def load_settings(
     for name in PATH_FIELDS:
         if name not in merged and name not in ("model_dir", "history"):
             merged[name] = _absolute(name, workdir, RunSettings.model_fields[name].default)
+    if "history" not in merged:  # beside the baseline, whichever commit's baseline is gated
+        merged["history"] = merged["baseline"].with_name(HISTORY_FILE)
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
-    settings = _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
-    from retrieval_eval.retrieval.services import with_service_environment
-
-    retrievers = with_service_environment(
-        settings.retrievers,
-        workdir=workdir,
-        environ=os.environ if environ is None else environ,
-    )
-    return settings.model_copy(update={"retrievers": retrievers})
+    return _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
 
 
 def _with_machine_defaults(

@@ -15,26 +15,29 @@ from retrieval_eval.action.evaluation import evaluate
 from retrieval_eval.action.event import CommitActivity
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
+from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.pull_request import final_exit_code
 from retrieval_eval.action.runner_files import RunnerFiles
-from retrieval_eval.compare.history import append_history, history_file
+from retrieval_eval.compare.history import append_history
 from retrieval_eval.vocabulary import ExitCode
 
 
 def run_commit(
-    settings: ActionSettings, commit: CommitActivity, api: GitHubApi, commands: RunnerFiles
+    settings: ActionSettings,
+    plan: RunPlan,
+    commit: CommitActivity,
+    api: GitHubApi,
+    commands: RunnerFiles,
 ) -> ExitCode:
-    result = evaluate(
-        settings, baseline=settings.baseline, notices=(), write_baseline=True, commands=commands
-    )
-    if result.verdict == "baseline-established":
+    run = plan.settings
+    result = evaluate(settings, plan, notices=(), write_baseline=True, commands=commands)
+    if result.verdict == "baseline-established" and run is not None:
         commands.notice(
-            f"Baseline established in {settings.baseline.name}; commit it in a following step "
+            f"Baseline established in {run.baseline.name}; commit it in a following step "
             "to gate later changes against it."
         )
-    if commit.default_branch_push and result.metrics:
-        configured = settings.run.history if settings.run is not None else None
-        history = configured or history_file(settings.baseline)
+    if commit.default_branch_push and result.metrics and run is not None and run.history:
+        history = run.history
         append_history(
             history, commit=commit.sha, date=datetime.now(UTC), aggregates=result.metrics
         )
