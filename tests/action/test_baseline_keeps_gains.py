@@ -14,7 +14,7 @@ import pytest
 
 from tests.action.git_repo import commit_all, git
 from tests.action.project import CONFIG, NOTES, REGRESSING_NOTES, new_project
-from tests.action.test_action_scenarios import Repo
+from tests.action.test_action_scenarios import MARKER, Repo, branch, establish_baseline_on_main
 from tests.support.fake_github import FakeGitHub
 
 pytestmark = pytest.mark.slow
@@ -123,3 +123,61 @@ def test_a_bad_baseline_update_input_names_what_it_accepts(repo: Repo) -> None:
     result = repo.push(git(repo.path, "rev-parse", "HEAD"), baseline_update="raise")
     assert result.returncode == 2
     assert "input `baseline-update`: accepts fixed | ratchet, got 'raise'" in result.log
+
+
+# --- a skipped run after an evaluated one ----------------------------------------------------
+
+
+def test_a_skip_after_a_regression_marks_the_red_comment_as_about_an_earlier_commit(
+    repo: Repo,
+) -> None:
+    main = establish_baseline_on_main(repo)
+    branch(repo, main, "feature")
+    broken = repo.commit({**REGRESSING_NOTES, "README.md": "# notes\n\nv1\n"}, "vaguer notes")
+    red = repo.pull_request(9, main, broken, paths="datasets/**")
+    assert red.outputs["verdict"] == "regression", red.log
+    [comment] = repo.github.comments_on(9)
+    report = comment["body"]
+    assert "❌" in report
+
+    # The author reverts the notes: the pull request now changes no watched file.
+    reverted = repo.commit(RESTORED_NOTES, "put the notes back")
+    skipped = repo.pull_request(9, main, reverted, action="synchronize", paths="datasets/**")
+
+    assert skipped.returncode == 0, skipped.log
+    assert skipped.outputs["verdict"] == "skipped"
+    assert [s["state"] for s in repo.github.statuses_for(reverted)] == ["success"]
+    [comment] = repo.github.comments_on(9)
+    banner = (
+        f"⏭️ **Skipped at `{reverted[:7]}`**: no changes under datasets/\\*\\*; "
+        f"the last evaluation below is for `{broken[:7]}`."
+    )
+    assert comment["body"].startswith(MARKER + "\n")
+    assert banner in comment["body"]
+    # The earlier report is kept below the line, whole.
+    assert report.removeprefix(MARKER + "\n") in comment["body"]
+    assert skipped.outputs["comment-url"] == comment["html_url"]
+
+    # A second skip replaces the line instead of stacking another.
+    again = repo.commit({"README.md": "# notes\n\nv2\n"}, "reword the readme")
+    repo.pull_request(9, main, again, action="synchronize", paths="datasets/**")
+    [comment] = repo.github.comments_on(9)
+    assert comment["body"].count("Skipped at") == 1
+    assert f"Skipped at `{again[:7]}`" in comment["body"]
+    assert f"the last evaluation below is for `{broken[:7]}`" in comment["body"]
+
+    # The next evaluation writes a fresh comment: no skip line left.
+    evaluated = repo.commit({"datasets/corpus/travel/porto.md": "# Porto\n\nWine.\n"}, "porto")
+    passed = repo.pull_request(9, main, evaluated, action="synchronize", paths="datasets/**")
+    assert passed.outputs["verdict"] == "passed", passed.log
+    [comment] = repo.github.comments_on(9)
+    assert "Skipped at" not in comment["body"]
+
+
+def test_a_skip_with_no_earlier_comment_posts_none(repo: Repo) -> None:
+    main = establish_baseline_on_main(repo)
+    branch(repo, main, "docs")
+    head = repo.commit({"README.md": "# notes\n\nmore\n"}, "docs only")
+    result = repo.pull_request(10, main, head, paths="datasets/**")
+    assert result.outputs["verdict"] == "skipped", result.log
+    assert repo.github.comments_on(10) == []

@@ -19,7 +19,7 @@ from retrieval_eval.action.baseline_source import (
     change_notice,
 )
 from retrieval_eval.action.changed_files import ChangedFiles, changed_files
-from retrieval_eval.action.deliver import deliver
+from retrieval_eval.action.deliver import deliver, mark_comment_skipped
 from retrieval_eval.action.evaluation import Evaluated, evaluate, failed, run_overrides
 from retrieval_eval.action.event import PullRequestActivity
 from retrieval_eval.action.fork import ForkMetadata, write_fork_results
@@ -149,7 +149,8 @@ def _skip(
     commands: RunnerFiles,
     path_filter: PathFilter,
 ) -> ExitCode:
-    """Still set a success status, so a required check never waits forever on an unrelated PR."""
+    """Still set a success status, so a required check never waits forever on an unrelated PR,
+    and mark an earlier evaluation's comment as not about this commit."""
     description = skipped_description(path_filter.describe())
     commands.notice(f"retrieval-eval {description}")
     commands.append_summary(f"### ⏭️ retrieval-eval {description}\n")
@@ -157,7 +158,18 @@ def _skip(
         {"verdict": "skipped", "report-json": "", "report-markdown": "", "metrics": "{}"},
     )
     skipped = Evaluated("skipped", ExitCode.OK, "", description, None, None, {})
-    return _publish(settings, pull, api, commands, skipped)
+    code = _publish(settings, pull, api, commands, skipped)
+    if code != ExitCode.OK or pull.token_is_read_only:
+        return code  # a fork's token cannot edit the comment
+    failure = mark_comment_skipped(
+        api,
+        settings,
+        commands,
+        pr_number=pull.number,
+        sha=pull.head_sha,
+        paths=path_filter.describe(),
+    )
+    return code if failure is None else failure
 
 
 def _publish(
