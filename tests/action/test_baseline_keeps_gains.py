@@ -181,3 +181,44 @@ def test_a_skip_with_no_earlier_comment_posts_none(repo: Repo) -> None:
     result = repo.pull_request(10, main, head, paths="datasets/**")
     assert result.outputs["verdict"] == "skipped", result.log
     assert repo.github.comments_on(10) == []
+
+
+# --- the stale-baseline warning --------------------------------------------------------------
+
+
+def test_a_pull_request_is_told_when_main_measures_better_than_its_baseline(repo: Repo) -> None:
+    weak_baseline_on_main(repo)
+    better = repo.commit(RESTORED_NOTES, "restore the two notes")
+    pushed = repo.push(better)  # the baseline stays fixed at 0.667; the history records 1.000
+    assert pushed.outputs["verdict"] == "passed", pushed.log
+    # The workflow's next step commits the history: that commit is the pull request's base.
+    main = commit_all(repo.path, "retrieval-eval: baseline and history")
+    branch(repo, main, "feature")
+    head = repo.commit({"datasets/corpus/travel/porto.md": "# Porto\n\nWine.\n"}, "porto")
+
+    result = repo.pull_request(5, main, head)
+
+    assert result.outputs["verdict"] == "passed", result.log
+    [comment] = repo.github.comments_on(5)
+    notice = (
+        "baseline.json is behind the default branch.** The history records the last evaluated "
+        f"commit of the default branch ({better[:7]}) measuring keyword.jsonl MRR@10 1.000 "
+        "(baseline 0.667, 50.0% better)"
+    )
+    assert notice in comment["body"]
+    assert "more than the 5.0% tolerance" in comment["body"]
+    assert (
+        "::warning title=stale baseline::baseline.json is behind the default branch" in result.log
+    )
+
+
+def test_no_stale_warning_when_main_holds_the_baseline(repo: Repo) -> None:
+    main = establish_baseline_on_main(repo)
+    pushed = repo.push(main)
+    assert pushed.outputs["verdict"] == "passed", pushed.log
+    main = commit_all(repo.path, "retrieval-eval: history")
+    branch(repo, main, "feature")
+    head = repo.commit({"datasets/corpus/travel/porto.md": "# Porto\n\nWine.\n"}, "porto")
+    result = repo.pull_request(6, main, head)
+    [comment] = repo.github.comments_on(6)
+    assert "behind the default branch" not in comment["body"], result.log

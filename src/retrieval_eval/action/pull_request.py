@@ -27,6 +27,7 @@ from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.path_filter import PathFilter
 from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.action.stale_baseline import stale_baseline_notice
 from retrieval_eval.action.status import skipped_description
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.trust.guard import protect_process
@@ -65,6 +66,11 @@ def run_pull_request(
             notices.append(change_notice(choice))
             commands.warning(change_notice(choice).replace("**", ""), title="baseline changed")
         commands.info(f"Gating against {choice.repo_path} from the {choice.origin}.")
+        stale = stale_baseline_notice(
+            settings, baseline=choice.path, base_sha=pull.base_sha, commands=commands
+        )
+        if stale is not None:
+            notices.append(stale)
         # The baseline read from the base commit is a scratch copy: never write to it.
         result = evaluate(
             settings, baseline=choice.path, notices=notices, write_baseline=False, commands=commands
