@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from retrieval_eval.compare.baseline import Baseline, BaselineDataset, BaselineQuery
 from retrieval_eval.compare.history import HistoryEntry
 from retrieval_eval.compare.staleness import stale_baseline
+from retrieval_eval.render.baseline_notices import stale_notice
 from retrieval_eval.vocabulary import LATENCY_P95
 
 BASELINE = Baseline(
@@ -54,3 +55,15 @@ def test_latency_is_stale_when_lower_and_only_when_gated() -> None:
         BASELINE, entries, base_sha="e" * 40, tolerance=0.05, is_gated=lambda m: m != LATENCY_P95
     )
     assert ungated is None
+
+
+def test_the_notice_escapes_the_commit_the_history_names() -> None:
+    """A pull request can write any `commit` into the history it carries."""
+    entries = [line("@admins", **{"mrr@10": 0.9})]
+    stale = stale_baseline(
+        BASELINE, entries, base_sha="a" * 40, tolerance=0.05, is_gated=lambda m: True
+    )
+    assert stale is not None
+    notice = stale_notice(stale, baseline_name="baseline.json", tolerance=0.05)
+    assert "@admins" not in notice
+    assert "keyword.jsonl MRR@10 0.900 (baseline 0.123, 629.0% better)" in notice

@@ -37,15 +37,18 @@ def _items(stale: StaleBaseline, *, markdown: bool) -> str:
     return "; ".join(shown) + (f"; and {rest} more" if rest else "")
 
 
-def _measured_at(stale: StaleBaseline) -> str:
+def _measured_at(stale: StaleBaseline, *, markdown: bool) -> str:
+    # The history is a file in the repository: its commit field is as untrusted as the rest.
     commit = (stale.commit or "")[:7] or "an unnamed commit"
+    if markdown:
+        commit = escape_markdown(commit)
     if stale.exact:
         return f"the base commit ({commit})"
     return f"the last evaluated commit of the default branch ({commit})"
 
 
 def stale_notice(stale: StaleBaseline, *, baseline_name: str, tolerance: float) -> str:
-    where = _measured_at(stale)
+    where = _measured_at(stale, markdown=True)
     return (
         f"⚠️ **{escape_markdown(baseline_name)} is behind the default branch.** "
         f"The history records {where} measuring {_items(stale, markdown=True)}: more than the "
@@ -57,8 +60,9 @@ def stale_notice(stale: StaleBaseline, *, baseline_name: str, tolerance: float) 
 
 
 def stale_log(stale: StaleBaseline, *, baseline_name: str, tolerance: float) -> str:
+    where = _measured_at(stale, markdown=False)
     return (
-        f"{baseline_name} is behind the default branch: {_measured_at(stale)} measured "
+        f"{baseline_name} is behind the default branch: {where} measured "
         f"{_items(stale, markdown=False)}, more than the {_fraction(tolerance)} tolerance above it."
     )
 
