@@ -222,3 +222,26 @@ def test_no_stale_warning_when_main_holds_the_baseline(repo: Repo) -> None:
     result = repo.pull_request(6, main, head)
     [comment] = repo.github.comments_on(6)
     assert "behind the default branch" not in comment["body"], result.log
+
+
+def test_with_comment_new_a_skip_marks_the_latest_comment(repo: Repo) -> None:
+    main = establish_baseline_on_main(repo)
+    branch(repo, main, "feature")
+    first = repo.commit({"datasets/corpus/travel/porto.md": "# Porto\n\nWine.\n"}, "porto")
+    repo.pull_request(8, main, first, paths="datasets/**", comment="new")
+    second = repo.commit(REGRESSING_NOTES, "vaguer notes")
+    red = repo.pull_request(
+        8, main, second, action="synchronize", paths="datasets/**", comment="new"
+    )
+    assert red.outputs["verdict"] == "regression", red.log
+    # Both changes undone: the pull request no longer touches a watched file.
+    repo.commit(RESTORED_NOTES, "put the notes back")
+    git(repo.path, "rm", "-q", "datasets/corpus/travel/porto.md")
+    reverted = commit_all(repo.path, "drop porto again")
+    skipped = repo.pull_request(
+        8, main, reverted, action="synchronize", paths="datasets/**", comment="new"
+    )
+    assert skipped.outputs["verdict"] == "skipped", skipped.log
+    older, latest = (c["body"] for c in repo.github.comments_on(8))
+    assert "Skipped at" not in older
+    assert f"the last evaluation below is for `{second[:7]}`" in latest
