@@ -134,6 +134,9 @@ class RunSettings(BaseModel):
     corpus: Path = Path("datasets/corpus")
     baseline: Path = Path("baseline.json")
     history: Path | None = None  # not set: retrieval-eval-history.jsonl beside the baseline
+    # The Action on a push to the default branch: "ratchet" raises baseline.json to a passing
+    # run's values (never lowers them); "fixed" moves it only by `baseline update`.
+    baseline_update: Literal["fixed", "ratchet"] = "fixed"
     report_dir: Path = Path("retrieval-eval-report")
     cache_dir: Path = Path(".retrieval-eval-cache")
     model_dir: Path | None = None  # None: where `retrieval-eval model install` puts it

@@ -29,6 +29,7 @@ from retrieval_eval.vocabulary import MODEL_DIR_ENV
 
 CommentMode = Literal["update", "new", "off"]
 BaselineSource = Literal["base", "workspace"]
+BaselineUpdate = Literal["fixed", "ratchet"]
 Mode = Literal["evaluate", "publish", "embed-shard", "evaluate-shard", "merge"]
 MODES: tuple[str, ...] = get_args(Mode)
 
@@ -89,6 +90,7 @@ class ActionSettings:
     judge: bool = False
     shard: str = ""  # "I/N"; parsed where it is used
     shard_artifacts: Path | None = None
+    baseline_update: BaselineUpdate | None = None  # None: the config file's `baseline_update`
 
 
 class _Collector:
@@ -131,6 +133,12 @@ def _choice(*allowed: str) -> Callable[[str], str]:
         return value
 
     return convert
+
+
+def _optional_choice(*allowed: str) -> Callable[[str], str | None]:
+    """Empty means "not given": the config file or the tool's default decides."""
+    choose = _choice(*allowed)
+    return lambda value: choose(value) if value else None
 
 
 def _boolean(value: str) -> bool:
@@ -268,6 +276,11 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         judge=c.convert("judge", _boolean, False),
         shard=c.raw("shard"),
         shard_artifacts=c.convert("shard-artifacts", optional_path, None),
+        baseline_update=c.convert(
+            "baseline-update",
+            _optional_choice("fixed", "ratchet"),  # type: ignore[arg-type]
+            None,
+        ),
     )
     if c.problems:
         lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))

@@ -53,6 +53,7 @@ def run_overrides(settings: ActionSettings) -> dict[str, object]:
         ("corpus", settings.corpus),
         ("baseline", settings.baseline_input),
         ("tolerance", settings.tolerance),
+        ("baseline_update", settings.baseline_update),
         ("report_dir", settings.report_dir_input),
         ("cache_dir", settings.cache_dir),
         ("model_dir", settings.runner.model_dir),

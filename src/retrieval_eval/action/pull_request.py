@@ -18,7 +18,7 @@ from retrieval_eval.action.baseline_source import (
 )
 from retrieval_eval.action.changed_files import ChangedFiles, changed_files
 from retrieval_eval.action.checkout import checked_out_code_problem
-from retrieval_eval.action.deliver import deliver
+from retrieval_eval.action.deliver import deliver, mark_comment_skipped
 from retrieval_eval.action.evaluation import Evaluated, evaluate, failed
 from retrieval_eval.action.event import PullRequestActivity
 from retrieval_eval.action.fork import ForkMetadata, write_fork_results
@@ -27,6 +27,7 @@ from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.path_filter import PathFilter
 from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.action.stale_baseline import stale_baseline_notice
 from retrieval_eval.action.status import skipped_description
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode
@@ -68,6 +69,11 @@ def run_pull_request(
             notices.append(change_notice(choice))
             commands.warning(change_notice(choice).replace("**", ""), title="baseline changed")
         commands.info(f"Gating against {choice.repo_path} from the {choice.origin}.")
+        stale = stale_baseline_notice(
+            plan, baseline=choice.path, base_sha=pull.base_sha, commands=commands
+        )
+        if stale is not None:
+            notices.append(stale)
         # The baseline read from the base commit is a scratch copy: never write to it.
         result = evaluate(
             settings,
@@ -123,7 +129,8 @@ def _skip(
     commands: RunnerFiles,
     path_filter: PathFilter,
 ) -> ExitCode:
-    """Still set a success status, so a required check never waits forever on an unrelated PR."""
+    """Still set a success status, so a required check never waits forever on an unrelated PR,
+    and mark an earlier evaluation's comment as not about this commit."""
     description = skipped_description(path_filter.describe())
     commands.record(
         "skipped",
@@ -132,7 +139,18 @@ def _skip(
         outputs={"report-json": "", "report-markdown": "", "metrics": "{}"},
     )
     skipped = Evaluated("skipped", ExitCode.OK, "", description, None, None, {})
-    return _publish(settings, plan, pull, api, commands, skipped)
+    code = _publish(settings, plan, pull, api, commands, skipped)
+    if code != ExitCode.OK or pull.token_is_read_only:
+        return code  # a fork's token cannot edit the comment
+    failure = mark_comment_skipped(
+        api,
+        settings,
+        commands,
+        pr_number=pull.number,
+        sha=pull.head_sha,
+        paths=path_filter.describe(),
+    )
+    return code if failure is None else failure
 
 
 def _publish(

@@ -9,8 +9,7 @@ import click
 from retrieval_eval.author.detect import detect
 from retrieval_eval.author.scaffold import (
     CONFIG,
-    PUBLISH_WORKFLOW,
-    WORKFLOW,
+    WORKFLOWS,
     check_workflow,
     plan_files,
     write_files,
@@ -44,7 +43,7 @@ from retrieval_eval.vocabulary import ExitCode
     help="Repository root. Default: the current folder.",
 )
 def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: Path) -> int:
-    """Write retrieval-eval.toml, the pull-request workflow and datasets/README.md.
+    """Write retrieval-eval.toml, the pull-request and baseline workflows and datasets/README.md.
 
     Never overwrites a file without --force; running it twice changes nothing.
     """
@@ -70,7 +69,7 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
 
     # Check what is on disk now, whether written or kept, the way a run will read it.
     read_configuration(workdir=root, config_file=CONFIG, overrides={})
-    for workflow in (WORKFLOW, PUBLISH_WORKFLOW):
+    for workflow in WORKFLOWS:
         if (root / workflow).is_file():
             check_workflow(root / workflow)
 
