@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 
 from retrieval_eval.load.beir import load_beir
-from retrieval_eval.retrieval.cached_runs import retrieve_sides
+from retrieval_eval.retrieval.builtin.hybrid import HybridRetriever, fuse
 from retrieval_eval.retrieval.config import DenseConfig, HybridConfig, RetrieversConfig
-from retrieval_eval.retrieval.hybrid import HybridRetriever, fuse
 from retrieval_eval.retrieval.registry import build_retriever, with_machine_defaults
 from retrieval_eval.retrieval.timed import QuerySpec
+from retrieval_eval.retrieval.tune.cached_runs import retrieve_sides
 
 CLI = Path(sys.executable).parent / "retrieval-eval"
 FUSIONS = {

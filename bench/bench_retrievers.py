@@ -31,6 +31,7 @@ from pathlib import Path
 
 from retrieval_eval.index.chunking import chunk_document
 from retrieval_eval.load.beir import BeirData, load_beir
+from retrieval_eval.retrieval.builtin.tokenizer import KeywordTokenizer
 from retrieval_eval.retrieval.config import Bm25Config, RetrieversConfig
 from retrieval_eval.retrieval.registry import (
     build_retriever,
@@ -38,7 +39,6 @@ from retrieval_eval.retrieval.registry import (
     with_machine_defaults,
 )
 from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index
-from retrieval_eval.retrieval.tokenizer import KeywordTokenizer
 from retrieval_eval.score.evaluate import evaluate
 
 MEASURES = ("ndcg@10", "mrr@10", "p@5", "recall@100")

@@ -459,7 +459,7 @@ def test_retrievers_tables_give_every_key_with_its_default() -> None:
     from pydantic_core import PydanticUndefined
 
     from retrieval_eval.retrieval.config import Bm25Config, DenseConfig, HybridConfig
-    from retrieval_eval.retrieval.services_config import (
+    from retrieval_eval.retrieval.external.services_config import (
         ChromaConfig,
         HttpConfig,
         PostgresConfig,

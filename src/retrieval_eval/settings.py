@@ -394,7 +394,7 @@ def load_settings(
             merged[name] = _absolute(name, workdir, RunSettings.model_fields[name].default)
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
     settings = _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
-    from retrieval_eval.retrieval.services import with_service_environment
+    from retrieval_eval.retrieval.external.services import with_service_environment
 
     retrievers = with_service_environment(
         settings.retrievers,

@@ -13,16 +13,16 @@ from retrieval_eval.retrieval.config import (
     HybridConfig,
     RetrieversConfig,
 )
-from retrieval_eval.retrieval.registry import (
-    RETRIEVER_NAMES,
-    build_retriever,
-    with_machine_defaults,
-)
-from retrieval_eval.retrieval.services_config import (
+from retrieval_eval.retrieval.external.services_config import (
     ChromaConfig,
     HttpConfig,
     PostgresConfig,
     RunFileConfig,
+)
+from retrieval_eval.retrieval.registry import (
+    RETRIEVER_NAMES,
+    build_retriever,
+    with_machine_defaults,
 )
 
 

@@ -38,7 +38,7 @@ def run_shard_mode(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
     from retrieval_eval.load.corpus import load_corpus
     from retrieval_eval.load.input_files import reading_within
     from retrieval_eval.pipeline import run_shard
-    from retrieval_eval.retrieval.embed_shard import embed_into_cache
+    from retrieval_eval.retrieval.builtin.embed_shard import embed_into_cache
     from retrieval_eval.settings import load_settings
     from retrieval_eval.sharding import parse_shard
     from retrieval_eval.trust.guard import protect_process

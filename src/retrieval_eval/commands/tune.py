@@ -26,11 +26,11 @@ from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.cached_runs import retrieve_sides
 from retrieval_eval.retrieval.config import HYBRID_SIDES, RetrieversConfig
-from retrieval_eval.retrieval.grid import expand_grid, parse_param, settings_label, toml_block
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
 from retrieval_eval.retrieval.timed import QuerySpec, time_index
+from retrieval_eval.retrieval.tune.cached_runs import retrieve_sides
+from retrieval_eval.retrieval.tune.grid import expand_grid, parse_param, settings_label, toml_block
 from retrieval_eval.score.cross_validation import cross_validate
 from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.measures import parse_measure

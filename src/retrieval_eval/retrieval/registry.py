@@ -7,7 +7,7 @@ from pathlib import Path
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.base import Retriever
 from retrieval_eval.retrieval.config import RetrieversConfig
-from retrieval_eval.retrieval.services import SERVICE_RETRIEVERS
+from retrieval_eval.retrieval.external.services import SERVICE_RETRIEVERS
 
 RETRIEVER_NAMES: tuple[str, ...] = (
     "dense",
@@ -33,21 +33,21 @@ def build_retriever(
     never pays for importing chromadb and onnxruntime. The key and the cache
     folder are for ``hybrid``'s rerank stage (the edges read the key)."""
     if name == "bm25":
-        from retrieval_eval.retrieval.bm25 import Bm25Retriever
+        from retrieval_eval.retrieval.builtin.bm25 import Bm25Retriever
 
         return Bm25Retriever(config.bm25)
     if name == "like":
-        from retrieval_eval.retrieval.like import LikeRetriever
+        from retrieval_eval.retrieval.builtin.like import LikeRetriever
 
         return LikeRetriever(config.like)
     if name == "dense":
-        from retrieval_eval.retrieval.dense import DenseRetriever
+        from retrieval_eval.retrieval.builtin.dense import DenseRetriever
 
         return DenseRetriever(config.dense)
     if name == "hybrid":
-        from retrieval_eval.retrieval.bm25 import Bm25Retriever
-        from retrieval_eval.retrieval.dense import DenseRetriever
-        from retrieval_eval.retrieval.hybrid import HybridRetriever
+        from retrieval_eval.retrieval.builtin.bm25 import Bm25Retriever
+        from retrieval_eval.retrieval.builtin.dense import DenseRetriever
+        from retrieval_eval.retrieval.builtin.hybrid import HybridRetriever
         from retrieval_eval.retrieval.rerank.build import build_reranker
 
         return HybridRetriever(
@@ -62,11 +62,11 @@ def build_retriever(
             raise ConfigError(
                 "retriever `custom` needs a [retrievers.custom] table with `python` or `command`"
             )
-        from retrieval_eval.retrieval.custom import build_custom
+        from retrieval_eval.retrieval.external.custom import build_custom
 
         return build_custom(config.custom)
     if name in SERVICE_RETRIEVERS:
-        from retrieval_eval.retrieval.services import build_service
+        from retrieval_eval.retrieval.external.services import build_service
 
         return build_service(name, config)
     raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVER_NAMES)}")

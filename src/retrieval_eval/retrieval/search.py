@@ -18,8 +18,8 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log, step
 from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.builtin.hybrid import HybridRetriever
 from retrieval_eval.retrieval.config import RetrieversConfig
-from retrieval_eval.retrieval.hybrid import HybridRetriever
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
 from retrieval_eval.retrieval.rerank.build import build_reranker
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index

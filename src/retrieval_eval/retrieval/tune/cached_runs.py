@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.builtin.hybrid import cut_runs, fused_scores
 from retrieval_eval.retrieval.config import HybridConfig
 from retrieval_eval.retrieval.fusion import Candidates, Run
-from retrieval_eval.retrieval.hybrid import cut_runs, fused_scores
 from retrieval_eval.retrieval.timed import QuerySpec
 
 
