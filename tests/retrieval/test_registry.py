@@ -13,6 +13,7 @@ from retrieval_eval.retrieval.config import (
     HybridConfig,
     RetrieversConfig,
 )
+from retrieval_eval.retrieval.defaults import resolve_defaults
 from retrieval_eval.retrieval.external.services_config import (
     ChromaConfig,
     HttpConfig,
@@ -22,7 +23,6 @@ from retrieval_eval.retrieval.external.services_config import (
 from retrieval_eval.retrieval.registry import (
     RETRIEVER_NAMES,
     build_retriever,
-    with_machine_defaults,
 )
 
 
@@ -77,13 +77,13 @@ def test_dense_without_a_model_folder_is_a_configuration_error() -> None:
 
 
 def test_machine_defaults_fill_only_what_is_unset(tmp_path: Path) -> None:
-    filled = with_machine_defaults(RetrieversConfig(), home=tmp_path, cores=3)
+    filled = resolve_defaults(RetrieversConfig(), home=tmp_path, cores=3)
     assert filled.dense.model_dir == (
         tmp_path / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
     )
     assert filled.dense.threads == 3
     chosen = RetrieversConfig(dense=DenseConfig(model_dir=Path("m"), threads=1))
-    assert with_machine_defaults(chosen, home=tmp_path, cores=3) == chosen
+    assert resolve_defaults(chosen, home=tmp_path, cores=3) == chosen
 
 
 def test_settings_tables_reject_unknown_keys_and_bad_values() -> None:

@@ -17,12 +17,13 @@ import click
 from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
+from retrieval_eval.retrieval.base import ReportsMissingQueries
 from retrieval_eval.retrieval.config import RetrieversConfig
+from retrieval_eval.retrieval.defaults import resolve_defaults
 from retrieval_eval.retrieval.registry import (
     RETRIEVER_NAMES,
     build_retriever,
     close_retriever,
-    with_machine_defaults,
 )
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
 from retrieval_eval.score.evaluate import evaluate
@@ -99,7 +100,9 @@ def beir(
         queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
         timed = run_queries(retriever, queries, k)
         described = dict(retriever.describe())
-        missing = getattr(retriever, "queries_missing", None)
+        missing = (
+            retriever.queries_missing if isinstance(retriever, ReportsMissingQueries) else None
+        )
     finally:
         close_retriever(retriever)
 
@@ -121,7 +124,7 @@ def beir(
         "setup_s": setup_s,
         "config": described,
     }
-    if isinstance(missing, list):
+    if missing is not None:
         summary["queries_missing"] = len(missing)
     click.echo(_table(summary))
     if json_path is not None:
@@ -146,7 +149,7 @@ def retrievers_config(
         config = config.model_copy(
             update={"dense": config.dense.model_copy(update={"cache_dir": None, **dense_flags})}
         )
-        return with_machine_defaults(config, home=Path.home(), cores=_available_cores())
+        return resolve_defaults(config, home=Path.home(), cores=_available_cores())
     from retrieval_eval.settings import load_settings
 
     settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides={})

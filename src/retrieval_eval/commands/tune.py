@@ -27,7 +27,7 @@ from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.config import HYBRID_SIDES, RetrieversConfig
-from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.retrieval.registry import close_retriever, hybrid_sides
 from retrieval_eval.retrieval.timed import QuerySpec, time_index
 from retrieval_eval.retrieval.tune.cached_runs import retrieve_sides
 from retrieval_eval.retrieval.tune.grid import expand_grid, parse_param, settings_label, toml_block
@@ -163,7 +163,7 @@ def tune(
     if len(judged) < folds:
         raise ConfigError(f"{len(judged)} judged queries cannot be split into {folds} folds")
 
-    sides = {side: build_retriever(side, config) for side in HYBRID_SIDES}
+    sides = hybrid_sides(config)
     try:
         index_s = {side: time_index(retriever, data.corpus) for side, retriever in sides.items()}
         depth = max(point.depth for point in grid)
