@@ -30,6 +30,7 @@ from retrieval_eval.settings import (
     Threshold,
 )
 from retrieval_eval.trust.child_env import WITHHELD_BY_DEFAULT
+from tests.support.contract import protocols
 from tests.support.markdown import table_rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -587,3 +588,19 @@ def test_report_md_lists_the_template_filters() -> None:
     documented = set(re.findall(r"`(\w+)`", paragraph))
     ours = set(template_environment().filters) - set(SandboxedEnvironment().filters)
     assert ours <= documented
+
+
+def test_writing_a_retriever_is_exactly_the_contract_in_the_code() -> None:
+    """docs/retrievers.md's "Writing a retriever" names every protocol of the retriever
+    contract (retrieval/base.py, timed.py) with every one of its members, and nothing else."""
+    text = section(page_text(REPO / "docs" / "retrievers.md"), "## Writing a retriever")
+    declared = protocols()
+    required = [re.split(r"[(:]", first_code(row[0]))[0] for row in table_rows(text, "Member")]
+    assert "**Required: `Retriever`.**" in text
+    assert required == list(declared["Retriever"][1])
+    documented = {
+        first_code(row[0]): re.findall(r"`(\w+)[(:]", row[1])
+        for row in table_rows(text, "Protocol")
+    }
+    optional = {name: list(found[1]) for name, found in declared.items() if name != "Retriever"}
+    assert documented == optional
