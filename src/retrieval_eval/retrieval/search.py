@@ -61,7 +61,7 @@ class RetrieverPool:
         traceback: TracebackType | None,
     ) -> None:
         for retriever, _ in self._built.values():
-            if isinstance(retriever, HasReranker):  # its sides are pooled; its reranker its own
+            if isinstance(retriever, HasReranker):  # its sides are pooled: close its own part
                 close_retriever(retriever.reranker)
             else:
                 close_retriever(retriever)
@@ -115,7 +115,8 @@ class RetrieverPool:
 
     def embedding_counts(self) -> tuple[int, int] | None:
         """(texts embedded, cache hits) so far, when a dense index exists."""
-        dense = self._built.get("dense", (None, 0.0))[0]
+        built = self._built.get("dense")
+        dense = built[0] if built is not None else None
         embedding = dense.embedding if isinstance(dense, CountsEmbeddings) else None
         if embedding is None:
             return None
