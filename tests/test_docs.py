@@ -30,6 +30,7 @@ from retrieval_eval.settings import (
     Threshold,
 )
 from retrieval_eval.trust.child_env import WITHHELD_BY_DEFAULT
+from tests.support.contract import protocols
 from tests.support.markdown import table_rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -469,7 +470,7 @@ def test_retrievers_tables_give_every_key_with_its_default() -> None:
     from pydantic_core import PydanticUndefined
 
     from retrieval_eval.retrieval.config import Bm25Config, DenseConfig, HybridConfig
-    from retrieval_eval.retrieval.services_config import (
+    from retrieval_eval.retrieval.external.services_config import (
         ChromaConfig,
         HttpConfig,
         PostgresConfig,
@@ -597,3 +598,19 @@ def test_report_md_lists_the_template_filters() -> None:
     documented = set(re.findall(r"`(\w+)`", paragraph))
     ours = set(template_environment().filters) - set(SandboxedEnvironment().filters)
     assert ours <= documented
+
+
+def test_writing_a_retriever_is_exactly_the_contract_in_the_code() -> None:
+    """docs/retrievers.md's "Writing a retriever" names every protocol of the retriever
+    contract (retrieval/base.py, timed.py) with every one of its members, and nothing else."""
+    text = section(page_text(REPO / "docs" / "retrievers.md"), "## Writing a retriever")
+    declared = protocols()
+    required = [re.split(r"[(:]", first_code(row[0]))[0] for row in table_rows(text, "Member")]
+    assert "**Required: `Retriever`.**" in text
+    assert required == list(declared["Retriever"][1])
+    documented = {
+        first_code(row[0]): re.findall(r"`(\w+)[(:]", row[1])
+        for row in table_rows(text, "Protocol")
+    }
+    optional = {name: list(found[1]) for name, found in declared.items() if name != "Retriever"}
+    assert documented == optional

@@ -368,7 +368,7 @@ def load_settings(
 def resolve_environment(settings: RunSettings, *, environ: Mapping[str, str]) -> RunSettings:
     """The values of the environment variables the settings name (``dsn_env``,
     ``headers_env``); a name that is not set in ``environ`` is a configuration error."""
-    from retrieval_eval.retrieval.services import with_service_environment
+    from retrieval_eval.retrieval.external.services import with_service_environment
 
     assert settings.repository is not None, "read_settings sets the repository"
     retrievers = with_service_environment(
@@ -442,37 +442,14 @@ def read_settings(
 def _with_machine_defaults(
     settings: RunSettings, *, workdir: Path, home: Path | None, cores: int | None
 ) -> RunSettings:
-    """Give the dense retriever the run's model folder and embedding cache, and make
-    every path in the retriever tables absolute."""
-    from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR
-    from retrieval_eval.retrieval.registry import with_machine_defaults
+    """The retriever tables with their run- and machine-dependent defaults filled in."""
+    from retrieval_eval.retrieval.defaults import resolve_defaults
 
-    dense = settings.retrievers.dense
-    updates: dict[str, object] = {}
-    for name in ("model_dir", "cache_dir", "persist_dir"):
-        value = getattr(dense, name)
-        if value is not None:
-            updates[name] = (workdir / value).resolve()
-    if dense.model_dir is None and settings.model_dir is not None:
-        updates["model_dir"] = settings.model_dir
-    if dense.cache_dir is None:
-        updates["cache_dir"] = settings.cache_dir / EMBEDDINGS_SUBDIR
-    retrievers = settings.retrievers.model_copy(update={"dense": dense.model_copy(update=updates)})
-    custom = retrievers.custom
-    if custom is not None:  # the repository by default: a factory module is imported from it
-        cwd = (workdir / (custom.cwd or Path("."))).resolve()
-        retrievers = retrievers.model_copy(
-            update={"custom": custom.model_copy(update={"cwd": cwd})}
-        )
-    reranker = retrievers.hybrid.custom
-    if reranker is not None:  # a custom reranker's factory is imported the same way
-        cwd = (workdir / (reranker.cwd or Path("."))).resolve()
-        hybrid = retrievers.hybrid.model_copy(
-            update={"custom": reranker.model_copy(update={"cwd": cwd})}
-        )
-        retrievers = retrievers.model_copy(update={"hybrid": hybrid})
-    retrievers = with_machine_defaults(
-        retrievers,
+    retrievers = resolve_defaults(
+        settings.retrievers,
+        workdir=workdir,
+        model_dir=settings.model_dir,
+        cache_dir=settings.cache_dir,
         home=home if home is not None else Path.home(),
         cores=cores if cores is not None else len(os.sched_getaffinity(0)),
     )

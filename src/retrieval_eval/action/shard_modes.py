@@ -29,7 +29,7 @@ def run_shard_mode(settings: ActionSettings, plan: RunPlan, commands: RunnerFile
     from retrieval_eval.index.model_install import verify_model
     from retrieval_eval.load.corpus import load_corpus
     from retrieval_eval.pipeline import run_shard
-    from retrieval_eval.retrieval.embed_shard import embed_into_cache
+    from retrieval_eval.retrieval.builtin.embed_shard import embed_into_cache
     from retrieval_eval.sharding import parse_shard
 
     if not settings.shard:

@@ -19,12 +19,13 @@ from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.prepare import prepared_run, withhold
+from retrieval_eval.retrieval.base import ReportsMissingQueries
 from retrieval_eval.retrieval.config import RetrieversConfig
+from retrieval_eval.retrieval.defaults import resolve_defaults
 from retrieval_eval.retrieval.registry import (
     RETRIEVER_NAMES,
     build_retriever,
     close_retriever,
-    with_machine_defaults,
 )
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
 from retrieval_eval.score.evaluate import evaluate
@@ -103,7 +104,9 @@ def beir(
             queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
             timed = run_queries(retriever, queries, k)
             described = dict(retriever.describe())
-            missing = getattr(retriever, "queries_missing", None)
+            missing = (
+                retriever.queries_missing if isinstance(retriever, ReportsMissingQueries) else None
+            )
         finally:
             close_retriever(retriever)
 
@@ -125,7 +128,7 @@ def beir(
         "setup_s": setup_s,
         "config": described,
     }
-    if isinstance(missing, list):
+    if missing is not None:
         summary["queries_missing"] = len(missing)
     click.echo(_table(summary))
     if json_path is not None:
@@ -158,7 +161,7 @@ def prepared_retrievers(
         config = config.model_copy(
             update={"dense": config.dense.model_copy(update={"cache_dir": None, **dense_flags})}
         )
-        yield with_machine_defaults(config, home=Path.home(), cores=_available_cores())
+        yield resolve_defaults(config, home=Path.home(), cores=_available_cores())
         return
     with prepared_run(
         workdir=Path.cwd(),

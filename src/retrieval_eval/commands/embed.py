@@ -8,7 +8,7 @@ import click
 
 from retrieval_eval.commands.run import prepared_from_flags, settings_options
 from retrieval_eval.load.corpus import load_corpus
-from retrieval_eval.retrieval.embed_shard import embed_into_cache
+from retrieval_eval.retrieval.builtin.embed_shard import embed_into_cache
 from retrieval_eval.sharding import parse_shard
 from retrieval_eval.vocabulary import ExitCode
 

@@ -30,11 +30,11 @@ from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.prepare import prepared_run
-from retrieval_eval.retrieval.cached_runs import retrieve_sides
 from retrieval_eval.retrieval.config import HYBRID_SIDES, RetrieversConfig
-from retrieval_eval.retrieval.grid import expand_grid, parse_param, settings_label, toml_block
-from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.retrieval.registry import close_retriever, hybrid_sides
 from retrieval_eval.retrieval.timed import QuerySpec, time_index
+from retrieval_eval.retrieval.tune.cached_runs import retrieve_sides
+from retrieval_eval.retrieval.tune.grid import expand_grid, parse_param, settings_label, toml_block
 from retrieval_eval.score.cross_validation import cross_validate
 from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.measures import parse_measure
@@ -206,7 +206,7 @@ def _tune(
     if len(judged) < folds:
         raise ConfigError(f"{len(judged)} judged queries cannot be split into {folds} folds")
 
-    sides = {side: build_retriever(side, config) for side in HYBRID_SIDES}
+    sides = hybrid_sides(config)
     try:
         index_s = {side: time_index(retriever, data.corpus) for side, retriever in sides.items()}
         depth = max(point.depth for point in grid)
