@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,7 +18,7 @@ import click
 from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
-from retrieval_eval.prepare import prepared_run, withhold
+from retrieval_eval.prepare import prepare, withhold
 from retrieval_eval.retrieval.base import ReportsMissingQueries
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.defaults import resolve_defaults
@@ -89,9 +89,7 @@ def beir(
     cache_dir: Path | None,
 ) -> int:
     """Evaluate a retriever on the BEIR folder DIRECTORY."""
-    with prepared_retrievers(
-        config_file, model_dir=model_dir, cache_dir=cache_dir, typed=(directory,)
-    ) as config:
+    with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as config:
         retriever = build_retriever(
             retriever_name,
             config,
@@ -144,12 +142,10 @@ def prepared_retrievers(
     *,
     model_dir: Path | None,
     cache_dir: Path | None,
-    typed: Sequence[Path] = (),
 ) -> Iterator[RetrieversConfig]:
     """The [retrievers] tables: the file's, through the one preparation every command uses
-    (``secret_env`` withheld, then secrets resolved, files read within the repository's roots
-    while the block runs), or the defaults. The flags win over the file for the model and the
-    embedding cache; ``typed`` are the paths given on the command line."""
+    (``secret_env`` withheld, then secrets resolved), or the defaults. The flags win over
+    the file for the model and the embedding cache."""
     dense_flags = {
         name: value
         for name, value in (("model_dir", model_dir), ("cache_dir", cache_dir))
@@ -163,19 +159,18 @@ def prepared_retrievers(
         )
         yield resolve_defaults(config, home=Path.home(), cores=_available_cores())
         return
-    with prepared_run(
+    # A BEIR folder is not the repository's corpus, and every file here was typed by the user
+    # (the folder, the --config file and what it names): secrets are withheld, no roots apply.
+    ready = prepare(
         workdir=Path.cwd(),
         config_file=config_file,
         overrides={},
-        typed_inputs=(*typed, *(path for path in (model_dir,) if path is not None)),
         typed_outputs=tuple(path for path in (cache_dir,) if path is not None),
-    ) as ready:
-        config = ready.settings.retrievers
-        if dense_flags:
-            config = config.model_copy(
-                update={"dense": config.dense.model_copy(update=dense_flags)}
-            )
-        yield config
+    )
+    config = ready.settings.retrievers
+    if dense_flags:
+        config = config.model_copy(update={"dense": config.dense.model_copy(update=dense_flags)})
+    yield config
 
 
 def anthropic_api_key_value() -> str | None:

@@ -63,9 +63,7 @@ def beir_data(
     cache_dir: Path | None,
 ) -> Iterator[TuneData]:
     """A BEIR folder; retriever settings from ``--config``, else the built-in ones."""
-    with prepared_retrievers(
-        config_file, model_dir=model_dir, cache_dir=cache_dir, typed=(directory,)
-    ) as retrievers:
+    with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as retrievers:
         data = load_beir(directory, split)
         queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
         yield TuneData(data.corpus, queries, data.qrels, retrievers)
