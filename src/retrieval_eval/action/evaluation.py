@@ -65,7 +65,7 @@ def configure(
     verdict only if the run evaluates (a pull request outside ``paths`` skips).
     """
     from retrieval_eval.settings import load_settings
-    from retrieval_eval.trust.guard import protect_process
+    from retrieval_eval.trust.secrets import protect_process
 
     try:
         with commands.group("Configuration"):
@@ -111,7 +111,7 @@ def evaluate(
     from retrieval_eval.action.shard_modes import shard_report_folders
     from retrieval_eval.pipeline import merge_shards, run_evaluation
     from retrieval_eval.render.markdown import render_markdown, utf8_bytes
-    from retrieval_eval.trust.guard import format_traceback, unexpected_error
+    from retrieval_eval.trust.crash import format_traceback, unexpected_error
 
     if settings.config_error is not None:
         return failed(settings.config_error, commands, settings, notices)

@@ -29,7 +29,7 @@ from retrieval_eval.action.path_filter import PathFilter
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.status import skipped_description
 from retrieval_eval.errors import RetrievalEvalError
-from retrieval_eval.trust.guard import protect_process
+from retrieval_eval.trust.secrets import protect_process
 from retrieval_eval.vocabulary import ExitCode
 
 FORK_DOCS = "docs/action.md#fork-pull-requests"

@@ -41,7 +41,7 @@ def run_shard_mode(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
     from retrieval_eval.retrieval.embed_shard import embed_into_cache
     from retrieval_eval.settings import load_settings
     from retrieval_eval.sharding import parse_shard
-    from retrieval_eval.trust.guard import protect_process
+    from retrieval_eval.trust.secrets import protect_process
 
     if not settings.shard:
         raise ConfigError(f"input `shard` (I/N) is required with `mode: {settings.mode}`")

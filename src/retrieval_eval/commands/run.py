@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.pipeline import RunOutcome, run_evaluation
 from retrieval_eval.settings import RunSettings, load_settings
-from retrieval_eval.trust.guard import protect_process
+from retrieval_eval.trust.secrets import protect_process
 
 _PATH = click.Path(path_type=Path)
 
