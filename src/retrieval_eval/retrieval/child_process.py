@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 
-from retrieval_eval.trust.processes import become_subreaper, end_orphans
+from retrieval_eval.trust.processes import become_subreaper, children, end_orphans
 
 STDERR_LINES = 20
 _POLL_S = 0.05
@@ -39,10 +39,6 @@ _READ_CHUNK = 1 << 20
 
 # The children still running, which stopping another one must leave alone.
 _RUNNING: set[int] = set()
-
-
-def _running() -> frozenset[int]:
-    return frozenset(_RUNNING)
 
 
 class ChildTimeout(Exception):
@@ -56,7 +52,9 @@ class ChildExited(Exception):
 class ChildProcess:
     def __init__(self, command: Sequence[str], *, cwd: Path | None) -> None:
         """Start it; ``OSError`` when it cannot be started."""
-        become_subreaper(keep=_running)  # before it can fork: its orphans must come to us
+        become_subreaper()  # before it can fork: its orphans must come to us
+        # What was our child before it started cannot be its orphan: stopping it spares those.
+        self._earlier = children()
         self._process = subprocess.Popen(
             list(command),
             cwd=cwd,
@@ -140,7 +138,7 @@ class ChildProcess:
         self.exit_code = code if exited else None
         # What left the group is now our orphan (we are its subreaper): end it too.
         _RUNNING.discard(self._process.pid)
-        end_orphans(keep=_running())
+        end_orphans(keep=_RUNNING | self._earlier)
         # Its last words: EOF comes once nothing holds the pipe, which the kills ensure unless
         # a process escaped them (no subreaper); then the drainer is told to stop polling.
         self._drainer.join(timeout=1.0)

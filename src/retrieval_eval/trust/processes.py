@@ -7,20 +7,20 @@ re-parented to init and could rewrite the report or the baseline after the run
 wrote them. So, on Linux, this process becomes a *child subreaper*
 (``PR_SET_CHILD_SUBREAPER``, prctl(2)): every orphan among its descendants is
 re-parented to it instead of to init, where ``end_orphans`` finds it as a child
-it never started, stops and kills it with everything below it, and reaps it.
-``end_orphans`` runs whenever a retriever is stopped, before the run writes its
-files, and once more at exit.
+it did not start itself, stops and kills it with everything below it, and reaps it.
+``end_orphans`` runs whenever a retriever is stopped, so before the run writes its
+files. The caller names the children to leave alone: the retrievers still running,
+and whatever was already its child when the retriever started (``children``).
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import ctypes
 import os
 import signal
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
 _PR_SET_CHILD_SUBREAPER = 36  # prctl(2)
 # Each round ends one layer of a process tree (and what it forked meanwhile); a tree that
@@ -30,11 +30,10 @@ _ROUNDS = 100
 _subreaper: bool | None = None
 
 
-def become_subreaper(keep: Callable[[], Collection[int]] = frozenset) -> bool:
+def become_subreaper() -> bool:
     """Adopt the orphans among this process's descendants (Linux; once per process).
 
-    ``keep`` names the children that are not orphans (the retrievers still running),
-    which the sweep at exit must leave to their owners. False where this is not possible.
+    False where this is not possible; ``end_orphans`` then does nothing.
     """
     global _subreaper
     if _subreaper is None:
@@ -42,9 +41,14 @@ def become_subreaper(keep: Callable[[], Collection[int]] = frozenset) -> bool:
         if sys.platform.startswith("linux"):
             libc = ctypes.CDLL(None, use_errno=True)
             _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-        if _subreaper:
-            atexit.register(lambda: end_orphans(keep()))
     return _subreaper
+
+
+def children() -> frozenset[int]:
+    """This process's children now (none where there is no subreaper to sweep them)."""
+    if not _subreaper:
+        return frozenset()
+    return frozenset(_children_by_parent().get(os.getpid(), ()))
 
 
 def end_orphans(keep: Collection[int] = ()) -> None:
