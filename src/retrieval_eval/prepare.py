@@ -29,7 +29,7 @@ from pathlib import Path
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.input_files import reading_within
 from retrieval_eval.settings import RunSettings, read_settings, resolve_environment
-from retrieval_eval.trust.guard import protect_process
+from retrieval_eval.trust.secrets import protect_process
 
 # Every setting that decides the verdict. On a pull request the base commit's value is used;
 # the pull request's value is reported as a proposal that takes effect after merge.

@@ -12,6 +12,7 @@ from retrieval_eval.action.github_api import GitHubApi, GitHubApiError
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.render.escape import escape_markdown, visible
+from retrieval_eval.trust.signals import verdict_delivered
 from retrieval_eval.vocabulary import ExitCode, fit_status_description, state_for
 
 
@@ -45,6 +46,9 @@ def deliver(
                 target_url=settings.runner.run_url,
             )
             commands.info(f"Status {settings.status_context!r} set on {sha[:7]}.")
+            # A stop request from here on cannot change what the check says: the run
+            # finishes (the comment within the stop's time) and exits with the verdict's code.
+            verdict_delivered()
         except GitHubApiError as error:
             failures.append(str(error))
         if pr_number is not None and comment_markdown is not None:

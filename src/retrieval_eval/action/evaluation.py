@@ -56,7 +56,7 @@ def evaluate(
     # without paying for chromadb and onnxruntime.
     from retrieval_eval.pipeline import merge_shards, run_evaluation
     from retrieval_eval.render.markdown import render_markdown, utf8_bytes
-    from retrieval_eval.trust.guard import format_traceback, unexpected_error
+    from retrieval_eval.trust.crash import format_traceback, unexpected_error
 
     if plan.config_error is not None:
         return failed(plan.config_error, commands, settings, notices)

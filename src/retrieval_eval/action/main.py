@@ -31,7 +31,7 @@ from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.render.escape import visible
 from retrieval_eval.render.no_report import escaped_lines
-from retrieval_eval.trust.guard import format_traceback, unexpected_error
+from retrieval_eval.trust.crash import format_traceback, unexpected_error
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
 

@@ -4,7 +4,10 @@ The child is the user's retriever (code from the pull request under review), so
 it is assumed to misbehave: it may never read its stdin, never answer, ignore
 the request to exit, or leave a background process holding our pipes. Hence:
 
-- it runs in a process group of its own, and stopping it kills the whole group;
+- it runs in a process group of its own, and stopping it kills the whole group,
+  then every orphan it left (one that left the group with ``setsid`` and was
+  orphaned by a double fork), which this process adopts as a child subreaper
+  (``retrieval_eval.trust.processes``);
 - every write, read and the shutdown are bounded by a deadline;
 - stderr is drained by a thread that polls a stop flag instead of blocking in a
   read, so stopping never waits on a grandchild that still holds the pipe.
@@ -26,10 +29,16 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 
+from retrieval_eval.trust.processes import become_subreaper, children, end_orphans
+
 STDERR_LINES = 20
 _POLL_S = 0.05
 _CHUNK = 1 << 16
 _READ_CHUNK = 1 << 20
+
+
+# The children still running, which stopping another one must leave alone.
+_RUNNING: set[int] = set()
 
 
 class ChildTimeout(Exception):
@@ -43,6 +52,9 @@ class ChildExited(Exception):
 class ChildProcess:
     def __init__(self, command: Sequence[str], *, cwd: Path | None) -> None:
         """Start it; ``OSError`` when it cannot be started."""
+        become_subreaper()  # before it can fork: its orphans must come to us
+        # What was our child before it started cannot be its orphan: stopping it spares those.
+        self._earlier = children()
         self._process = subprocess.Popen(
             list(command),
             cwd=cwd,
@@ -51,6 +63,7 @@ class ChildProcess:
             stderr=subprocess.PIPE,
             process_group=0,
         )
+        _RUNNING.add(self._process.pid)
         assert self._process.stdin and self._process.stdout and self._process.stderr
         self._stdin = self._process.stdin.fileno()
         self._stdout = self._process.stdout.fileno()
@@ -111,7 +124,8 @@ class ChildProcess:
 
     def stop(self, grace_s: float) -> int | None:
         """Close its stdin (the protocol's "please exit"), give it ``grace_s`` to exit, then
-        kill its whole group either way (background processes it left must not outlive it).
+        kill its whole group and every orphan either way (background processes it left,
+        in its group or not, must not outlive it).
         Returns its exit code, None when it had to be killed. Never blocks for long."""
         if self._stopped:
             return self.exit_code
@@ -122,8 +136,11 @@ class ChildProcess:
         self._kill_group()
         code = self._process.wait()
         self.exit_code = code if exited else None
-        # Its last words: EOF comes once nothing holds the pipe, which the group kill ensures
-        # unless a process left the group; then the drainer is told to stop polling.
+        # What left the group is now our orphan (we are its subreaper): end it too.
+        _RUNNING.discard(self._process.pid)
+        end_orphans(keep=_RUNNING | self._earlier)
+        # Its last words: EOF comes once nothing holds the pipe, which the kills ensure unless
+        # a process escaped them (no subreaper); then the drainer is told to stop polling.
         self._drainer.join(timeout=1.0)
         self._stop.set()
         self._drainer.join(timeout=1.0)
