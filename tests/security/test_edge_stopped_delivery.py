@@ -75,3 +75,22 @@ def test_a_stop_after_the_verdict_was_delivered_exits_with_the_verdicts_code(
     assert [s["state"] for s in world.github.statuses_for(head)] == ["success"]
     assert len(world.github.comments_on(7)) == 1
     assert "stopped" not in run.summary
+
+
+def test_a_stop_while_github_hangs_gives_up_on_it_within_the_stops_time(
+    world: World, tmp_path: Path
+) -> None:
+    record, terminate = _terminator(tmp_path / "action.pid")
+    # Neither the verdict's status nor the error status ever gets an answer.
+    world.github.inject(Fault(path=r"/statuses/", method="POST", delay=3600, on_request=terminate))
+    world.github.inject(Fault(path=r"/statuses/", method="POST", delay=3600, times=None))
+    base = world.head()
+    head = world.commit({"README.md": "# notes search, reworded\n"})
+
+    run = world.pull_request(7, base, head, preexec_fn=record, github_retry_seconds="600")
+
+    assert run.returncode == 2, run.log
+    assert run.outputs["verdict"] == "error"
+    assert "did not answer within 5 s of the stop request" in run.log, run.log
+    posts = world.github.requests_to("POST", r"/statuses/")
+    assert [post.body["state"] for post in posts] == ["success", "error"], run.log

@@ -61,12 +61,13 @@ def end_orphans(keep: Collection[int] = ()) -> None:
     if not _subreaper:
         return
     me = os.getpid()
+    spared = set(keep)
     for _ in range(_ROUNDS):
-        children = _children_by_parent()
-        roots = [pid for pid in children.get(me, ()) if pid not in keep]
+        tree = _children_by_parent()
+        roots = [pid for pid in tree.get(me, ()) if pid not in spared]
         if not roots:
             return
-        victims = _descendants(roots, children)
+        victims = _descendants(roots, tree)
         killed: set[int] = set()
         for number in (signal.SIGSTOP, signal.SIGKILL):
             for pid in victims:
@@ -74,12 +75,14 @@ def end_orphans(keep: Collection[int] = ()) -> None:
                     os.kill(pid, number)
                     killed.add(pid)
         for pid in roots:
-            # A child that could not be signalled is only reaped if it has already ended.
+            if pid not in killed:
+                spared.add(pid)  # not ours to signal (another user's): nothing more to do
+                continue
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0 if pid in killed else os.WNOHANG)
+                os.waitpid(pid, 0)
 
 
-def _descendants(roots: list[int], children: dict[int, list[int]]) -> list[int]:
+def _descendants(roots: list[int], tree: dict[int, list[int]]) -> list[int]:
     """``roots`` and everything below them, parents before their children."""
     order: list[int] = []
     pending = list(roots)
@@ -90,7 +93,7 @@ def _descendants(roots: list[int], children: dict[int, list[int]]) -> list[int]:
             continue
         seen.add(pid)
         order.append(pid)
-        pending.extend(children.get(pid, ()))
+        pending.extend(tree.get(pid, ()))
     return order
 
 
