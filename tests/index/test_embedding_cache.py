@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval_eval.index.embedding_cache import CACHE_FILE, EmbeddingCache
+from retrieval_eval.index.embedding_cache import CACHE_FILE, EmbeddingCache, row_key, text_key
+from retrieval_eval.index.embedding_recipe import embedding_recipe
 
 MODEL = "a" * 64
 OTHER_MODEL = "b" * 64
@@ -52,8 +53,12 @@ def test_wrong_sized_vectors_are_rejected_and_treated_as_misses(tmp_path: Path) 
         pytest.raises(ValueError, match=r"expected a 384-vector, got shape \(3,\)"),
     ):
         cache.put_many(MODEL, {"short": np.zeros(3, dtype=np.float32)})
+    recipe, digest = embedding_recipe(MODEL), text_key("short")
     with sqlite3.connect(tmp_path / CACHE_FILE) as db:  # a stale row from some other writer
-        db.execute("INSERT INTO embeddings VALUES (?, ?, ?)", (MODEL, b"k" * 32, b"\0" * 12))
+        db.execute(
+            "INSERT INTO vectors VALUES (?, ?, ?, ?, ?)",
+            (row_key(recipe, digest), MODEL, recipe, digest, b"\0" * 12),
+        )
     with EmbeddingCache(tmp_path) as cache:
         assert len(cache) == 1
         assert cache.get_many(MODEL, ["short"]) == {}

@@ -73,6 +73,8 @@ def run_shard_mode(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
         if caches and dense.model_dir is not None:
             with commands.group("Merging the embedding caches"):
                 merged = merge_caches(run_settings.cache_dir, caches, verify_model(dense.model_dir))
+                for warning in merged.warnings:
+                    commands.warning(warning)
                 commands.info(f"{merged.added} vectors from {merged.sources} cache(s)")
         with commands.group(f"Evaluating shard {shard}"):
             outcome = run_shard(

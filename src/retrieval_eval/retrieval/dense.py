@@ -57,7 +57,8 @@ class DenseRetriever:
 
     @property
     def warnings(self) -> list[str]:
-        """What indexing healed on its way (a damaged embedding cache), for the run's log."""
+        """What indexing healed on its way (a damaged or committed embedding cache, rows
+        the cache refused), for the run's log."""
         return list(self._warnings)
 
     @property
@@ -191,6 +192,7 @@ class DenseRetriever:
         if self._embedding is not None:
             self._embedding.cache = None
         if self._cache is not None:
+            self._warnings = list(self._cache.warnings)  # now with the rows reading refused
             self._cache.close()
             self._cache = None
 
