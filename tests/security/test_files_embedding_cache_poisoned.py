@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -163,7 +164,7 @@ def test_run_refuses_a_row_copied_under_another_texts_key(tmp_path: Path) -> Non
     shutil.copytree(root, honest_root)
     shutil.rmtree(honest_root / ".retrieval-eval-cache")
     recipe = embedding_recipe(verify_model(MODEL_DIR))
-    with sqlite3.connect(root / CACHE) as db:
+    with closing(sqlite3.connect(root / CACHE)) as db, db:
         # Each rewritten note gets a row under its own key holding the original note's
         # vector, copied with its record (text sha256, recipe) as it was.
         for doc, text in rewritten.items():
@@ -181,3 +182,76 @@ def test_run_refuses_a_row_copied_under_another_texts_key(tmp_path: Path) -> Non
 
     assert f"4 row(s) of the embedding cache {root / CACHE} did not hold the vector" in log
     assert mrr == _run(honest_root)[0] < 1.0
+
+
+def _cli(root: Path, *args: str) -> str:
+    result = run_cli(root, *args)
+    assert result.returncode == 0, result.log
+    return result.stderr
+
+
+def test_a_shard_cache_that_git_tracks_is_not_merged(tmp_path: Path) -> None:
+    """`mode: evaluate-shard` merges every folder under `shard-artifacts` as this does: a
+    folder the pull request committed there is not an artifact of this run."""
+    root = tmp_path / "notes"
+    _semantic_project(root)
+    _cli(root, "embed", "--model-dir", str(MODEL_DIR), "--cache-dir", "shards/honest")
+    write(root, REWRITTEN)
+    _forge(_chunk_texts(root), _chunk_texts(root), root / "shards/planted/embeddings")
+    git(root, "add", "-f", "shards/planted")
+    git(root, "commit", "-q", "-m", "plant a shard cache")  # shards/honest stays untracked
+
+    log = _cli(
+        root, "cache", "merge", "--model-dir", str(MODEL_DIR), "--into", "merged",
+        "shards/honest", "shards/planted",
+    )  # fmt: skip
+
+    planted = "shards/planted/embeddings/embeddings.sqlite3"
+    assert f"warning: {planted}: not merged: git tracks it" in log
+    assert "merged 1 cache(s) into merged: 8 new vectors, 8 in all" in log
+
+
+def test_a_shard_row_copied_under_another_texts_key_is_not_merged(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    _semantic_project(root)
+    _cli(root, "embed", "--model-dir", str(MODEL_DIR), "--cache-dir", "shard")
+    shard = "shard/embeddings/embeddings.sqlite3"
+    recipe = embedding_recipe(verify_model(MODEL_DIR))
+    # One row re-keyed for a text it was not computed from (closed: a shard is one file).
+    with closing(sqlite3.connect(root / shard)) as db, db:
+        db.execute(
+            "UPDATE vectors SET key = ? WHERE key = (SELECT MIN(key) FROM vectors)",
+            (row_key(recipe, text_key("# Kyoto\n\nQuarterly tax forms and receipts.")),),
+        )
+
+    log = _cli(root, "cache", "merge", "--model-dir", str(MODEL_DIR), "--into", "m", "shard")
+
+    assert f"warning: {shard}: 1 row(s) not merged: not the vector of the text, model" in log
+    assert "merged 1 cache(s) into m: 7 new vectors, 7 in all" in log
+
+
+def test_a_cache_in_the_format_before_rows_recorded_their_text_is_rebuilt(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    _semantic_project(root)
+    (root / CACHE).parent.mkdir(parents=True)
+    with closing(sqlite3.connect(root / CACHE)) as db, db:  # format 1: (model, text) -> vector
+        db.execute(
+            "CREATE TABLE embeddings (model_sha256 TEXT NOT NULL, text_sha256 BLOB NOT NULL, "
+            "vector BLOB NOT NULL, PRIMARY KEY (model_sha256, text_sha256)) WITHOUT ROWID"
+        )
+        db.execute(
+            "INSERT INTO embeddings VALUES (?, ?, ?)",
+            (verify_model(MODEL_DIR), text_key("any text"), bytes(384 * 4)),
+        )
+
+    mrr, log = _run(root)
+
+    assert (
+        f"warning: the embedding cache {root / CACHE} is in cache format 1, this version of "
+        "retrieval-eval reads format 2; emptied it: its texts are embedded again, once"
+    ) in log
+    assert mrr == 1.0
+    with closing(sqlite3.connect(root / CACHE)) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (2,)
+        assert db.execute("SELECT COUNT(*) FROM vectors").fetchone() == (8,)
+    assert "warning" not in _run(root)[1]  # rebuilt once, then simply used

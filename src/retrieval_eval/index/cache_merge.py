@@ -72,7 +72,7 @@ def merge_caches(target: Path, sources: Sequence[Path], model_sha256: str) -> Me
             continue
         if version != CACHE_FORMAT:
             warnings.append(
-                f"{path}: not merged: written in cache format {version}, this version reads "
+                f"{path}: not merged: written in cache format {version or 1}, this version reads "
                 f"format {CACHE_FORMAT} (make it again with this version's `embed`)"
             )
             continue

@@ -39,8 +39,8 @@ CACHE_FILE = "embeddings.sqlite3"
 EMBEDDINGS_SUBDIR = "embeddings"
 # SQLite's own files beside the database: each is read when the database is opened.
 SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
-# Format 1 keyed rows by (model sha256, text sha256) alone; format 2 is described above.
-# A file in another format is emptied and refilled (PRAGMA user_version holds it).
+# Format 1 keyed rows by (model sha256, text sha256) alone and left PRAGMA user_version at
+# 0; format 2 is described above. A file in another format is emptied and refilled.
 CACHE_FORMAT = 2
 _BUSY_TIMEOUT_MS = 60_000
 _SQLITE_MAX_VARIABLES = 900  # under SQLite's historical 999-parameter limit
@@ -179,9 +179,9 @@ class EmbeddingCache:
                     db.execute(f'DROP TABLE "{table.replace(chr(34), chr(34) * 2)}"')
                 if tables:
                     self._healed.append(
-                        f"the embedding cache {self.path} was written in format {version} "
-                        f"(this version reads format {CACHE_FORMAT}); emptied it: its texts "
-                        "are embedded again once"
+                        f"the embedding cache {self.path} is in cache format {version or 1}, "
+                        f"this version of retrieval-eval reads format {CACHE_FORMAT}; emptied "
+                        "it: its texts are embedded again, once"
                     )
                 db.execute(f"PRAGMA user_version = {CACHE_FORMAT}")
             db.execute(_SCHEMA)
