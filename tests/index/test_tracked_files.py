@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.index.tracked_files import tracked_by_git
+from retrieval_eval.index.tracked_files import tracked_by_git, tracked_under
 from tests.action.git_repo import GIT_ENV
 
 _SEGMENT = st.text(alphabet="abcxyz-_.é", min_size=1, max_size=12).filter(
@@ -114,3 +114,11 @@ def test_a_damaged_index_is_cannot_tell_never_an_error(
     found = tracked_by_git([root / "a/b.txt", root / "zz"])
 
     assert found.unreadable is not None or found.paths <= {root / "a/b.txt"}
+
+
+def test_a_folder_counts_when_git_tracks_anything_inside_it(tmp_path: Path) -> None:
+    root = _repository(tmp_path / "repo", ["store/chroma.sqlite3", "storey/x"])
+    (root / "empty").mkdir()
+    assert tracked_under(root / "store").paths == {root / "store"}
+    assert tracked_under(root / "empty").paths == frozenset()
+    assert tracked_under(root / "stor").paths == frozenset()  # a prefix of a name is not a folder

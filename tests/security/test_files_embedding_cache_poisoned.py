@@ -255,3 +255,31 @@ def test_a_cache_in_the_format_before_rows_recorded_their_text_is_rebuilt(tmp_pa
         assert db.execute("PRAGMA user_version").fetchone() == (2,)
         assert db.execute("SELECT COUNT(*) FROM vectors").fetchone() == (8,)
     assert "warning" not in _run(root)[1]  # rebuilt once, then simply used
+
+
+def test_a_committed_vector_store_in_persist_dir_is_refused_not_searched(tmp_path: Path) -> None:
+    """`persist_dir` keeps a whole chromadb collection, reused when its fingerprint matches;
+    the fingerprint is computed from public inputs, so a committed store could carry any
+    vectors under the rewritten corpus's fingerprint."""
+    import chromadb
+
+    from retrieval_eval.retrieval.dense import PERSISTENT_COLLECTION, DenseRetriever
+
+    root = tmp_path / "notes"
+    _semantic_project(root)
+    config = SEMANTIC_CONFIG + '\n[retrievers.dense]\npersist_dir = "vectors"\n'
+    write(root, {"retrieval-eval.toml": config})
+    assert _run(root)[0] == 1.0  # the store now holds the original notes' vectors
+    write(root, REWRITTEN)
+    fingerprint = DenseRetriever(DenseConfig(model_dir=MODEL_DIR))._fingerprint(
+        load_corpus(root / "datasets" / "corpus"), verify_model(MODEL_DIR)
+    )
+    store = chromadb.PersistentClient(path=str(root / "vectors"))
+    store.get_collection(PERSISTENT_COLLECTION).modify(metadata={"fingerprint": fingerprint})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "reword four notes (and a vector store)")
+
+    result = run_cli(root, "run", "--quiet", "--model-dir", str(MODEL_DIR))
+
+    assert result.returncode == 2, result.log  # before: 0, MRR@10 1.000 from the old vectors
+    assert "retrievers.dense.persist_dir: git tracks files in it" in result.stderr

@@ -50,6 +50,21 @@ def tracked_by_git(paths: Iterable[Path]) -> Tracked:
     return Tracked(frozenset(found), None)
 
 
+def tracked_under(folder: Path) -> Tracked:
+    """``folder`` (absolute) in ``paths`` when git tracks any file inside it, by the path
+    as given or by where its symlinks lead inside the same work tree."""
+    root = _work_tree(folder / "_")
+    if root is None or folder == root:
+        return Tracked(frozenset(), None)
+    prefixes = {name + b"/" for name in _relative_names(folder, root)}
+    try:
+        names = _index_names(root, prefixes)
+    except (OSError, ValueError) as error:
+        return Tracked(frozenset(), f"{_index_file(root)}: {error}")
+    listed = any(name.startswith(prefix) for name in names for prefix in prefixes)
+    return Tracked(frozenset({folder} if listed else ()), None)
+
+
 def _work_tree(path: Path) -> Path | None:
     for folder in path.parents:
         try:
