@@ -208,6 +208,7 @@ def compare_queries(
             or baseline.retriever_config != measured.retriever_config
             or (baseline.k is not None and baseline.k != settings.k)
         ),
+        baseline_retriever=baseline.retriever,
         paired=tuple(
             test
             for metric in measured.aggregates
