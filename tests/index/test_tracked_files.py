@@ -61,13 +61,13 @@ def test_agrees_with_git_ls_files(
     root = _repository(tmp_path_factory.mktemp("r") / "repo", tracked, object_format=object_format)
     listed = set(_git(root, "ls-files", "-z").split("\0")) - {""}
     if listed and version == "3":
-        _git(root, "update-index", "--skip-worktree", sorted(listed)[0])  # an extended entry
+        _git(root, "update-index", "--skip-worktree", "--", sorted(listed)[0])  # an extended entry
     elif version == "split":
         _git(root, "update-index", "--split-index")
         if listed:  # an entry changed after the split lives in the split part
             changed = sorted(listed)[-1]
             (root / changed).write_text("changed", encoding="utf-8")
-            _git(root, "add", changed)
+            _git(root, "add", "--", changed)
     else:
         _git(root, "update-index", "--index-version", version)
 

@@ -25,8 +25,8 @@ from retrieval_eval.index.embedding_cache import EmbeddingCache, row_key, text_k
 from retrieval_eval.index.embedding_recipe import embedding_recipe
 from retrieval_eval.index.model_install import default_model_dir, verify_model
 from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.retrieval.builtin.dense import model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.retrieval.dense import model_token_spans
 from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import push_event
 from tests.action.project import CONFIG, SEMANTIC_FIXTURES, fixture_lines, project_files
@@ -263,7 +263,7 @@ def test_a_committed_vector_store_in_persist_dir_is_refused_not_searched(tmp_pat
     vectors under the rewritten corpus's fingerprint."""
     import chromadb
 
-    from retrieval_eval.retrieval.dense import PERSISTENT_COLLECTION, DenseRetriever
+    from retrieval_eval.retrieval.builtin.dense import PERSISTENT_COLLECTION, DenseRetriever
 
     root = tmp_path / "notes"
     _semantic_project(root)
