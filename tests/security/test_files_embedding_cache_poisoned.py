@@ -119,10 +119,10 @@ def test_a_committed_cache_does_not_turn_a_regression_into_a_pass(repo: Repo) ->
     assert (repo.path / CACHE.with_name("embeddings.sqlite3.committed")).read_bytes() == forged
 
 
-def _semantic_project(root: Path) -> None:
+def _semantic_project(root: Path, kind: str = "semantic") -> None:
     init_repo(root)
     files = project_files()
-    files["datasets/semantic.jsonl"] = fixture_lines(SEMANTIC_FIXTURES, retrieval_type="semantic")
+    files[f"datasets/{kind}.jsonl"] = fixture_lines(SEMANTIC_FIXTURES, retrieval_type=kind)
     files["retrieval-eval.toml"] = SEMANTIC_CONFIG
     del files["datasets/keyword.jsonl"]
     write(root, files)
@@ -149,6 +149,20 @@ def test_run_does_not_serve_a_committed_cache_either(tmp_path: Path) -> None:
     mrr, log = _run(root)
 
     assert mrr == _run(honest_root)[0] < 1.0  # the forged vectors would give 1.0
+    assert COMMITTED_WARNING in log
+
+
+def test_hybrid_says_its_dense_side_set_a_committed_cache_aside(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    _semantic_project(root, "hybrid")
+    _commit_forged_cache(root, _chunk_texts(root))
+    honest_root = tmp_path / "honest"
+    shutil.copytree(root, honest_root)
+    shutil.rmtree(honest_root / ".retrieval-eval-cache")
+
+    mrr, log = _run(root)
+
+    assert mrr == _run(honest_root)[0]
     assert COMMITTED_WARNING in log
 
 
