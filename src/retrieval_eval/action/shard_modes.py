@@ -50,6 +50,8 @@ def run_shard_mode(settings: ActionSettings, plan: RunPlan, commands: RunnerFile
         if caches and dense.model_dir is not None:
             with commands.group("Merging the embedding caches"):
                 merged = merge_caches(run_settings.cache_dir, caches, verify_model(dense.model_dir))
+                for warning in merged.warnings:
+                    commands.warning(warning)
                 commands.info(f"{merged.added} vectors from {merged.sources} cache(s)")
         with commands.group(f"Evaluating shard {shard}"), within_roots(run_settings):
             outcome = run_shard(

@@ -26,6 +26,7 @@ from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.chunking import Chunk, TokenSpans, chunk_corpus
 from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache
+from retrieval_eval.index.tracked_files import tracked_under
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import SearchResult
 from retrieval_eval.retrieval.builtin.collapse import ChunkTable
@@ -57,7 +58,8 @@ class DenseRetriever:
 
     @property
     def warnings(self) -> list[str]:
-        """What indexing healed on its way (a damaged embedding cache), for the run's log."""
+        """What indexing healed on its way (a damaged or committed embedding cache, rows
+        the cache refused), for the run's log."""
         return list(self._warnings)
 
     @property
@@ -191,6 +193,7 @@ class DenseRetriever:
         if self._embedding is not None:
             self._embedding.cache = None
         if self._cache is not None:
+            self._warnings = list(self._cache.warnings)  # now with the rows reading refused
             self._cache.close()
             self._cache = None
 
@@ -203,6 +206,7 @@ class DenseRetriever:
             # two retrievers (hybrid in a test next to dense) from seeing each other.
             name = f"retrieval-eval-{uuid.uuid4().hex}"
         else:
+            _refuse_committed_store(self.config.persist_dir)
             self._client = chromadb.PersistentClient(path=str(self.config.persist_dir))
             name = PERSISTENT_COLLECTION
             if self._reuse(name, fingerprint, chunk_count):
@@ -235,6 +239,25 @@ class DenseRetriever:
             self.config.chunk_overlap,
         ]
         return hashlib.sha256(json.dumps(settings).encode("utf-8")).hexdigest()
+
+
+def _refuse_committed_store(persist_dir: Path) -> None:
+    """A kept collection is searched as it is, vectors and all, once its fingerprint (which
+    anyone can compute) matches: one that git tracks may hold whatever vectors a pull
+    request put in it, so it is refused rather than searched."""
+    tracked = tracked_under(persist_dir.absolute())
+    if tracked.paths or tracked.unreadable is not None:
+        why = (
+            f"git's index could not be read ({tracked.unreadable})"
+            if tracked.unreadable is not None
+            else "git tracks files in it"
+        )
+        raise ConfigError(
+            f"retrievers.dense.persist_dir: {why}, and a vector store that arrives with the "
+            "repository's files could hold any vectors; keep the folder out of git "
+            "(`git rm -r --cached` it and list it in .gitignore)",
+            file=persist_dir,
+        )
 
 
 def _metadata(chunk: Chunk, tags: Sequence[str]) -> dict[str, str | bool]:

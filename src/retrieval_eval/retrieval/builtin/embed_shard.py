@@ -1,9 +1,9 @@
 """Fill the embedding cache with the dense retriever's chunks, or one shard of them.
 
 The chunks are cut exactly as ``DenseRetriever.index`` cuts them, so a later run
-finds every vector in the cache. A chunk belongs to shard ``sha256(text) mod N``,
-the very key the cache stores it under: adding documents moves no existing chunk
-to another shard. Chunks are embedded and stored a batch at a time, so memory
+finds every vector in the cache. A chunk belongs to shard ``sha256(text) mod N``
+(the text's sha256 is also part of its cache key): adding documents moves no existing
+chunk to another shard. Chunks are embedded and stored a batch at a time, so memory
 stays flat however large the corpus.
 """
 

@@ -12,7 +12,13 @@ import time
 from collections.abc import Mapping, Sequence
 
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.base import Closeable, Hit, Retriever, SearchResult
+from retrieval_eval.retrieval.base import (
+    Closeable,
+    Hit,
+    ReportsWarnings,
+    Retriever,
+    SearchResult,
+)
 from retrieval_eval.retrieval.config import (
     HYBRID_SIDES,
     SCORE_CEILINGS,
@@ -89,6 +95,16 @@ class HybridRetriever:
     def index(self, corpus: Corpus) -> None:
         for retriever in self.sides.values():
             retriever.index(corpus)
+
+    @property
+    def warnings(self) -> list[str]:
+        """Its sides' (the dense side's committed or damaged embedding cache, set aside)."""
+        return [
+            warning
+            for retriever in self.sides.values()
+            if isinstance(retriever, ReportsWarnings)
+            for warning in retriever.warnings
+        ]
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
         runs: dict[str, Run] = {}
