@@ -38,6 +38,10 @@ GATE_SETTINGS = (
     "dataset_retrievers",
     "min_fixtures",
     "min_human",
+    "significance",
+    "max_regressed_queries",
+    "max_removed_share",
+    "repeats",
 )
 # What the pull request's code may see and read: a PR must not widen either for itself.
 # `secret_env` keeps the union of both commits' names (withholding more is always safe);
