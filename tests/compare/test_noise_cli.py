@@ -186,3 +186,29 @@ def test_repeats_score_a_flaky_retriever_by_each_querys_mean(tmp_path: Path) -> 
     assert "🔁 Each query was searched 4 times and scored by its mean" in markdown
     [mrr] = [r for r in table_rows(markdown, "Metric | Mean in each repeat") if r[0] == "MRR@10"]
     assert mrr[1] == " · ".join(f"{v:.3f}" for v in spread["means"]["mrr@10"])
+
+
+@pytest.mark.parametrize(("repeats", "verdict"), [(1, "regression"), (8, "passed")])
+def test_repeats_tell_a_flaky_retriever_apart_from_a_regression(
+    tmp_path: Path, repeats: int, verdict: str
+) -> None:
+    """The same flaky system twice, with two seeds: searched once per query its MRR@10
+    reads 0.771 then 0.708 (−8.1%, a regression that is only chance); searched eight
+    times, 0.747 both times."""
+    flaky = {i: 2 for i in range(1, QUERIES + 1)}
+    write(tmp_path, project_files(flaky, extra=f"repeats = {repeats}\n"))
+    write(tmp_path, {"flaky.json": json.dumps({"seed": 1, "swap": 0.5})})
+    done, _, _ = run(tmp_path)
+    assert done.returncode == 0, done.log
+    write(tmp_path, {"flaky.json": json.dumps({"seed": 11, "swap": 0.5})})
+
+    done, report, _ = run(tmp_path)
+
+    assert report["verdict"] == verdict, done.log
+    mrr = rows(report)["mrr@10"]
+    if repeats == 1:
+        assert (mrr["baseline"], mrr["current"]) == pytest.approx((0.7708, 0.7083), abs=1e-4)
+    else:
+        assert (mrr["baseline"], mrr["current"]) == pytest.approx((0.7474, 0.7474), abs=1e-4)
+        means = report["datasets"][0]["repeats"]["means"]["mrr@10"]
+        assert max(means) - min(means) > abs(mrr["delta"])  # the spread dwarfs the change
