@@ -20,6 +20,7 @@ from tests.action.git_repo import write
 from tests.compare.noise_project import QUERIES, answers, config, dataset, project_files, query_text
 from tests.security.entry import Run, run_cli
 from tests.support.markdown import table_rows
+from tests.test_sharded import cli, sharded
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +32,9 @@ SIX_QUERIES_SLIP = {**BASE_RANKS, **dict.fromkeys(range(1, 7), 6)}
 
 def run(root: Path, *args: str) -> tuple[Run, dict[str, Any], str]:
     done = run_cli(root, "run", *args)
-    report_dir = root / "retrieval-eval-report"
+    report_dir = root / (
+        args[args.index("--report-dir") + 1] if "--report-dir" in args else "retrieval-eval-report"
+    )
     report = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
     return done, report, (report_dir / "report.md").read_text(encoding="utf-8")
 
@@ -212,3 +215,20 @@ def test_repeats_tell_a_flaky_retriever_apart_from_a_regression(
         assert (mrr["baseline"], mrr["current"]) == pytest.approx((0.7474, 0.7474), abs=1e-4)
         means = report["datasets"][0]["repeats"]["means"]["mrr@10"]
         assert max(means) - min(means) > abs(mrr["delta"])  # the spread dwarfs the change
+
+
+def test_sharded_repeats_merge_to_the_unsharded_spread(tmp_path: Path) -> None:
+    write(tmp_path, project_files(BASE_RANKS, extra="repeats = 3\n"))
+    whole, report, _ = run(tmp_path, "--report-dir", "whole")
+    assert whole.returncode == 0, whole.log
+    folders = sharded(tmp_path, 2)
+
+    merged = cli(tmp_path, "merge", "--quiet", "--report-dir", "merged", *map(str, folders))
+
+    assert merged.returncode == 0, merged.stderr
+    combined = json.loads((tmp_path / "merged" / "report.json").read_text(encoding="utf-8"))
+    expected = report["datasets"][0]["repeats"]
+    spread = combined["datasets"][0]["repeats"]
+    assert spread["runs"] == 3 and spread["varied"] == expected["varied"]
+    for metric, means in expected["means"].items():
+        assert spread["means"][metric] == pytest.approx(means), metric
