@@ -2,7 +2,9 @@
 
 The relative gate compares means over the queries both runs share, so adding
 or removing a fixture can never pass for a regression (or cause one); the
-added and removed queries are listed instead.
+added and removed queries are listed instead. Removing (or renaming) most of a
+dataset's queries would leave that comparison nothing to say, so more than
+``max_removed_share`` of them missing fails, like a removed dataset.
 """
 
 from __future__ import annotations
