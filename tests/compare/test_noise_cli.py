@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from retrieval_eval.settings import load_settings
 from tests.action.git_repo import write
 from tests.compare.noise_project import QUERIES, answers, config, dataset, project_files, query_text
 from tests.security.entry import Run, run_cli
@@ -232,3 +233,18 @@ def test_sharded_repeats_merge_to_the_unsharded_spread(tmp_path: Path) -> None:
     assert spread["runs"] == 3 and spread["varied"] == expected["varied"]
     for metric, means in expected["means"].items():
         assert spread["means"][metric] == pytest.approx(means), metric
+
+
+def test_init_turns_the_noise_rules_on_with_the_reasons_in_comments(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    for name in ("a.md", "b.md", "c.md"):
+        (tmp_path / "notes" / name).write_text("# Note\n\ntext\n", encoding="utf-8")
+
+    done = run_cli(tmp_path, "init")
+
+    assert done.returncode == 0, done.log
+    text = (tmp_path / "retrieval-eval.toml").read_text(encoding="utf-8")
+    assert "\nsignificance = 0.05\nmax_regressed_queries = 2\n" in text
+    assert "# by 1/20 = 0.050, a 6.2% drop at an MRR@10 of 0.80: beyond the 5% tolerance." in text
+    settings = load_settings(workdir=tmp_path, config_file=None, overrides={})
+    assert (settings.significance, settings.max_regressed_queries) == (0.05, 2)
