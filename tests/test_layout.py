@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "retrieval_eval"
 
 # The pipeline, first to last. `settings` composes the stages' own configuration types
 # (retriever tables, judge pricing, measure names), so it comes after them; `compare` is the
-# first stage that reads the whole settings object. `pipeline` calls every stage in turn.
+# first stage that reads the whole settings object. `pipeline` calls every stage in turn;
+# `prepare` is how every edge prepares a run (settings, secrets withheld, input roots).
 STAGES = (
     "load",
     "validate",
@@ -29,6 +30,7 @@ STAGES = (
     "compare",
     "render",
     "pipeline",
+    "prepare",
 )
 # Small modules every stage may use; they import nothing but each other. `trust` keeps
 # secrets out of child processes and redacts every line written out; `sharding` picks a
@@ -78,9 +80,14 @@ def allowed(importer: str, imported: str) -> bool:
     return STAGES.index(imported) <= STAGES.index(importer)
 
 
+def source_files() -> list[Path]:
+    """Every module of the package, in every sub-package at any depth."""
+    return sorted(PACKAGE.rglob("*.py"))
+
+
 def violations() -> list[str]:
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in source_files():
         importer = unit_of(module_name(path))
         for line, name in imports(path):
             imported = unit_of(name)
@@ -93,7 +100,7 @@ def violations() -> list[str]:
 
 
 def test_every_unit_is_placed() -> None:
-    units = {unit_of(module_name(path)) for path in PACKAGE.rglob("*.py")}
+    units = {unit_of(module_name(path)) for path in source_files()}
     assert units == set(STAGES) | SHARED | EDGES
 
 
@@ -118,3 +125,16 @@ def test_imports_point_down_the_pipeline() -> None:
 )
 def test_the_rule_itself(importer: str, imported: str, expected: bool) -> None:
     assert allowed(importer, imported) is expected
+
+
+def test_the_walk_reaches_every_sub_package() -> None:
+    """retrieval/'s wings are walked like the rest: a lazy import inside one is checked too."""
+    walked = {module_name(path) for path in source_files()}
+    assert {
+        "retrieval_eval.retrieval.builtin",
+        "retrieval_eval.retrieval.builtin.dense",
+        "retrieval_eval.retrieval.external",
+        "retrieval_eval.retrieval.external.custom",
+        "retrieval_eval.retrieval.tune",
+        "retrieval_eval.retrieval.tune.grid",
+    } <= walked

@@ -153,6 +153,9 @@ class Comparison(_Frozen):
     dataset_changed: bool
     corpus_changed: bool
     retriever_changed: bool
+    baseline_retriever: str | None = Field(
+        default=None, description="the retriever the baseline was measured with, when known"
+    )
     paired: tuple[PairedTest, ...]
     regressed_most: tuple[QueryMove, ...]
     improved_most: tuple[QueryMove, ...]

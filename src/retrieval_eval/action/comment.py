@@ -3,10 +3,17 @@
 The marker carries the evaluation's id, so two evaluations in one repository
 keep separate comments. The author check matters too: a human who quotes our
 comment copies the marker, and we must not try (and fail) to edit theirs.
+
+Below the marker, a second hidden line names the commit the report is for. A later
+run that ``paths`` skips keeps that report and puts a line above it saying so: the
+status of a skipped run is success, and it must not sit under a red report that
+reads as if it were about the new commit.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -22,17 +29,50 @@ def marker(comment_id: str) -> str:
     return f"<!-- retrieval-eval:{comment_id} -->"
 
 
+_EVALUATED = re.compile(r"<!-- retrieval-eval-evaluated:([0-9a-f]{7,64}) -->\n")
+_SKIPPED_START = "<!-- retrieval-eval-skipped -->\n"
+_SKIPPED_END = "<!-- retrieval-eval-/skipped -->\n"
+
+
+def evaluated_tag(sha: str) -> str:
+    """The hidden line naming the commit a comment's report is for."""
+    return f"<!-- retrieval-eval-evaluated:{sha} -->\n"
+
+
 def room_for_report(comment_id: str) -> int:
-    """Characters left for the rendered report once the marker line is in."""
-    return MAX_COMMENT_CHARS - len(marker(comment_id)) - 1
+    """Characters left for the rendered report once the marker and commit lines are in."""
+    return MAX_COMMENT_CHARS - len(marker(comment_id)) - 1 - len(evaluated_tag("0" * 40))
 
 
-def compose_body(comment_id: str, report_markdown: str) -> str:
-    """Marker first, so even a cut body can still be found and updated next time."""
-    body = f"{marker(comment_id)}\n{report_markdown}"
+def compose_body(comment_id: str, report_markdown: str, *, evaluated: str | None = None) -> str:
+    """Marker first, so even a cut body can still be found and updated next time.
+
+    ``evaluated`` is the commit the report is for, kept hidden for a later skipped run.
+    """
+    tag = evaluated_tag(evaluated) if evaluated else ""
+    return _fit(f"{marker(comment_id)}\n{tag}{report_markdown}")
+
+
+def _fit(body: str) -> str:
     if len(body) > MAX_COMMENT_CHARS:
         body = body[: MAX_COMMENT_CHARS - len(_TRUNCATION_NOTE)] + _TRUNCATION_NOTE
     return body
+
+
+def evaluated_commit(body: str) -> str | None:
+    """The commit an earlier comment's report is for (None: a body without the line)."""
+    found = _EVALUATED.search(body)
+    return found.group(1) if found else None
+
+
+def skipped_body(body: str, *, comment_id: str, banner_markdown: str) -> str:
+    """``body`` (our earlier comment) with ``banner_markdown`` above its report, replacing
+    the banner of an earlier skip, so the report below stays the last evaluation's."""
+    head = f"{marker(comment_id)}\n"
+    rest = body[len(head) :] if body.startswith(head) else body
+    if rest.startswith(_SKIPPED_START) and _SKIPPED_END in rest:
+        rest = rest.split(_SKIPPED_END, 1)[1]
+    return _fit(f"{head}{_SKIPPED_START}{banner_markdown}\n\n{_SKIPPED_END}{rest}")
 
 
 class CommentApi(Protocol):
@@ -88,3 +128,29 @@ def post_comment(
             return CommentResult("updated", updated.html_url)
     created = api.create_comment(number, body)
     return CommentResult("created", created.html_url)
+
+
+def mark_skipped(
+    api: CommentApi,
+    *,
+    number: int,
+    comment_id: str,
+    mode: Literal["update", "new", "off"],
+    banner: Callable[[str | None], str],
+) -> CommentResult | None:
+    """Put a skipped run's ``banner`` (given the earlier report's commit) on our latest
+    comment; None when there is none (or comments are off): nothing was evaluated yet."""
+    if mode == "off":
+        return None
+    login = api.own_login()
+    tag = marker(comment_id)
+    ours = [c for c in api.comments(number) if is_ours(c.author, login) and tag in c.body]
+    if not ours:
+        return None
+    # `update` edits the one post_comment would; `new` leaves the latest report on top.
+    latest = ours[0] if mode == "update" else ours[-1]
+    body = skipped_body(
+        latest.body, comment_id=comment_id, banner_markdown=banner(evaluated_commit(latest.body))
+    )
+    edited = api.edit_comment(number, latest.id, body)
+    return CommentResult("updated", edited.html_url)

@@ -31,6 +31,7 @@ class PullRequestActivity:
     base_repository: str
     changed_files_count: int | None
     event_name: str = "pull_request"
+    merge_commit_sha: str | None = None  # the test merge GitHub made, when the payload has it
 
     @property
     def is_fork(self) -> bool:
@@ -121,6 +122,7 @@ def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivi
         )
     number, head_sha, base_sha, head_repo, base_repo = fields
     count = pull.get("changed_files") if isinstance(pull, dict) else None
+    merge = pull.get("merge_commit_sha") if isinstance(pull, dict) else None
     return PullRequestActivity(
         number=number,
         head_sha=head_sha,
@@ -129,6 +131,7 @@ def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivi
         base_repository=base_repo,
         changed_files_count=count if isinstance(count, int) else None,
         event_name=event_name,
+        merge_commit_sha=merge if isinstance(merge, str) and _SHA.fullmatch(merge) else None,
     )
 
 

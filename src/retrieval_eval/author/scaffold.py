@@ -25,6 +25,10 @@ ACTION = "org/retrieval-eval@v1"
 CONFIG = Path("retrieval-eval.toml")
 WORKFLOW = Path(".github/workflows/retrieval-eval.yml")
 PUBLISH_WORKFLOW = Path(".github/workflows/retrieval-eval-publish.yml")
+# On a push to the default branch: evaluate, then commit baseline.json and the history,
+# which draws the comment's sparklines.
+BASELINE_WORKFLOW = Path(".github/workflows/retrieval-eval-baseline.yml")
+WORKFLOWS = (WORKFLOW, BASELINE_WORKFLOW, PUBLISH_WORKFLOW)
 DATASETS_README = "README.md"
 
 Outcome = Literal["written", "unchanged", "kept", "overwritten"]
@@ -75,6 +79,9 @@ def plan_files(
     files = [
         PlannedFile(CONFIG, env.get_template("retrieval-eval.toml.j2").render(values)),
         PlannedFile(WORKFLOW, env.get_template("retrieval-eval.yml.j2").render(values)),
+        PlannedFile(
+            BASELINE_WORKFLOW, env.get_template("retrieval-eval-baseline.yml.j2").render(values)
+        ),
         PlannedFile(
             Path(datasets) / DATASETS_README,
             env.get_template("datasets-README.md.j2").render(values),

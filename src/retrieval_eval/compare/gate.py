@@ -325,6 +325,7 @@ def compare_queries(
             or baseline.retriever_config != measured.retriever_config
             or (baseline.k is not None and baseline.k != settings.k)
         ),
+        baseline_retriever=baseline.retriever,
         paired=tuple(paired.values()),
         regressed_most=_moves(primary, pairing, worse=True),
         improved_most=_moves(primary, pairing, worse=False),

@@ -20,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 
-HISTORY_FILE = "retrieval-eval-history.jsonl"
 # Points in a sparkline: this run and the 19 before it.
 SPARKLINE_POINTS = 20
 
@@ -32,11 +31,6 @@ class HistoryEntry(BaseModel):
     commit: str | None
     date: datetime
     aggregates: dict[str, dict[str, float]]
-
-
-def history_file(baseline: Path) -> Path:
-    """Where the history of the runs gated against ``baseline`` lives: beside it."""
-    return baseline.with_name(HISTORY_FILE)
 
 
 def read_history(path: Path) -> list[HistoryEntry]:

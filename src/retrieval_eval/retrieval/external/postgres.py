@@ -51,10 +51,10 @@ from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import Hit, SearchResult
+from retrieval_eval.retrieval.builtin.dense import model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.retrieval.dense import model_token_spans
+from retrieval_eval.retrieval.external.services_config import PostgresConfig
 from retrieval_eval.retrieval.fusion import reciprocal_rank_fusion
-from retrieval_eval.retrieval.services_config import PostgresConfig
 
 SCHEMA_PREFIX = "retrieval_eval_"
 _LAYOUT_VERSION = 1  # bump when the schema's tables change

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.base import Retriever, SearchesMany
+from retrieval_eval.retrieval.builtin.hybrid import cut_runs, fused_scores
 from retrieval_eval.retrieval.config import HybridConfig
 from retrieval_eval.retrieval.fusion import Candidates, Run
-from retrieval_eval.retrieval.hybrid import cut_runs, fused_scores
 from retrieval_eval.retrieval.timed import QuerySpec
 
 
@@ -75,9 +75,8 @@ def retrieve_sides(
         ceilings[side] = {}
         # A retriever that answers many queries at once (dense: one batched model pass
         # for every query embedding) is asked so; nothing here is timed per query.
-        search_many = getattr(retriever, "search_many", None)
-        if callable(search_many):
-            results = search_many([(query.text, query.tags) for query in queries], depth)
+        if isinstance(retriever, SearchesMany):
+            results = retriever.search_many([(q.text, q.tags) for q in queries], depth)
         else:
             results = [retriever.search(query.text, depth, query.tags) for query in queries]
         for query, result in zip(queries, results, strict=True):

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Hit, SearchResult
+from retrieval_eval.retrieval.builtin.tokenizer import KeywordTokenizer
 from retrieval_eval.retrieval.config import LikeConfig
-from retrieval_eval.retrieval.tokenizer import KeywordTokenizer
 
 _SCHEMA = """
 CREATE TABLE notes (id TEXT PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL);

@@ -35,8 +35,8 @@ from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import Hit, SearchResult
-from retrieval_eval.retrieval.json_path import MISSING, follow, parse_path
-from retrieval_eval.retrieval.services_config import HttpConfig
+from retrieval_eval.retrieval.external.json_path import MISSING, follow, parse_path
+from retrieval_eval.retrieval.external.services_config import HttpConfig
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult
 
 _MAX_BACKOFF_S = 30.0

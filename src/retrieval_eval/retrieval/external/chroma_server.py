@@ -33,9 +33,9 @@ from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.embedding import DIMENSIONS, MiniLMEmbedding
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Hit, SearchResult
+from retrieval_eval.retrieval.builtin.dense import TAG_KEY_PREFIX, DenseRetriever
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.retrieval.dense import TAG_KEY_PREFIX, DenseRetriever
-from retrieval_eval.retrieval.services_config import ChromaConfig
+from retrieval_eval.retrieval.external.services_config import ChromaConfig
 
 # Names chromadb records for embedding functions that give all-MiniLM-L6-v2's vectors.
 MINILM_FUNCTIONS = frozenset({"default", "onnx_mini_lm_l6_v2", MiniLMEmbedding.name()})

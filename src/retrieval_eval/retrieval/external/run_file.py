@@ -29,7 +29,7 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.input_files import open_maybe_gzipped
 from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import Hit, SearchResult
-from retrieval_eval.retrieval.services_config import RunFileConfig
+from retrieval_eval.retrieval.external.services_config import RunFileConfig
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult
 
 Ranking = dict[str, list[Hit]]

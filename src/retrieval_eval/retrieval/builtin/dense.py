@@ -28,7 +28,7 @@ from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import SearchResult
-from retrieval_eval.retrieval.collapse import ChunkTable
+from retrieval_eval.retrieval.builtin.collapse import ChunkTable
 from retrieval_eval.retrieval.config import DenseConfig
 
 TAG_KEY_PREFIX = "tag:"

@@ -13,7 +13,7 @@ from pathlib import Path
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.base import Retriever
 from retrieval_eval.retrieval.config import RetrieversConfig
-from retrieval_eval.retrieval.services_config import with_environment
+from retrieval_eval.retrieval.external.services_config import with_environment
 
 SERVICE_RETRIEVERS: tuple[str, ...] = ("postgres", "chroma", "http", "run-file")
 _TABLE = {"postgres": "postgres", "chroma": "chroma", "http": "http", "run-file": "run_file"}
@@ -25,7 +25,7 @@ def build_service(name: str, config: RetrieversConfig) -> Retriever:
         raise ConfigError(f"retriever `{name}` needs a [retrievers.{name}] table")
     if name == "postgres":
         try:
-            from retrieval_eval.retrieval.postgres import PostgresRetriever
+            from retrieval_eval.retrieval.external.postgres import PostgresRetriever
         except ImportError as error:
             raise ConfigError(
                 f"retriever `postgres` needs the postgres extra: "
@@ -33,14 +33,14 @@ def build_service(name: str, config: RetrieversConfig) -> Retriever:
             ) from None
         return PostgresRetriever(table, config.dense)
     if name == "chroma":
-        from retrieval_eval.retrieval.chroma_server import ChromaServerRetriever
+        from retrieval_eval.retrieval.external.chroma_server import ChromaServerRetriever
 
         return ChromaServerRetriever(table, config.dense)
     if name == "http":
-        from retrieval_eval.retrieval.http import HttpRetriever
+        from retrieval_eval.retrieval.external.http import HttpRetriever
 
         return HttpRetriever(table)
-    from retrieval_eval.retrieval.run_file import RunFileRetriever
+    from retrieval_eval.retrieval.external.run_file import RunFileRetriever
 
     return RunFileRetriever(table)
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.base import Hit, Retriever, SearchResult
+from retrieval_eval.retrieval.base import Closeable, Hit, Retriever, SearchResult
 from retrieval_eval.retrieval.config import (
     HYBRID_SIDES,
     SCORE_CEILINGS,
@@ -134,6 +134,5 @@ class HybridRetriever:
 
     def close(self) -> None:
         for retriever in [*self.sides.values(), self.reranker]:
-            close = getattr(retriever, "close", None)
-            if callable(close):
-                close()
+            if isinstance(retriever, Closeable):
+                retriever.close()

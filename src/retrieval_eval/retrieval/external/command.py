@@ -28,10 +28,10 @@ from typing import Any
 
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.answer_reader import Streamed, read_answer
 from retrieval_eval.retrieval.answers import TopHits
 from retrieval_eval.retrieval.base import SearchResult
-from retrieval_eval.retrieval.child_process import ChildExited, ChildProcess, ChildTimeout
+from retrieval_eval.retrieval.external.answer_reader import Streamed, read_answer
+from retrieval_eval.retrieval.external.child_process import ChildExited, ChildProcess, ChildTimeout
 
 _EXIT_GRACE_S = 5.0
 

@@ -16,8 +16,8 @@ from retrieval_eval.index.chunking import chunk_corpus
 from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache, text_key
 from retrieval_eval.load.documents import Corpus
+from retrieval_eval.retrieval.builtin.dense import EMBED_BATCH, model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.retrieval.dense import EMBED_BATCH, model_token_spans
 from retrieval_eval.sharding import Shard
 
 

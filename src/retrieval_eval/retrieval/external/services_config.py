@@ -218,7 +218,7 @@ class HttpConfig(_HeaderSecrets):
     @field_validator("hits_path", "id_field", "score_field", "text_field", "cost_field")
     @classmethod
     def _paths(cls, path: str) -> str:
-        from retrieval_eval.retrieval.json_path import parse_path
+        from retrieval_eval.retrieval.external.json_path import parse_path
 
         parse_path(path)
         return path

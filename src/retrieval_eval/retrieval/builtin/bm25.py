@@ -20,9 +20,9 @@ from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.index.chunking import chunk_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import SearchResult
-from retrieval_eval.retrieval.collapse import ChunkTable
+from retrieval_eval.retrieval.builtin.collapse import ChunkTable
+from retrieval_eval.retrieval.builtin.tokenizer import KeywordTokenizer
 from retrieval_eval.retrieval.config import Bm25Config
-from retrieval_eval.retrieval.tokenizer import KeywordTokenizer
 
 
 class Bm25Retriever:

@@ -23,12 +23,12 @@ from typing import Any
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Retriever
-from retrieval_eval.retrieval.command import CommandRetriever, index_documents
 from retrieval_eval.retrieval.config import CustomConfig
+from retrieval_eval.retrieval.external.command import CommandRetriever, index_documents
 
 # ``-P``: the child's current directory is not put on ``sys.path`` before the host's own
 # imports, so a repository's ``json.py`` cannot stand in for the standard library's.
-HOST_COMMAND = (sys.executable, "-P", "-m", "retrieval_eval.retrieval.factory_host")
+HOST_COMMAND = (sys.executable, "-P", "-m", "retrieval_eval.retrieval.external.factory_host")
 
 # What each request asks of the user's code, as the errors name it.
 _CALLS = {
