@@ -21,10 +21,11 @@ from retrieval_eval.compare.baseline import (
     load_baseline,
     removed_datasets,
     updated_baseline,
+    with_new_measures,
     write_baseline,
 )
 from retrieval_eval.compare.environment import collect_environment
-from retrieval_eval.compare.gate import current_value, gate_dataset
+from retrieval_eval.compare.gate import gate_dataset, recorded_value
 from retrieval_eval.compare.history import read_history, recent_values
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.partial import (
@@ -228,7 +229,14 @@ def search_and_measure(
                 pool.get(name)
                 counts = _difference(pool.embedding_counts(), before)
             searched = search_dataset(
-                path, mine, pool, name=name, k=settings.k, interactive=interactive, log=log
+                path,
+                mine,
+                pool,
+                name=name,
+                k=settings.k,
+                interactive=interactive,
+                log=log,
+                repeats=settings.repeats,
             )
             report = measure_dataset(
                 path=path,
@@ -261,15 +269,19 @@ def conclude(
         datasets, tolerance=settings.tolerance, measures=settings.measures, removed=removed
     )
     established = [d.name for d in datasets if d.baseline_established]
-    baseline_written = write and bool(established)
+    # A measure an established entry never recorded is established by this run too.
+    extended = None if rewrite or previous is None else with_new_measures(previous, datasets)
+    baseline_written = write and (bool(established) or extended is not None)
     if baseline_written:
         new = updated_baseline(
-            None if rewrite else previous,
+            None if rewrite else (previous if extended is None else extended[0]),
             datasets,
             environment=environment,
             k=settings.k,
             only=None if rewrite else established,
         )
+        if extended is not None:
+            established += [name for name in extended[1] if name not in established]
 
     report = RunReport(
         verdict=decision.verdict,
@@ -326,10 +338,7 @@ def make_judge(judge: JudgeSettings, api_key: SecretStr | None) -> ClaudeJudge |
 
 def compact_metrics(datasets: Sequence[DatasetReport]) -> dict[str, dict[str, float]]:
     """dataset → metric → current value: the Action's ``metrics`` output."""
-    return {
-        d.name: {row.metric: round(current_value(d, row.metric), 6) for row in d.rows}
-        for d in datasets
-    }
+    return {d.name: {row.metric: recorded_value(d, row.metric) for row in d.rows} for d in datasets}
 
 
 # --- one evaluation split across the jobs of a CI matrix ---------------------------------

@@ -44,6 +44,10 @@ GATE_SETTINGS = (
     "min_fixtures",
     "min_human",
     "seed",  # the paired test's p-values, which can decide the verdict
+    "significance",
+    "max_regressed_queries",
+    "max_removed_share",
+    "repeats",
 )
 # What the pull request's code may see and reach, and where the Anthropic key may be sent.
 # `secret_env` keeps the union of both commits' names (withholding more is always safe);

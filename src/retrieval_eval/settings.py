@@ -155,6 +155,17 @@ class RunSettings(BaseModel):
         default_factory=dict
     )
     tolerance: float = Field(default=0.05, ge=0.0, lt=1.0)
+    # Opt-in noise rules (docs/configuration.md, "Small datasets and noise"). None: off.
+    # A drop beyond the tolerance fails only when its paired test gives p below this.
+    significance: float | None = Field(default=None, gt=0.0, lt=1.0)
+    # Fail when more than this many shared queries lose every relevant hit in the top k.
+    max_regressed_queries: int | None = Field(default=None, ge=0)
+    # The share of a dataset's baselined queries that may be missing from one run (removed
+    # or renamed); more fails, and so does a comparison over no shared query at all.
+    max_removed_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    # Search each query this many times and score the mean: for retrievers that are not
+    # deterministic (an ANN index, an LLM reranker).
+    repeats: int = Field(default=1, ge=1, le=100)
     seed: int = 0  # bootstrap and randomization tests: same inputs, same numbers
     min_fixtures: int = Field(default=20, ge=0)
     min_human: int = Field(default=10, ge=0)

@@ -19,6 +19,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from retrieval_eval.author.detect import Detected
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.settings import RunSettings
 
 ACTION = "org/retrieval-eval@v1"
 CONFIG = Path("retrieval-eval.toml")
@@ -70,6 +71,10 @@ def plan_files(
         "action": action,
         "paths": workflow_paths(detected, corpus=corpus, datasets=datasets),
         "fork_safe": fork_safe,
+        # The datasets start at the minimum size validation accepts: a tenth of it may lose
+        # its answer before the gate fails on the count alone.
+        "queries": RunSettings().min_fixtures,
+        "max_regressed_queries": max(1, RunSettings().min_fixtures // 10),
     }
     files = [
         PlannedFile(CONFIG, env.get_template("retrieval-eval.toml.j2").render(values)),

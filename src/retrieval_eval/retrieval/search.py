@@ -135,6 +135,9 @@ class SearchedDataset:
     embedding_counts: tuple[int, int] | None
     # Queries a run file did not answer (empty results); None for other retrievers.
     queries_missing: int | None = None
+    # With `repeats = N`, the results of repeats 2..N in the order of ``timed`` (the first
+    # repeat is ``timed``, which latency and the report's ranked ids come from).
+    repeats: tuple[tuple[TimedResult, ...], ...] = ()
 
     def passages(self) -> dict[str, tuple[tuple[str, str], ...]]:
         """Each query's ranked (doc id, chunk text): what the LLM judge reads."""
@@ -152,8 +155,10 @@ def search_dataset(
     k: int,
     interactive: bool,
     log: Log,
+    repeats: int = 1,
 ) -> SearchedDataset:
-    """Search every fixture of one dataset with the retriever called ``name``."""
+    """Search every fixture of one dataset with the retriever called ``name``, ``repeats``
+    times over (for a retriever that is not deterministic)."""
     before = pool.embedding_counts() or (0, 0)
     retriever, setup_s = pool.get(name)
     queries = [
@@ -162,15 +167,19 @@ def search_dataset(
         )
         for lf in fixtures
     ]
-    with step(
-        f"{path.name}: searching with {name}", len(queries), interactive=interactive, log=log
-    ) as advance:
+    title = f"{path.name}: searching with {name}"
+    if repeats > 1:
+        title += f", {repeats} times"
+    runs: list[list[TimedResult]] = []
+    with step(title, len(queries) * repeats, interactive=interactive, log=log) as advance:
         try:
-            timed = run_queries(retriever, queries, k, on_result=lambda _: advance(1))
+            for _ in range(repeats):
+                runs.append(run_queries(retriever, queries, k, on_result=lambda _: advance(1)))
         except RetrievalEvalError:
             raise
         except Exception as error:
             raise RetrievalEvalError(f"retriever {name!r} failed: {error}", file=path) from error
+    timed = runs[0]
     _warn_about_unknown_ids(path, timed, pool.corpus, log)
     after = pool.embedding_counts()
     missing = retriever.queries_missing if isinstance(retriever, ReportsMissingQueries) else None
@@ -184,6 +193,7 @@ def search_dataset(
         timed=tuple(timed),
         embedding_counts=counts,
         queries_missing=len(missing) if missing is not None else None,
+        repeats=tuple(tuple(run) for run in runs[1:]),
     )
 
 
