@@ -26,7 +26,7 @@ from retrieval_eval.compare.baseline import (
 )
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import current_value, gate_dataset
-from retrieval_eval.compare.history import history_file, read_history, recent_values
+from retrieval_eval.compare.history import history_file, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.partial import (
     PartialDataset,
@@ -72,6 +72,7 @@ class RunOutcome:
     metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     error: RetrievalEvalError | None = None
     baseline_written: bool = False
+    warnings: tuple[str, ...] = ()  # worth a reader's attention, but no verdict's business
 
 
 def run_evaluation(
@@ -229,6 +230,11 @@ def conclude(
             k=settings.k,
             only=None if rewrite else established,
         )
+    roots = settings.input_roots()
+    with reading_within(roots) if roots is not None else nullcontext():
+        trend = read_trend(settings.history or history_file(settings.baseline))
+    if trend.warning is not None:
+        log(f"warning: {trend.warning}")
 
     report = RunReport(
         verdict=decision.verdict,
@@ -244,7 +250,7 @@ def conclude(
         environment=environment,
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,
-        history=recent_values(read_history(settings.history or history_file(settings.baseline))),
+        history=trend.values,
     )
     files = write_report_files(report, settings.report_dir, notices=notices)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
@@ -261,6 +267,7 @@ def conclude(
         markdown=files.markdown,
         metrics=compact_metrics(datasets),
         baseline_written=baseline_written,
+        warnings=() if trend.warning is None else (trend.warning,),
     )
 
 

@@ -154,6 +154,8 @@ def evaluate(
         _annotate(problem, commands, settings.runner.workspace)
     if outcome.error is not None:
         commands.error(str(outcome.error))
+    for warning in outcome.warnings:
+        commands.warning(warning)
     if outcome.report is not None:
         summary = render_markdown(
             outcome.report,
