@@ -142,6 +142,7 @@ def evaluate(
                     anthropic_api_key=settings.runner.anthropic_api_key,
                 )
     except RetrievalEvalError as error:
+        _name_as_in_repository(error, run_settings.baseline, settings.run.baseline)
         return failed(error, commands, settings, notices)
     except BaseException as error:  # whatever it is, the run still ends with a status
         if isinstance(error, KeyboardInterrupt):
@@ -150,10 +151,16 @@ def evaluate(
             commands.info(format_traceback(error))
         return failed(unexpected_error(error), commands, settings, notices)
 
+    if outcome.error is not None and _name_as_in_repository(
+        outcome.error, run_settings.baseline, settings.run.baseline
+    ):
+        outcome = replace(
+            outcome, status_description=fit_status_description(f"error: {outcome.error}")
+        )
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
     if outcome.error is not None:
-        commands.error(str(outcome.error))
+        commands.error(str(outcome.error), file=outcome.error.shown_file, line=outcome.error.line)
     for warning in outcome.warnings:
         commands.warning(warning)
     if outcome.report is not None:
@@ -183,6 +190,17 @@ def evaluate(
     )
     record_results(commands, result, summary)
     return result
+
+
+def _name_as_in_repository(error: RetrievalEvalError, scratch: Path, repository: Path) -> bool:
+    """The base commit's baseline is read from a scratch copy outside the workspace: an error
+    in it names the file as the repository does (and says which version), not the runner's
+    temporary path. True when ``error`` was renamed."""
+    if scratch == repository or error.file != str(scratch):
+        return False
+    error.file = str(repository)
+    error.message += " (in the base commit's version)"
+    return True
 
 
 def _no_report_markdown(outcome: Any, notices: Sequence[str], workspace: Path) -> str:
@@ -222,7 +240,7 @@ def failed(
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
     from retrieval_eval.render.no_report import no_report_markdown, shown_path
 
-    commands.error(str(error), file=error.file, line=error.line)
+    commands.error(str(error), file=error.shown_file, line=error.line)
     # The status has 140 characters: name the file as the repository does, not the runner.
     where = ""
     if error.file is not None:

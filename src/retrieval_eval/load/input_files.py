@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO, cast
 
-from retrieval_eval.errors import InputError
+from retrieval_eval.errors import InputError, shown_path
 
 _ROOTS: ContextVar[tuple[Path, ...] | None] = ContextVar("input_roots", default=None)
 _KINDS = {
@@ -53,7 +53,7 @@ def check_inside(path: Path) -> None:
         return
     resolved = path.resolve()
     if not any(resolved.is_relative_to(root) for root in roots):
-        shown = ", ".join(str(root) for root in roots)
+        shown = ", ".join(shown_path(root) for root in roots)  # the repository itself is "."
         raise InputError(
             f"resolves to {resolved}, outside the repository ({shown}); refusing to read it. "
             "If that is intended, name its folder in `outside_roots` in retrieval-eval.toml",
