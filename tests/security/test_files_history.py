@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import resource
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,12 +36,13 @@ def _established(world: World) -> str:
     return commit_all(world.workspace, "retrieval-eval: baseline and history")
 
 
-def _pull_request_with_history(world: World, make_history: object) -> tuple[ActionRun, str]:
+def _pull_request_with_history(
+    world: World, make_history: Callable[[Path], None]
+) -> tuple[ActionRun, str]:
     base = _established(world)
     git(world.workspace, "checkout", "-q", "-b", "history", base)
     history = world.workspace / HISTORY_FILE
     history.unlink()
-    assert callable(make_history)
     make_history(history)
     head = commit_all(world.workspace, "replace the history")
     return world.pull_request(5, base, head), head
@@ -129,8 +130,9 @@ def test_a_malformed_history_line_is_a_warning_named_relative_to_the_repository(
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.binary(max_size=400) | st.text(max_size=400).map(str.encode))
-def test_any_history_bytes_give_values_or_a_warning(tmp_path_factory: object, data: bytes) -> None:
-    assert isinstance(tmp_path_factory, pytest.TempPathFactory)
+def test_any_history_bytes_give_values_or_a_warning(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
     path = tmp_path_factory.mktemp("history") / HISTORY_FILE
     path.write_bytes(data)
 
