@@ -26,7 +26,7 @@ from retrieval_eval.compare.baseline import (
 )
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import gate_dataset, recorded_value
-from retrieval_eval.compare.history import read_history, recent_values
+from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.partial import (
     PartialDataset,
@@ -72,6 +72,7 @@ class RunOutcome:
     metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     error: RetrievalEvalError | None = None
     baseline_written: bool = False
+    warnings: tuple[str, ...] = ()  # worth a reader's attention, but no verdict's business
 
 
 def run_evaluation(
@@ -282,6 +283,10 @@ def conclude(
         )
         if extended is not None:
             established += [name for name in extended[1] if name not in established]
+    # The edges read within the input roots (prepare.py): a history linked elsewhere is refused.
+    trend = read_trend(settings.history) if settings.history is not None else Trend()
+    if trend.warning is not None:
+        log(f"warning: {trend.warning}")
 
     report = RunReport(
         verdict=decision.verdict,
@@ -297,7 +302,7 @@ def conclude(
         environment=environment,
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,
-        history=recent_values(read_history(settings.history)) if settings.history else {},
+        history=trend.values,
     )
     files = write_report_files(report, settings.report_dir, notices=notices)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
@@ -314,6 +319,7 @@ def conclude(
         markdown=files.markdown,
         metrics=compact_metrics(datasets),
         baseline_written=baseline_written,
+        warnings=() if trend.warning is None else (trend.warning,),
     )
 
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from retrieval_eval.retrieval.child_process import ChildProcess
+from retrieval_eval.retrieval.external.child_process import ChildProcess
 
 # Waits until its stdin closes: alive exactly as long as the test holds the pipe.
 WAIT = [sys.executable, "-c", "import sys; sys.stdin.read()"]

@@ -1,8 +1,12 @@
 """One sticky comment per pull request and evaluation, found by a hidden marker and its author.
 
 The marker carries the evaluation's id, so two evaluations in one repository
-keep separate comments. The author check matters too: a human who quotes our
-comment copies the marker, and we must not try (and fail) to edit theirs.
+keep separate comments. The author check matters too: anyone can copy the
+marker (a human quoting our comment, another bot), so a comment is ours only
+if its author is exactly the login this token posts as. That login is the
+``creator`` GitHub reports for the status this run set just before (right for
+``GITHUB_TOKEN``, a GitHub App's token and a personal token alike); without
+one, it is what ``/user`` says, and github-actions[bot] when ``/user`` is 403.
 
 Below the marker, a second hidden line names the commit the report is for. A later
 run that ``paths`` skips keeps that report and puts a line above it saying so: the
@@ -17,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from retrieval_eval.action.github_api import GITHUB_ACTIONS_BOT, Comment
+from retrieval_eval.action.github_api import Comment
 
 MAX_COMMENT_CHARS = 65_536  # GitHub rejects longer bodies with 422
 _TRUNCATION_NOTE = (
@@ -89,15 +93,7 @@ class CommentResult:
 
 
 def is_ours(author: str, login: str) -> bool:
-    """Whether ``author`` is who ``login`` (from ``own_login``) says we post as.
-
-    A token that cannot read ``/user`` is the workflow's (github-actions[bot]) or a GitHub
-    App's installation token (``<app>[bot]``): either way a bot, and no person's login can
-    end in ``[bot]``. Matching the workflow's bot only would miss the app's own comment and
-    add a new one on every run.
-    """
-    if login == GITHUB_ACTIONS_BOT:
-        return author.endswith("[bot]")
+    """Whether ``author`` is who we post as: exactly ``login``, never any ``[bot]`` account."""
     return author == login
 
 
@@ -116,12 +112,14 @@ def post_comment(
     body: str,
     comment_id: str,
     mode: Literal["update", "new", "off"],
+    login: str | None = None,
 ) -> CommentResult:
+    """``login``: who this token posts as, when known (the creator of the status just set)."""
     if mode == "off":
         return CommentResult("off", "")
     if mode == "update":
         existing = find_own_comment(
-            api.comments(number), comment_id=comment_id, login=api.own_login()
+            api.comments(number), comment_id=comment_id, login=login or api.own_login()
         )
         if existing is not None:
             updated = api.edit_comment(number, existing.id, body)

@@ -36,9 +36,10 @@ def deliver(
     comment (a 403 from a token without ``pull-requests: write``, a 500) must not cost it.
     """
     failures: list[str] = []
+    login: str | None = None  # who the token posts as, from the status's creator
     with commands.group(group_title):
         try:
-            api.create_status(
+            login = api.create_status(
                 sha,
                 state=state_for(verdict),
                 description=visible(fit_status_description(description)),
@@ -59,6 +60,7 @@ def deliver(
                     body=compose_body(settings.comment_id, comment_markdown, evaluated=sha),
                     comment_id=settings.comment_id,
                     mode=settings.comment,
+                    login=login,
                 )
                 commands.set_outputs({"comment-url": posted.url})
                 commands.info(f"Comment {posted.action}: {posted.url}")

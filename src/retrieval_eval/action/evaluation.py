@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ def evaluate(
 
     if plan.config_error is not None:
         return failed(plan.config_error, commands, settings, notices)
-    run_settings = plan.require()
+    run_settings = own = plan.require()
     if baseline is not None and baseline.resolve() != run_settings.baseline:
         run_settings = run_settings.model_copy(update={"baseline": baseline.resolve()})
     try:
@@ -81,6 +81,7 @@ def evaluate(
                     anthropic_api_key=settings.runner.anthropic_api_key,
                 )
     except RetrievalEvalError as error:
+        _name_as_in_repository(error, run_settings.baseline, own.baseline)
         return failed(error, commands, settings, notices)
     except BaseException as error:  # whatever it is, the run still ends with a status
         if isinstance(error, KeyboardInterrupt):
@@ -89,10 +90,18 @@ def evaluate(
             commands.info(format_traceback(error))
         return failed(unexpected_error(error), commands, settings, notices)
 
+    if outcome.error is not None and _name_as_in_repository(
+        outcome.error, run_settings.baseline, own.baseline
+    ):
+        outcome = replace(
+            outcome, status_description=fit_status_description(f"error: {outcome.error}")
+        )
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
     if outcome.error is not None:
-        commands.error(str(outcome.error))
+        commands.error(str(outcome.error), file=outcome.error.shown_file, line=outcome.error.line)
+    for warning in outcome.warnings:
+        commands.warning(warning)
     if outcome.report is not None:
         summary = render_markdown(
             outcome.report,
@@ -120,6 +129,17 @@ def evaluate(
     )
     record_results(commands, result, summary)
     return result
+
+
+def _name_as_in_repository(error: RetrievalEvalError, scratch: Path, repository: Path) -> bool:
+    """The base commit's baseline is read from a scratch copy outside the workspace: an error
+    in it names the file as the repository does (and says which version), not the runner's
+    temporary path. True when ``error`` was renamed."""
+    if scratch == repository or error.file != str(scratch):
+        return False
+    error.file = str(repository)
+    error.message += " (in the base commit's version)"
+    return True
 
 
 def _no_report_markdown(outcome: Any, notices: Sequence[str], workspace: Path) -> str:
@@ -159,7 +179,7 @@ def failed(
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
     from retrieval_eval.render.no_report import no_report_markdown, shown_path
 
-    commands.error(str(error), file=error.file, line=error.line)
+    commands.error(str(error), file=error.shown_file, line=error.line)
     # The status has 140 characters: name the file as the repository does, not the runner.
     where = ""
     if error.file is not None:

@@ -61,7 +61,9 @@ class CommitActivity:
 class PublishActivity:
     """Post what a fork pull request's unprivileged run left behind (``workflow_run``)."""
 
-    triggering_head_sha: str | None  # the commit the triggering run evaluated, when known
+    # The commit the triggering run evaluated, from GitHub's payload: the only say on which
+    # commit the results are for, since the fork wrote every file this job reads.
+    triggering_head_sha: str
 
 
 Activity = PullRequestActivity | CommitActivity | PublishActivity
@@ -87,7 +89,13 @@ def decide_activity(*, mode: str, event_name: str, payload: dict[str, Any], sha:
     if mode == "publish":
         run = payload.get("workflow_run")
         head = run.get("head_sha") if isinstance(run, dict) else None
-        return PublishActivity(triggering_head_sha=head if isinstance(head, str) else None)
+        if not (isinstance(head, str) and _SHA.fullmatch(head)):
+            raise ConfigError(
+                "`mode: publish` needs the workflow_run event payload's workflow_run.head_sha "
+                "(a 40-character commit sha): without it nothing but the fork's own files would "
+                "say which commit the results are for. Run it `on: workflow_run`"
+            )
+        return PublishActivity(triggering_head_sha=head)
     if event_name in PULL_REQUEST_EVENTS:
         return _pull_request(payload, event_name)
     if event_name in COMMIT_EVENTS:

@@ -334,8 +334,9 @@ class GitHubApi:
 
         A workflow's ``GITHUB_TOKEN`` cannot read ``/user`` (403) and posts as
         github-actions[bot]; neither can a GitHub App's installation token, which posts
-        as ``<app>[bot]`` (``comment.is_ours`` accepts either for this answer). A personal
-        token or an app's user token can, and posts as itself.
+        as ``<app>[bot]``: for both the answer is github-actions[bot], so the login a status
+        was created by (``create_status``) is the better answer when there is one. A personal
+        token or an app's user token can read it, and posts as itself.
         """
         try:
             with self._timed():
@@ -379,17 +380,26 @@ class GitHubApi:
 
     def create_status(
         self, sha: str, *, state: str, description: str, context: str, target_url: str
-    ) -> None:
-        def create() -> None:
-            self._repo().get_commit(sha).create_status(
-                state=state,
-                description=clean(description),
-                context=context,
-                target_url=target_url,
-            )
+    ) -> str | None:
+        """Set the status; return the login GitHub says created it: who this token posts as."""
 
-        self._do(f"setting status {context!r} on {sha[:7]}", create)
+        def create() -> str | None:
+            status = (
+                self._repo()
+                .get_commit(sha)
+                .create_status(
+                    state=state,
+                    description=clean(description),
+                    context=context,
+                    target_url=target_url,
+                )
+            )
+            creator = status.creator
+            return None if creator is None else str(creator.login)
+
+        creator = self._do(f"setting status {context!r} on {sha[:7]}", create)
         self.status_set = True
+        return creator
 
 
 def _message(error: GithubException) -> str:

@@ -35,7 +35,7 @@ def run_publish(
     try:
         results = read_fork_results(plan.report_dir)
     except RetrievalEvalError as error:
-        commands.error(f"Refusing to publish: {error}", file=error.file)
+        commands.error(f"Refusing to publish: {error}", file=error.shown_file)
         summary = f"### ❌ retrieval-eval refused to publish\n\n{error}\n"
         commands.record("error", f"refused to publish: {error}", summary=summary)
         return ExitCode.ERROR
@@ -88,7 +88,7 @@ def _mismatch(
     settings: ActionSettings, activity: PublishActivity, head_sha: str, comment_id: str
 ) -> str | None:
     trigger = activity.triggering_head_sha
-    if trigger is not None and trigger != head_sha:
+    if trigger != head_sha:
         return f"the results are for {head_sha[:7]}, but the triggering run evaluated {trigger[:7]}"
     if comment_id != settings.comment_id:
         return (

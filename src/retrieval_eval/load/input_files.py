@@ -30,7 +30,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO
 
-from retrieval_eval.errors import InputError
+from retrieval_eval.errors import InputError, shown_path
 
 # Lines of one JSONL file, blank ones included: BEIR's largest corpus (MS MARCO) has 8.8 M.
 MAX_LINES = 10_000_000
@@ -66,7 +66,7 @@ def check_inside(path: Path) -> None:
         return
     resolved = path.resolve()
     if not any(resolved.is_relative_to(root) for root in roots):
-        shown = ", ".join(str(root) for root in roots)
+        shown = ", ".join(shown_path(root) for root in roots)  # the repository itself is "."
         raise InputError(
             f"resolves to {resolved}, outside the repository ({shown}); refusing to read it. "
             "If that is intended, name its folder in `outside_roots` in retrieval-eval.toml",
