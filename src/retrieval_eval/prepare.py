@@ -109,22 +109,6 @@ def _with_attribute(model: object, dotted: str, value: object) -> object:
     return model.model_copy(update={head: _with_attribute(inner, rest, value)})  # type: ignore[attr-defined]
 
 
-def read_configuration(
-    *,
-    workdir: Path,
-    config_file: Path | None,
-    overrides: Mapping[str, object],
-    overrides_source: str = "command line",
-) -> RunSettings:
-    """Step 1: the configuration, unresolved (no environment variable it names is read)."""
-    return read_settings(
-        workdir=workdir,
-        config_file=config_file,
-        overrides=overrides,
-        overrides_source=overrides_source,
-    )
-
-
 def withhold(*settings: RunSettings | None) -> None:
     """Step 2: take every named secret out of the environment children inherit."""
     names = [name for s in settings if s is not None for name in s.secret_env]
@@ -147,7 +131,7 @@ def prepare(
     ``base`` is a pull request's base commit; with ``gate_from_base`` its gate settings are
     used too (not for the adoption run)."""
     try:
-        own = read_configuration(
+        own = read_settings(  # step 1: nothing it names in the environment is read yet
             workdir=workdir,
             config_file=config_file,
             overrides=overrides,

@@ -31,9 +31,9 @@ from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.fileio import atomic_write_bytes
-from retrieval_eval.prepare import BaseCommit, Prepared, read_configuration
+from retrieval_eval.prepare import BaseCommit, Prepared
 from retrieval_eval.render.escape import escape_markdown
-from retrieval_eval.settings import CONFIG_FILE_NAME
+from retrieval_eval.settings import CONFIG_FILE_NAME, read_settings
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def base_commit(
         scratch_dir=scratch,
     )
     try:
-        base_run = read_configuration(
+        base_run = read_settings(
             workdir=workspace,
             config_file=base_file,
             overrides=overrides,

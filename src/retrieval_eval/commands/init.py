@@ -14,7 +14,7 @@ from retrieval_eval.author.scaffold import (
     plan_files,
     write_files,
 )
-from retrieval_eval.prepare import read_configuration
+from retrieval_eval.settings import read_settings
 from retrieval_eval.vocabulary import ExitCode
 
 
@@ -68,7 +68,7 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
     (root / datasets).mkdir(parents=True, exist_ok=True)
 
     # Check what is on disk now, whether written or kept, the way a run will read it.
-    read_configuration(workdir=root, config_file=CONFIG, overrides={})
+    read_settings(workdir=root, config_file=CONFIG, overrides={})
     for workflow in WORKFLOWS:
         if (root / workflow).is_file():
             check_workflow(root / workflow)
