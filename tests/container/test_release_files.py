@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.action.git_repo import commit_all, git, init_repo
 from tests.security.entry import CONSOLE_SCRIPT
@@ -123,6 +124,10 @@ def test_the_release_workflow_runs_the_release_script_on_version_tags() -> None:
     assert 'run: scripts/release.sh "$GITHUB_REF_NAME"' in text
     # The owner comes from the repository the release runs in (GITHUB_REPOSITORY).
     assert "RELEASE_OWNER" not in text
+    # After the script has moved the tags: the GitHub Release a Marketplace listing needs.
+    assert text.index('gh release create "$GITHUB_REF_NAME" --verify-tag') > text.index(
+        "scripts/release.sh"
+    )
     # main keeps building the Dockerfile (`uses: ./`); only release commits name an image
     action = (REPO_ROOT / "action.yml").read_text(encoding="utf-8")
     assert "\n  image: Dockerfile\n" in action
@@ -259,3 +264,15 @@ def test_the_release_script_refuses_an_owner_that_is_not_the_repositorys(
 
     assert completed.returncode == 1
     assert f"release: {message}" in completed.stderr, completed.stderr
+
+
+def test_the_marketplace_listing_has_a_short_description_and_a_license() -> None:
+    """The Marketplace listing takes a description of fewer than 125 characters, and the
+    license pyproject.toml declares is in the repository."""
+    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert len(action["description"]) < 125
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["license"] == "MIT"
+    license_text = (REPO_ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert license_text.startswith("MIT License\n\nCopyright (c) retrieval-eval contributors\n")
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in license_text
