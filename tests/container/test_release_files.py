@@ -276,3 +276,19 @@ def test_the_marketplace_listing_has_a_short_description_and_a_license() -> None
     license_text = (REPO_ROOT / "LICENSE").read_text(encoding="utf-8")
     assert license_text.startswith("MIT License\n\nCopyright (c) retrieval-eval contributors\n")
     assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in license_text
+
+
+def test_the_documented_sharded_workflow_sets_a_status_when_a_shard_fails() -> None:
+    """A failed shard must not cancel the others or skip the merge (which sets the status);
+    a skipped merge leaves a required check pending forever."""
+    markdown = (REPO_ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    found = re.search(r"with four shards:\n\n```yaml\n(.*?)^```$", markdown, re.S | re.M)
+    assert found, "docs/action.md lost the sharded workflow"
+    jobs = yaml.safe_load(found.group(1))["jobs"]
+    assert jobs["embed"]["strategy"]["fail-fast"] is False
+    assert jobs["evaluate"]["strategy"]["fail-fast"] is False
+    assert jobs["evaluate"]["if"] == "${{ !cancelled() }}"
+    assert jobs["merge"]["if"] == "${{ !cancelled() }}"
+    # The image has no git: the merge reads the base commit's baseline through the API.
+    assert not re.search(r"\bgit\b", found.group(1).replace(".git/config", ""))
+    assert all("fetch-depth" not in str(step.get("with")) for step in jobs["merge"]["steps"])
