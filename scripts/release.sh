@@ -80,12 +80,15 @@ grep -qx '  image: Dockerfile' action.yml ||
 # --- checks: the registry has no image of this version ---------------------------------
 # in_registry REF: 0 when the registry has REF, 1 when it answers that it has not; any
 # other answer (unreachable, unauthorised) stops the release, since it proves nothing.
+# A registry on this machine (CI's) speaks plain HTTP, which the client must be allowed.
+inspect_args=()
+[[ "$image_registry" =~ ^(127\.|localhost(:|$)) ]] && inspect_args+=(--insecure)
 in_registry() {
   local answer
-  if answer=$(docker manifest inspect "$1" 2>&1); then
+  if answer=$(docker manifest inspect "${inspect_args[@]}" "$1" 2>&1); then
     return 0
   fi
-  if grep -qi -e 'no such manifest' -e 'manifest unknown' <<<"$answer"; then
+  if grep -qi -e 'no such manifest' -e 'manifest unknown' -e 'name unknown' <<<"$answer"; then
     return 1
   fi
   fail "could not ask $image_registry whether $1 exists: $answer"
