@@ -68,12 +68,13 @@ dockerfile_base=$(sed -n 's/^ARG BASE=//p' Dockerfile)
   fail "Dockerfile: ARG BASE names the owner ${BASH_REMATCH[1]}, but this release runs in $repository; write $owner there"
 [[ "${BASH_REMATCH[2]}" == "$base_tag" ]] ||
   fail "Dockerfile: ARG BASE names the base ${BASH_REMATCH[2]}, but the dependency files make $base_tag; write $base_tag there"
-while IFS=: read -r file line uses; do
-  named=${uses#*uses: }
+# The workflows' `uses:` and the workflows `retrieval-eval init` writes for users.
+named_in=(.github/workflows/*.yml src/retrieval_eval/author/scaffold.py)
+while IFS=: read -r file line named; do
   named=${named%%/*}
   [[ "${named,,}" == "$owner" ]] ||
     fail "$file:$line: names the owner $named, but this release runs in $repository; write $owner there"
-done < <(grep -H -n -o 'uses: [^/ ]*/retrieval-eval@' .github/workflows/*.yml 2>/dev/null || true)
+done < <(grep -H -n -o -E '[A-Za-z0-9_.-]+/retrieval-eval@v[0-9]' "${named_in[@]}" 2>/dev/null || true)
 grep -qx '  image: Dockerfile' action.yml ||
   fail "action.yml at $tag does not say 'image: Dockerfile' (is $tag already a release commit?)"
 

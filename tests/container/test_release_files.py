@@ -251,12 +251,20 @@ def test_a_release_bump_edits_one_line_and_passes_the_release_checks(tmp_path: P
             ".github/workflows/retrieval-eval.yml:15: names the owner org, "
             "but this release runs in acme/retrieval-eval",
         ),
+        (
+            ("Dockerfile", "/org/retrieval-eval-base:", "/acme/retrieval-eval-base:"),
+            "src/retrieval_eval/author/scaffold.py:24: names the owner org, "
+            "but this release runs in acme/retrieval-eval",
+        ),
     ],
 )
 def test_the_release_script_refuses_an_owner_that_is_not_the_repositorys(
     edit: tuple[str, str, str] | None, message: str, tmp_path: Path
 ) -> None:
-    files = (*RELEASE_CHECK_FILES, ".github/workflows/retrieval-eval.yml")
+    # The workflow's check comes first, so the scaffold's line is reached without it.
+    workflow = ".github/workflows/retrieval-eval.yml"
+    scaffold = "src/retrieval_eval/author/scaffold.py"
+    files = (*RELEASE_CHECK_FILES, workflow if workflow in message else scaffold)
     tag = f"v{package_version()}"
     checkout = release_checkout(tmp_path / "maintainer", tag, files, edit)
 
