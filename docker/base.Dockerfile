@@ -2,10 +2,11 @@
 # from the hashed lock, and the all-MiniLM-L6-v2 ONNX model built at image build time.
 # The thin top-level Dockerfile builds on it without any network, which is what lets a
 # runner (or act) build `uses: ./` in seconds. Published as
-# ghcr.io/org/retrieval-eval-base:<version> (docs/container.md); CI builds it locally:
+# ghcr.io/<owner>/retrieval-eval-base:deps-<hash>, named by the files it is built from
+# (docs/container.md); CI builds it locally under the name the Dockerfile gives:
 #
 #   docker build --network=host -f docker/base.Dockerfile \
-#     --build-arg PYTHON_IMAGE=<local python image> -t ghcr.io/org/retrieval-eval-base:<version> .
+#     --build-arg PYTHON_IMAGE=<local python image> -t <the Dockerfile's ARG BASE> .
 #
 # The lock is resolved for CPython 3.11, hence 3.11 here too (Debian bookworm's python3
 # is 3.11 as well, so CI's debootstrapped stand-in runs the same interpreter).

@@ -7,4 +7,8 @@ Action: runner files, the GitHub API, comment and status) and ``commands`` (the
 command line) are the edges that call it. docs/architecture.md draws the layout.
 """
 
-__version__ = "1.0.0"
+from importlib import metadata
+
+# pyproject.toml is the one place the version is written; the installed distribution's
+# metadata carries it here, so a release bump edits one line.
+__version__ = metadata.version("retrieval-eval")

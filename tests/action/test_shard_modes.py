@@ -132,3 +132,31 @@ def test_merge_with_a_missing_shard_fails_and_posts_an_error_status(repo: Repo) 
     assert merged.returncode == 2
     assert "shard(s) 2/2 missing" in merged.log
     assert [s["state"] for s in repo.github.statuses_for(head)] == ["error"]
+
+
+def test_merge_names_the_missing_shard_in_the_error_status(repo: Repo) -> None:
+    """A failed shard job uploads no partial; the merge (run with `if: !cancelled()`) must
+    still end the pull request's wait with an error status that says which shard."""
+    head = git(repo.path, "rev-parse", "HEAD")
+    first = repo.push(head, mode="evaluate-shard", shard="1/3", report_dir=".artifacts/p/1")
+    assert first.returncode == 0, first.log
+    third = repo.push(head, mode="evaluate-shard", shard="3/3", report_dir=".artifacts/p/3")
+    assert third.returncode == 0, third.log
+    merged = repo.push(head, mode="merge", shard_artifacts=".artifacts/p")
+    assert merged.returncode == 2
+    assert merged.outputs["verdict"] == "error"
+    [status] = repo.github.statuses_for(head)
+    assert status["state"] == "error"
+    assert "2/3" in status["description"]
+
+
+def test_merge_with_no_partial_at_all_posts_an_error_status_naming_the_folder(repo: Repo) -> None:
+    """Every shard failed: download-artifact found nothing and the folder is not there."""
+    head = git(repo.path, "rev-parse", "HEAD")
+    merged = repo.push(head, mode="merge", shard_artifacts="partials")
+    assert merged.returncode == 2
+    assert merged.outputs["verdict"] == "error"
+    [status] = repo.github.statuses_for(head)
+    assert status["state"] == "error"
+    assert "partials" in status["description"]
+    assert "no shard's partial result" in merged.log

@@ -46,6 +46,8 @@ RELEASE_FILES = (
     "docker/base.Dockerfile",
     "docker/unused.txt",
     "scripts/release.sh",
+    ".github/workflows/retrieval-eval.yml",
+    ".github/workflows/retrieval-eval-publish.yml",
 )
 MARKER = "<!-- retrieval-eval:retrieval-eval -->"
 
@@ -88,11 +90,14 @@ def maintainer_checkout(path: Path, origin: Path) -> str:
     return source
 
 
-def run_release(checkout: Path, registry: str, runner_image: str, tag: str) -> str:
+def run_release(
+    checkout: Path, registry: str, runner_image: str, tag: str, *, succeeds: bool = True
+) -> str:
     env = {
         **os.environ,
         "RELEASE_REGISTRY": registry,
-        "RELEASE_OWNER": "Org",  # lower-cased by the script, as ghcr.io requires
+        # The owner is lower-cased by the script, as ghcr.io requires.
+        "GITHUB_REPOSITORY": "Org/retrieval-eval",
         "PYTHON_IMAGE": runner_image,
         "DOCKER_BUILDKIT": "0",
     }
@@ -106,8 +111,25 @@ def run_release(checkout: Path, registry: str, runner_image: str, tag: str) -> s
         check=False,
     )
     log = completed.stdout + completed.stderr
-    assert completed.returncode == 0, log
+    assert completed.returncode == (0 if succeeds else 1), log
     return log
+
+
+def base_tag(checkout: Path) -> str:
+    """The base tag the Dockerfile names (a hash of the dependency files)."""
+    dockerfile = (checkout / "Dockerfile").read_text(encoding="utf-8")
+    [base] = re.findall(r"^ARG BASE=\S+:(\S+)$", dockerfile, re.M)
+    return base
+
+
+def manifest_digest(registry: str, name: str, tag: str) -> str:
+    request = urllib.request.Request(
+        f"http://{registry}/v2/{name}/manifests/{tag}",
+        method="HEAD",
+        headers={"Accept": "application/vnd.docker.distribution.manifest.v2+json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return str(answer.headers["Docker-Content-Digest"])
 
 
 def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
@@ -122,14 +144,16 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
 
     assert f"release: {tag} and {major} -> " in log
     assert registry_tags(registry, "org/retrieval-eval") == [version()]
-    assert registry_tags(registry, "org/retrieval-eval-base") == [version()]
+    assert registry_tags(registry, "org/retrieval-eval-base") == [base_tag(checkout)]
+    digest = manifest_digest(registry, "org/retrieval-eval", version())
     # Both tags name the release commit: the tagged source plus the rewritten action.yml.
     release = git(origin, "rev-parse", f"{major}^{{commit}}")
     assert git(origin, "rev-parse", f"{tag}^{{commit}}") == release
     assert git(origin, "rev-parse", f"{release}^") == source
     assert git(origin, "diff", "--name-only", source, release) == "action.yml"
     released_action = git(origin, "show", f"{release}:action.yml").splitlines()
-    assert f"  image: docker://{image}" in released_action
+    # Tag and digest: a sha pin of the release commit pulls exactly the pushed image.
+    assert f"  image: docker://{image}@{digest}" in released_action
     assert "  image: Dockerfile" in git(origin, "show", "main:action.yml").splitlines()
 
     # How long `image: Dockerfile` makes every job wait before the Action starts: the
@@ -138,7 +162,7 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     started = time.monotonic()
     subprocess.run(
         ["docker", "build", "--quiet", "--no-cache", "--network=none",
-         "--build-arg", f"BASE={registry}/org/retrieval-eval-base:{version()}",
+         "--build-arg", f"BASE={registry}/org/retrieval-eval-base:{base_tag(checkout)}",
          "-t", "retrieval-eval:timed-build", "."],
         cwd=checkout, check=True, capture_output=True, env={**os.environ, "DOCKER_BUILDKIT": "0"},
     )  # fmt: skip
@@ -191,14 +215,53 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     assert TOKEN not in shown
     assert manifest_pulls(registry) > manifests_before, "the image did not come from the registry"
     digests = subprocess.run(
-        ["docker", "image", "inspect", "--format", "{{json .RepoDigests}}", image],
+        ["docker", "image", "inspect", "--format", "{{json .RepoDigests}}",
+         f"{registry}/org/retrieval-eval@{digest}"],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
-    assert f"{registry}/org/retrieval-eval@sha256:" in digests
+    assert f"{registry}/org/retrieval-eval@{digest}" in digests
     [comment] = github.comments_on(7)
     assert comment["body"].startswith(MARKER + "\n")
     [status] = github.statuses_for(head)
     assert (status["state"], status["context"]) == ("success", "retrieval-eval")
+
+    # The same tag again, from a fresh checkout of the same source: refused before anything
+    # is built, and the registry's image is untouched.
+    again = tmp_path / "maintainer-again"
+    maintainer_checkout(again, tmp_path / "origin-again.git")
+    log = run_release(again, registry, runner_image, tag, succeeds=False)
+    assert f"release: {image} is already in the registry" in log
+    assert "release: building" not in log
+    assert manifest_digest(registry, "org/retrieval-eval", version()) == digest
+
+    # The next release, with the documented steps only: bump pyproject.toml's version (one
+    # line), commit, tag. The base is reused from the registry, not rebuilt.
+    major_, minor, patch = version().split(".")
+    bumped = f"{major_}.{minor}.{int(patch) + 1}"
+    git(checkout, "checkout", "-q", "main")
+    pyproject = checkout / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace(
+            f'\nversion = "{version()}"\n', f'\nversion = "{bumped}"\n'
+        )
+    )
+    assert git(checkout, "diff", "--numstat") == "1\t1\tpyproject.toml"
+    commit_all(checkout, f"retrieval-eval {bumped}")
+    git(checkout, "tag", "-a", f"v{bumped}", "-m", f"retrieval-eval {bumped}")
+    git(checkout, "push", "-q", "origin", "main", f"v{bumped}")
+    git(checkout, "checkout", "-q", f"v{bumped}")
+
+    log = run_release(checkout, registry, runner_image, f"v{bumped}")
+
+    assert f"release: reusing {registry}/org/retrieval-eval-base:{base_tag(checkout)}" in log
+    assert sorted(registry_tags(registry, "org/retrieval-eval")) == sorted([version(), bumped])
+    assert registry_tags(registry, "org/retrieval-eval-base") == [base_tag(checkout)]
+    assert manifest_digest(registry, "org/retrieval-eval", version()) == digest
+    second = git(origin, "rev-parse", f"{major}^{{commit}}")
+    assert git(origin, "rev-parse", f"v{bumped}^{{commit}}") == second != release
+    bumped_digest = manifest_digest(registry, "org/retrieval-eval", bumped)
+    image_line = f"  image: docker://{registry}/org/retrieval-eval:{bumped}@{bumped_digest}"
+    assert image_line in git(origin, "show", f"{second}:action.yml").splitlines()
 
 
 def manifest_pulls(registry: str) -> int:

@@ -224,4 +224,13 @@ def shard_report_folders(folder: Path | None) -> list[Path]:
         raise ConfigError("input `shard-artifacts` is required with `mode: merge`")
     from retrieval_eval.compare.partial import PARTIAL_FILE
 
-    return sorted(path.parent for path in folder.glob(f"*/{PARTIAL_FILE}"))
+    found = sorted(path.parent for path in folder.glob(f"*/{PARTIAL_FILE}"))
+    if not found:
+        # Every shard job failed or uploaded nothing; a failed shard's artifact is simply
+        # absent, so this is the one place the merge job can say so.
+        raise ConfigError(
+            f"{folder.as_posix()}: no shard's partial result is there (a subfolder with "
+            f"`{PARTIAL_FILE}`, one per `evaluate-shard` job); check that those jobs "
+            "succeeded and uploaded their `report-dir`"
+        )
+    return found
