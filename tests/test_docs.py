@@ -574,7 +574,7 @@ def test_the_defaults_init_writes_as_comments_are_the_real_defaults(tmp_path: Pa
 def test_the_action_inputs_name_the_settings_defaults_they_fall_back_to() -> None:
     """`datasets: ''` means "from the config file, else `datasets`": that last value must be
     the settings' own default, as docs/configuration.md gives it."""
-    from retrieval_eval.action.action_inputs import INPUTS
+    from retrieval_eval.action.declared import INPUTS
 
     defaults = RunSettings()
     checked = 0

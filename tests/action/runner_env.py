@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval_eval.action.action_inputs import INPUTS
+from retrieval_eval.action.declared import INPUTS
 
 TOKEN = "ghs_SECRETtoken0123456789abcdefABCDEF"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from retrieval_eval.action.action_inputs import INPUTS, OUTPUTS
+from retrieval_eval.action.declared import INPUTS, OUTPUTS
 from retrieval_eval.action.inputs import ActionSettings
 from tests.support.markdown import table_rows
 

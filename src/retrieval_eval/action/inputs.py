@@ -23,7 +23,7 @@ from typing import Literal, TypeVar, get_args
 
 from pydantic import SecretStr
 
-from retrieval_eval.action.action_inputs import INPUTS, InputSpec
+from retrieval_eval.action.declared import INPUTS, InputSpec
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.vocabulary import MODEL_DIR_ENV
 
