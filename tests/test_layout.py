@@ -43,7 +43,7 @@ EDGES = frozenset({"action", "commands", "author", "cli", "__main__"})
 
 
 def unit_of(module: str) -> str:
-    """`retrieval_eval.score.measure` -> `score`; `retrieval_eval` -> ``""``."""
+    """`retrieval_eval.score.measurements` -> `score`; `retrieval_eval` -> ``""``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
 

@@ -46,7 +46,7 @@ from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetReport, RunReport
 from retrieval_eval.retrieval.search import RetrieverPool, search_dataset
 from retrieval_eval.score.judge import ClaudeJudge, build_client
-from retrieval_eval.score.measure import dataset_fingerprint, measure_dataset, retrieval_types
+from retrieval_eval.score.measurements import dataset_fingerprint, measure_dataset, retrieval_types
 from retrieval_eval.settings import JudgeSettings, RunSettings
 from retrieval_eval.sharding import Shard
 from retrieval_eval.validate import Problem, ValidationReport, validate_datasets

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from retrieval_eval.errors import ConfigError
-from retrieval_eval.score.measures import parse_measure
+from retrieval_eval.score.measure_names import parse_measure
 from retrieval_eval.trec.measures import parse_trec_measures
 
 

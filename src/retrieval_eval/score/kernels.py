@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrieval_eval.score.measures import Measure
+from retrieval_eval.score.measure_names import Measure
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from retrieval_eval.score.kernels import compute
-from retrieval_eval.score.measures import parse_measure
+from retrieval_eval.score.measure_names import parse_measure
 from retrieval_eval.score.ranked import from_mappings
 
 
-def evaluate(
+def score_queries(
     qrels: Mapping[str, Mapping[str, int]],
     rankings: Mapping[str, Sequence[str]],
     measures: Sequence[str],

@@ -23,9 +23,9 @@ from retrieval_eval.results import (
 )
 from retrieval_eval.retrieval.search import SearchedDataset
 from retrieval_eval.score.breakdown import group_means, group_members
-from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.groundedness import groundedness
 from retrieval_eval.score.latency import cost_summary, latency_summary
+from retrieval_eval.score.query_scores import score_queries
 from retrieval_eval.score.stats import bootstrap_ci
 from retrieval_eval.vocabulary import GROUNDEDNESS
 
@@ -44,7 +44,7 @@ def measure_dataset(
     scored = [lf for lf in fixtures if not lf.fixture.expect_empty]
     qrels = {lf.fixture.query_id: lf.fixture.grades() for lf in scored}
     rankings = {qid: [hit.doc_id for hit in by_id[qid].result.hits] for qid in qrels}
-    per_measure = evaluate(qrels, rankings, list(measures))
+    per_measure = score_queries(qrels, rankings, list(measures))
 
     queries = []
     for located in fixtures:
