@@ -15,6 +15,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from retrieval_eval.compare.history import SPARKLINE_POINTS
 from retrieval_eval.render.filters import FILTERS
+from retrieval_eval.render.gate_note import latency_cost_note
 from retrieval_eval.render.summary import (
     dataset_status,
     delta_text,
@@ -52,6 +53,7 @@ def template_environment() -> SandboxedEnvironment:
     env.filters.update(
         dataset_status=dataset_status,
         delta_text=delta_text,
+        latency_cost_note=latency_cost_note,
         metric_row=metric_row,
         no_break=no_break,
         trend=trend,
