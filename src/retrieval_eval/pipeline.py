@@ -2,9 +2,10 @@
 → gate → verdict → write.
 
 Only orchestration lives here; each step is a function in its own module.
-Everything that can fail on bad input (settings, datasets, baseline) is
-checked before the slow part starts, and nothing is written until every
-dataset has been evaluated, so an error never leaves half the files updated.
+The settings, the datasets and the baseline are checked before the slow part
+starts; the history (it only draws the report's sparklines) is read after it,
+when the report is assembled. Nothing is written until every dataset has been
+evaluated and the history read, so an error never leaves half the files updated.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """Gate one dataset's measurements: against its baseline, its thresholds and its own fixtures.
 
-The relative gate compares means over the queries both runs share, so adding
-or removing a fixture can never pass for a regression (or cause one); the
-added and removed queries are listed instead.
+The relative gate compares a measure's means over the queries both runs share, so
+adding or removing a fixture can never pass for a regression (or cause one); the
+added and removed queries are listed instead. Latency p95 and cost per query are
+not per-query means: when gated, this run's value over all its queries is compared
+with the one the baseline recorded.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Render report.md / the PR comment from the packaged template.
 
-One template, rendered twice: in full for report.md and the step summary, and
-capped for a PR comment (GitHub rejects bodies over 65,536 characters). Capping
-shows fewer rows per section, each with a note saying how many were left out,
-rather than cutting the text mid-table.
+One template, rendered in full for report.md and capped for the Action's two other
+copies: the PR comment (GitHub rejects bodies over 65,536 characters) and the job
+summary (the runner refuses one over 1 MiB, counted in bytes). Capping shows fewer
+rows per section, each with a note saying how many were left out, rather than
+cutting the text mid-table.
 """
 
 from __future__ import annotations

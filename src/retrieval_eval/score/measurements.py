@@ -2,7 +2,8 @@
 
 Aggregates are means over the scored queries: a query that returned nothing
 scores 0 and stays in the mean, while ``expect_empty`` fixtures are left out
-of every mean — they pass or fail on their own negative assertion.
+of every mean — they pass or fail on their own negative assertion. Groundedness
+is measured only on fixtures with ``expected_keywords``, so its mean is over those.
 """
 
 from __future__ import annotations

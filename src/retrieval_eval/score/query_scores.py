@@ -1,4 +1,7 @@
-"""Score ranked results against graded judgments: the one call the Action makes.
+"""Score ranked results against graded judgments, per query.
+
+Every run scores its datasets with it (``measurements.py``, for ``run``, the shards and the
+Action alike), and so do ``beir`` and ``tune``.
 
 Which queries count differs from trec_eval on purpose. trec_eval averages over
 the queries present in both qrels and run (unless ``-c``), so a retriever that
