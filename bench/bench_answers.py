@@ -24,7 +24,7 @@ import time
 CHILD = """
 import json, sys, time
 from retrieval_eval.retrieval.answers import TopHits, normalise_hits
-from retrieval_eval.retrieval.answer_reader import read_answer
+from retrieval_eval.retrieval.external.answer_reader import read_answer
 from retrieval_eval.retrieval.base import Hit
 path, variant = sys.argv[1], sys.argv[2]
 with open(path, encoding="utf-8") as handle:

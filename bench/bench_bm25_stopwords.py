@@ -19,7 +19,7 @@ import numpy as np
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_EN_PLUS
 
 from retrieval_eval.load.beir import load_beir
-from retrieval_eval.retrieval.bm25 import Bm25Retriever
+from retrieval_eval.retrieval.builtin.bm25 import Bm25Retriever
 from retrieval_eval.retrieval.config import Bm25Config
 from retrieval_eval.score.query_scores import score_queries
 

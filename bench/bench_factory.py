@@ -24,7 +24,7 @@ from pathlib import Path
 
 from retrieval_eval.load.documents import Corpus, Document
 from retrieval_eval.retrieval.config import CustomConfig
-from retrieval_eval.retrieval.custom import build_custom
+from retrieval_eval.retrieval.external.custom import build_custom
 
 MODULE = """
 from retrieval_eval.retrieval.base import Hit, SearchResult

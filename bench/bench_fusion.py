@@ -22,11 +22,12 @@ import time
 from pathlib import Path
 
 from retrieval_eval.load.beir import load_beir
-from retrieval_eval.retrieval.cached_runs import retrieve_sides
+from retrieval_eval.retrieval.builtin.hybrid import fuse
 from retrieval_eval.retrieval.config import DenseConfig, HybridConfig, RetrieversConfig
-from retrieval_eval.retrieval.hybrid import HybridRetriever, fuse
-from retrieval_eval.retrieval.registry import build_retriever, with_machine_defaults
+from retrieval_eval.retrieval.defaults import resolve_defaults
+from retrieval_eval.retrieval.registry import build_hybrid, hybrid_sides
 from retrieval_eval.retrieval.timed import QuerySpec
+from retrieval_eval.retrieval.tune.cached_runs import retrieve_sides
 
 CLI = Path(sys.executable).parent / "retrieval-eval"
 FUSIONS = {
@@ -48,14 +49,14 @@ def main() -> None:
 
     data = load_beir(args.directory)
     queries = [QuerySpec(qid, text) for qid, text in data.queries.items()]
-    config = with_machine_defaults(
+    config = resolve_defaults(
         RetrieversConfig(dense=DenseConfig(cache_dir=args.cache_dir)), home=Path.home(), cores=2
     )
-    sides = {side: build_retriever(side, config) for side in ("dense", "bm25")}
+    sides = hybrid_sides(config)
     for retriever in sides.values():
         retriever.index(data.corpus)
     cached = retrieve_sides(sides, queries, 100)
-    hybrid = HybridRetriever(HybridConfig(), sides)
+    hybrid = build_hybrid(config, sides)
     hybrid.search(queries[0].text, 10)  # warm-up
 
     searches = []

@@ -27,12 +27,13 @@ sys.path.insert(0, str(REPO))
 def child(dataset: Path, budget: int, limit: int) -> dict[str, float]:
     from retrieval_eval.load.beir import load_beir
     from retrieval_eval.retrieval.config import RetrieversConfig
-    from retrieval_eval.retrieval.registry import build_retriever, with_machine_defaults
+    from retrieval_eval.retrieval.defaults import resolve_defaults
+    from retrieval_eval.retrieval.registry import build_retriever
 
     corpus = load_beir(dataset).corpus
     if limit:
         corpus = dataclasses.replace(corpus, documents=corpus.documents[:limit])
-    config = with_machine_defaults(RetrieversConfig(), home=Path.home(), cores=2)
+    config = resolve_defaults(RetrieversConfig(), home=Path.home(), cores=2)
     dense = config.dense.model_copy(update={"token_budget": budget, "cache_dir": None})
     retriever = build_retriever("dense", config.model_copy(update={"dense": dense}))
     started = time.perf_counter()

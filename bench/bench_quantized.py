@@ -29,10 +29,10 @@ from retrieval_eval.index.model_install import default_model_dir, install_model 
 from retrieval_eval.index.model_quantize import quantized_model_dir  # noqa: E402
 from retrieval_eval.load.beir import load_beir  # noqa: E402
 from retrieval_eval.retrieval.config import RetrieversConfig  # noqa: E402
+from retrieval_eval.retrieval.defaults import resolve_defaults  # noqa: E402
 from retrieval_eval.retrieval.registry import (  # noqa: E402
     build_retriever,
     close_retriever,
-    with_machine_defaults,
 )
 from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index  # noqa: E402
 from retrieval_eval.score.query_scores import score_queries  # noqa: E402
@@ -56,7 +56,7 @@ def long_passages(corpus: Path, count: int) -> list[str]:
 
 def ndcg(model_dir: Path, dataset: Path, threads: int) -> tuple[float, float]:
     data = load_beir(dataset)
-    config = with_machine_defaults(RetrieversConfig(), home=Path.home(), cores=threads)
+    config = resolve_defaults(RetrieversConfig(), home=Path.home(), cores=threads)
     dense = config.dense.model_copy(update={"model_dir": model_dir, "threads": threads})
     config = config.model_copy(update={"dense": dense})
     retriever = build_retriever("dense", config)

@@ -31,14 +31,14 @@ from pathlib import Path
 
 from retrieval_eval.index.chunking import chunk_document
 from retrieval_eval.load.beir import BeirData, load_beir
+from retrieval_eval.retrieval.builtin.tokenizer import KeywordTokenizer
 from retrieval_eval.retrieval.config import Bm25Config, RetrieversConfig
+from retrieval_eval.retrieval.defaults import resolve_defaults
 from retrieval_eval.retrieval.registry import (
     build_retriever,
     close_retriever,
-    with_machine_defaults,
 )
 from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index
-from retrieval_eval.retrieval.tokenizer import KeywordTokenizer
 from retrieval_eval.score.query_scores import score_queries
 
 MEASURES = ("ndcg@10", "mrr@10", "p@5", "recall@100")
@@ -121,7 +121,7 @@ def _fts5(data: BeirData) -> tuple[float, float, Ranking]:
 
 def child(system: str, dataset: Path) -> dict[str, object]:
     data = load_beir(dataset)
-    config = with_machine_defaults(RetrieversConfig(), home=Path.home(), cores=2)
+    config = resolve_defaults(RetrieversConfig(), home=Path.home(), cores=2)
     runners: dict[str, Callable[[], tuple[float, float, Ranking]]] = {
         "bm25s-lucene": lambda: _bm25s_lucene(data),
         "fts5": lambda: _fts5(data),

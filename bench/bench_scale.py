@@ -80,10 +80,10 @@ def _child(args: dict[str, Any]) -> dict[str, Any]:
     from retrieval_eval.index.model_quantize import quantized_model_dir
     from retrieval_eval.load.documents import Corpus, Document
     from retrieval_eval.retrieval.config import RetrieversConfig
+    from retrieval_eval.retrieval.defaults import resolve_defaults
     from retrieval_eval.retrieval.registry import (
         build_retriever,
         close_retriever,
-        with_machine_defaults,
     )
     from retrieval_eval.retrieval.search import RetrieverPool  # noqa: F401 (import cost, as a run)
     from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index
@@ -96,7 +96,7 @@ def _child(args: dict[str, Any]) -> dict[str, Any]:
         ),
         location="bench",
     )
-    config = with_machine_defaults(RetrieversConfig(), home=Path.home(), cores=args["threads"])
+    config = resolve_defaults(RetrieversConfig(), home=Path.home(), cores=args["threads"])
     name = args["retriever"]
     model_dir = default_model_dir(Path.home())
     if name == "dense-int8":

@@ -32,9 +32,9 @@ from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.index.model_install import default_model_dir
 from retrieval_eval.load.beir import load_beir
-from retrieval_eval.retrieval.collapse import ChunkTable
+from retrieval_eval.retrieval.builtin.collapse import ChunkTable
+from retrieval_eval.retrieval.builtin.dense import model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.retrieval.dense import model_token_spans
 from retrieval_eval.score.query_scores import score_queries
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

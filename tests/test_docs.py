@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from retrieval_eval.action.base_config import GATE_SETTINGS
 from retrieval_eval.action.event import COMMIT_EVENTS
 from retrieval_eval.author.scaffold import ACTION
+from retrieval_eval.prepare import GATE_SETTINGS, TRUST_SETTINGS
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.settings import (
     DEFAULT_DATASET_RETRIEVERS,
@@ -30,6 +30,7 @@ from retrieval_eval.settings import (
     Threshold,
 )
 from retrieval_eval.trust.child_env import WITHHELD_BY_DEFAULT
+from tests.support.contract import protocols
 from tests.support.markdown import table_rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -388,16 +389,26 @@ def test_the_cranfield_import_runs_as_written(tmp_path: Path) -> None:
 
 
 def test_the_pages_list_the_settings_a_pull_request_cannot_change_for_itself() -> None:
+    """One table says which commit each setting is read from; it names exactly the base
+    commit's settings the code takes, and every other setting as the pull request's."""
+    configuration = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    table = configuration.split("<!-- settings-origin:start -->", 1)[1]
+    table = table.split("<!-- settings-origin:end -->", 1)[0]
+    rows = table_rows(table, "setting")
+    origin = {
+        name.strip(): row[1].strip() for row in rows for name in re.findall(r"`([^`]+)`", row[0])
+    }
+    base = [name for name, where in origin.items() if where == "base"]
+    assert base == [n for n in (*GATE_SETTINGS, *TRUST_SETTINGS) if n != "secret_env"]
+    assert origin["secret_env"] == "both (union)"
+    fields = {name for name in RunSettings.model_fields if name != "repository"}
+    assert fields <= {name.split(".")[0] for name in origin}
     action = page_text(REPO / "docs" / "action.md")
     listed = action.split("The settings that decide the verdict come from the base commit", 1)[1]
     listed = listed.split("(`config`", 1)[1].split("):", 1)[1].split(". ", 1)[0]
-    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == list(GATE_SETTINGS)
-    configuration = page_text(REPO / "docs" / "configuration.md")
-    listed = configuration.split("takes every setting that decides the verdict (", 1)[1]
-    listed = listed.split(")", 1)[0].replace(
-        "the threshold tables", "`thresholds`, `dataset_thresholds`"
-    )
-    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == list(GATE_SETTINGS)
+    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == [
+        n for n in GATE_SETTINGS if n != "seed"
+    ]
 
 
 def test_every_page_lists_the_variables_always_withheld_from_the_retriever() -> None:
@@ -459,7 +470,7 @@ def test_retrievers_tables_give_every_key_with_its_default() -> None:
     from pydantic_core import PydanticUndefined
 
     from retrieval_eval.retrieval.config import Bm25Config, DenseConfig, HybridConfig
-    from retrieval_eval.retrieval.services_config import (
+    from retrieval_eval.retrieval.external.services_config import (
         ChromaConfig,
         HttpConfig,
         PostgresConfig,
@@ -587,3 +598,19 @@ def test_report_md_lists_the_template_filters() -> None:
     documented = set(re.findall(r"`(\w+)`", paragraph))
     ours = set(template_environment().filters) - set(SandboxedEnvironment().filters)
     assert ours <= documented
+
+
+def test_writing_a_retriever_is_exactly_the_contract_in_the_code() -> None:
+    """docs/retrievers.md's "Writing a retriever" names every protocol of the retriever
+    contract (retrieval/base.py, timed.py) with every one of its members, and nothing else."""
+    text = section(page_text(REPO / "docs" / "retrievers.md"), "## Writing a retriever")
+    declared = protocols()
+    required = [re.split(r"[(:]", first_code(row[0]))[0] for row in table_rows(text, "Member")]
+    assert "**Required: `Retriever`.**" in text
+    assert required == list(declared["Retriever"][1])
+    documented = {
+        first_code(row[0]): re.findall(r"`(\w+)[(:]", row[1])
+        for row in table_rows(text, "Protocol")
+    }
+    optional = {name: list(found[1]) for name, found in declared.items() if name != "Retriever"}
+    assert documented == optional

@@ -14,12 +14,8 @@ import click
 
 from retrieval_eval import __version__
 from retrieval_eval.errors import RetrievalEvalError
-from retrieval_eval.trust.guard import (
-    debugging,
-    format_traceback,
-    protect_process,
-    unexpected_error,
-)
+from retrieval_eval.trust.crash import debugging, format_traceback, unexpected_error
+from retrieval_eval.trust.secrets import protect_process
 from retrieval_eval.vocabulary import ExitCode
 
 # command name -> ("module:attribute" of a click.Command, one-line help for the listing)

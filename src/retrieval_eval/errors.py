@@ -2,6 +2,9 @@
 
 Users fix bad input fastest when the message names the file and line, so every
 input error carries an optional location and renders as ``FILE:LINE: message``.
+FILE is shown relative to the working directory when it lies inside it (the repository
+root in the Action, and where the user stands at a terminal): that is the path a reader
+of the repository knows, and it leaves a 140-character commit status room for the message.
 """
 
 from __future__ import annotations
@@ -22,12 +25,31 @@ class RetrievalEvalError(Exception):
         self.file = str(file) if file is not None else None
         self.line = line
 
+    @property
+    def shown_file(self) -> str | None:
+        """``file`` as the reader knows it: relative to the working directory when inside it."""
+        if self.file is None:
+            return None
+        return shown_path(self.file)
+
     def __str__(self) -> str:
         if self.file is None:
             return self.message
         if self.line is None:
-            return f"{self.file}: {self.message}"
-        return f"{self.file}:{self.line}: {self.message}"
+            return f"{self.shown_file}: {self.message}"
+        return f"{self.shown_file}:{self.line}: {self.message}"
+
+
+def shown_path(file: Path | str) -> str:
+    """A path relative to the working directory when it lies inside it, else as given."""
+    path = Path(file)
+    if not path.is_absolute():
+        return str(file)
+    try:
+        here = Path.cwd()
+    except OSError:  # the working directory was removed
+        return str(file)
+    return path.relative_to(here).as_posix() if path.is_relative_to(here) else str(file)
 
 
 class InputError(RetrievalEvalError):

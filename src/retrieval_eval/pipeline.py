@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,11 +22,12 @@ from retrieval_eval.compare.baseline import (
     load_baseline,
     removed_datasets,
     updated_baseline,
+    with_new_measures,
     write_baseline,
 )
 from retrieval_eval.compare.environment import collect_environment
-from retrieval_eval.compare.gate import current_value, gate_dataset
-from retrieval_eval.compare.history import history_file, read_history, recent_values
+from retrieval_eval.compare.gate import gate_dataset, recorded_value
+from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.partial import (
     PartialDataset,
@@ -41,11 +41,11 @@ from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.load.input_files import reading_within
+from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetReport, RunReport
-from retrieval_eval.retrieval.search import RetrieverPool, search_dataset
+from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
 from retrieval_eval.score.judge import ClaudeJudge, build_client
 from retrieval_eval.score.measurements import dataset_fingerprint, measure_dataset, retrieval_types
 from retrieval_eval.settings import JudgeSettings, RunSettings
@@ -73,6 +73,7 @@ class RunOutcome:
     metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     error: RetrievalEvalError | None = None
     baseline_written: bool = False
+    warnings: tuple[str, ...] = ()  # worth a reader's attention, but no verdict's business
 
 
 def run_evaluation(
@@ -91,22 +92,20 @@ def run_evaluation(
     is ignored (even a corrupt one) and every dataset's entry is replaced.
     ``anthropic_api_key`` comes from the edge (the environment), never from a file.
     """
-    roots = settings.input_roots()
     try:
         judge = make_judge(settings.judge, anthropic_api_key)
         # The hybrid's Claude reranker, when configured, uses the same key as the judge.
         rerank_key = anthropic_api_key.get_secret_value() if anthropic_api_key else None
-        with reading_within(roots) if roots is not None else nullcontext():
-            return _run(
-                settings,
-                progress,
-                notices,
-                write_baseline,
-                rewrite_baseline,
-                log,
-                judge,
-                rerank_key,
-            )
+        return _run(
+            settings,
+            interactive=progress,
+            notices=notices,
+            write=write_baseline,
+            rewrite=rewrite_baseline,
+            log=log,
+            judge=judge,
+            rerank_key=rerank_key,
+        )
     except RetrievalEvalError as error:
         return error_outcome(error)
 
@@ -137,21 +136,78 @@ def invalid_outcome(problems: Sequence[Problem]) -> RunOutcome:
 
 def _run(
     settings: RunSettings,
+    *,
     interactive: bool,
     notices: Sequence[str],
     write: bool,
     rewrite: bool,
     log: Log,
     judge: ClaudeJudge | None,
-    rerank_key: str | None = None,
+    rerank_key: str | None,
 ) -> RunOutcome:
     started = time.perf_counter()
     corpus, validation = _load_and_validate(settings)
     if validation.problems:
         return invalid_outcome(validation.problems)
     previous = None if rewrite else load_baseline(settings.baseline, gated=_gated(settings))
-
+    searched = search_and_measure(
+        settings, corpus, validation, interactive=interactive, log=log, rerank_key=rerank_key
+    )
     datasets: list[DatasetReport] = []
+    for one in searched.datasets:
+        measured = one.measured
+        passages = one.searched.passages()
+        # The judge runs here, before anything is written: a JudgeError leaves no files.
+        if judge is not None:
+            measured = judge_report(measured, passages, judge, log)
+        else:
+            recorded = previous.datasets.get(one.path.name) if previous else None
+            measured = carry_over(with_fingerprints(measured, passages), recorded)
+        entry = previous.established(one.path.name) if previous else None
+        datasets.append(gate_dataset(measured, entry, settings))
+    return conclude(
+        settings,
+        datasets,
+        previous=previous,
+        model_sha256=searched.model_sha256,
+        started=started,
+        notices=notices,
+        write=write,
+        rewrite=rewrite,
+        log=log,
+    )
+
+
+@dataclass(frozen=True)
+class MeasuredDataset:
+    path: Path
+    fixtures: Sequence[LocatedFixture]  # every fixture of the dataset
+    mine: Sequence[LocatedFixture]  # the ones searched: all of them, or a shard's
+    searched: SearchedDataset
+    measured: DatasetReport
+    index_embedding_counts: tuple[int, int] = (0, 0)  # a shard's, counted apart
+
+
+@dataclass(frozen=True)
+class SearchedRun:
+    datasets: tuple[MeasuredDataset, ...]
+    model_sha256: str | None
+
+
+def search_and_measure(
+    settings: RunSettings,
+    corpus: Corpus,
+    validation: ValidationReport,
+    *,
+    interactive: bool,
+    log: Log,
+    rerank_key: str | None,
+    shard: Shard | None = None,
+) -> SearchedRun:
+    """The index, retrieval and score stages over every dataset, once for the run and the
+    shard run alike: each retriever indexes the corpus once, each dataset's queries (a
+    shard's: only its own) are searched and measured."""
+    measured: list[MeasuredDataset] = []
     with RetrieverPool(
         settings.retrievers,
         corpus,
@@ -161,45 +217,39 @@ def _run(
         anthropic_api_key=rerank_key,
     ) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
+            name = settings.require_retriever(path)
+            mine = (
+                fixtures
+                if shard is None
+                else [f for f in fixtures if shard.holds(f.fixture.query_id)]
+            )
+            counts = (0, 0)
+            if shard is not None:
+                # Indexed first, on its own: its embedding counts are the same in every shard
+                # and must be counted once, while the queries' counts add up across shards.
+                before = pool.embedding_counts()
+                pool.get(name)
+                counts = _difference(pool.embedding_counts(), before)
             searched = search_dataset(
                 path,
-                fixtures,
+                mine,
                 pool,
-                name=settings.require_retriever(path),
+                name=name,
                 k=settings.k,
                 interactive=interactive,
                 log=log,
+                repeats=settings.repeats,
             )
-            measured = measure_dataset(
+            report = measure_dataset(
                 path=path,
-                fixtures=fixtures,
+                fixtures=mine,
                 searched=searched,
                 corpus_fingerprint=pool.corpus_fingerprint,
                 measures=settings.measures,
                 seed=settings.seed,
             )
-            passages = searched.passages()
-            # The judge runs here, before anything is written: a JudgeError leaves no files.
-            if judge is not None:
-                measured = judge_report(measured, passages, judge, log)
-            else:
-                recorded = previous.datasets.get(path.name) if previous else None
-                measured = carry_over(with_fingerprints(measured, passages), recorded)
-            entry = previous.established(path.name) if previous else None
-            datasets.append(gate_dataset(measured, entry, settings))
-        model_sha256 = pool.model_sha256
-
-    return conclude(
-        settings,
-        datasets,
-        previous=previous,
-        model_sha256=model_sha256,
-        started=started,
-        notices=notices,
-        write=write,
-        rewrite=rewrite,
-        log=log,
-    )
+            measured.append(MeasuredDataset(path, fixtures, mine, searched, report, counts))
+        return SearchedRun(tuple(measured), pool.model_sha256)
 
 
 def conclude(
@@ -221,15 +271,23 @@ def conclude(
         datasets, tolerance=settings.tolerance, measures=settings.measures, removed=removed
     )
     established = [d.name for d in datasets if d.baseline_established]
-    baseline_written = write and bool(established)
+    # A measure an established entry never recorded is established by this run too.
+    extended = None if rewrite or previous is None else with_new_measures(previous, datasets)
+    baseline_written = write and (bool(established) or extended is not None)
     if baseline_written:
         new = updated_baseline(
-            None if rewrite else previous,
+            None if rewrite else (previous if extended is None else extended[0]),
             datasets,
             environment=environment,
             k=settings.k,
             only=None if rewrite else established,
         )
+        if extended is not None:
+            established += [name for name in extended[1] if name not in established]
+    # The edges read within the input roots (prepare.py): a history linked elsewhere is refused.
+    trend = read_trend(settings.history) if settings.history is not None else Trend()
+    if trend.warning is not None:
+        log(f"warning: {trend.warning}")
 
     report = RunReport(
         verdict=decision.verdict,
@@ -245,7 +303,7 @@ def conclude(
         environment=environment,
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,
-        history=recent_values(read_history(settings.history or history_file(settings.baseline))),
+        history=trend.values,
     )
     files = write_report_files(report, settings.report_dir, notices=notices)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
@@ -262,6 +320,7 @@ def conclude(
         markdown=files.markdown,
         metrics=compact_metrics(datasets),
         baseline_written=baseline_written,
+        warnings=() if trend.warning is None else (trend.warning,),
     )
 
 
@@ -286,10 +345,7 @@ def make_judge(judge: JudgeSettings, api_key: SecretStr | None) -> ClaudeJudge |
 
 def compact_metrics(datasets: Sequence[DatasetReport]) -> dict[str, dict[str, float]]:
     """dataset → metric → current value: the Action's ``metrics`` output."""
-    return {
-        d.name: {row.metric: round(current_value(d, row.metric), 6) for row in d.rows}
-        for d in datasets
-    }
+    return {d.name: {row.metric: recorded_value(d, row.metric) for row in d.rows} for d in datasets}
 
 
 # --- one evaluation split across the jobs of a CI matrix ---------------------------------
@@ -319,13 +375,10 @@ def run_shard(
 ) -> ShardOutcome:
     """Evaluate this shard's queries of every dataset and write ``partial.json``.
 
-    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``. Files are read
-    within the same roots as ``run`` reads them."""
-    roots = settings.input_roots()
-    with reading_within(roots) if roots is not None else nullcontext():
-        return _run_shard(
-            settings, shard, progress=progress, log=log, anthropic_api_key=anthropic_api_key
-        )
+    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``."""
+    return _run_shard(
+        settings, shard, progress=progress, log=log, anthropic_api_key=anthropic_api_key
+    )
 
 
 def _run_shard(
@@ -345,49 +398,29 @@ def _run_shard(
     if validation.problems:
         outcome = invalid_outcome(validation.problems)
         return ShardOutcome(outcome.exit_code, outcome.status_description, invalid=outcome)
-    shares: list[PartialDataset] = []
-    searched = total = 0
-    with RetrieverPool(
-        settings.retrievers,
+    run = search_and_measure(
+        settings,
         corpus,
+        validation,
         interactive=progress,
         log=log,
-        cache_dir=settings.cache_dir,
-        anthropic_api_key=anthropic_api_key.get_secret_value() if anthropic_api_key else None,
-    ) as pool:
-        for path, fixtures in sorted(validation.datasets.items()):
-            mine = [lf for lf in fixtures if shard.holds(lf.fixture.query_id)]
-            name = settings.require_retriever(path)
-            # Indexed first, on its own: its embedding counts are the same in every shard
-            # and must be counted once, while the queries' counts add up across shards.
-            before = pool.embedding_counts()
-            pool.get(name)
-            after = pool.embedding_counts()
-            searched_here = search_dataset(
-                path, mine, pool, name=name, k=settings.k, interactive=progress, log=log
-            )
-            measured = measure_dataset(
-                path=path,
-                fixtures=mine,
-                searched=searched_here,
-                corpus_fingerprint=pool.corpus_fingerprint,
-                measures=settings.measures,
-                seed=settings.seed,
-            )
-            measured = with_fingerprints(measured, searched_here.passages()).model_copy(
-                update={"dataset_fingerprint": dataset_fingerprint(fixtures)}
-            )
-            shares.append(
-                PartialDataset(
-                    report=measured,
-                    query_order=tuple(lf.fixture.query_id for lf in fixtures),
-                    retrieval_types=retrieval_types(mine),
-                    index_embedding_counts=_difference(after, before),
-                )
-            )
-            searched += len(mine)
-            total += len(fixtures)
-        model_sha256 = pool.model_sha256
+        rerank_key=anthropic_api_key.get_secret_value() if anthropic_api_key else None,
+        shard=shard,
+    )
+    shares = [
+        PartialDataset(
+            report=with_fingerprints(one.measured, one.searched.passages()).model_copy(
+                update={"dataset_fingerprint": dataset_fingerprint(one.fixtures)}
+            ),
+            query_order=tuple(lf.fixture.query_id for lf in one.fixtures),
+            retrieval_types=retrieval_types(one.mine),
+            index_embedding_counts=one.index_embedding_counts,
+        )
+        for one in run.datasets
+    ]
+    searched = sum(len(one.mine) for one in run.datasets)
+    total = sum(len(one.fixtures) for one in run.datasets)
+    model_sha256 = run.model_sha256
     partial = shard_partial(
         shard,
         settings,

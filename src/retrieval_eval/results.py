@@ -110,6 +110,16 @@ class MetricRow(_Frozen):
     threshold: str | None
     gated: bool
     status: RowStatus
+    resolution: float | None = Field(
+        default=None,
+        description="the most one query can move this mean: the highest value a query reached "
+        "(either run) over the number of queries averaged; None for latency and cost",
+    )
+    p_value: float | None = Field(
+        default=None,
+        description="the paired randomization test's p-value of this row's change (None "
+        "without a baseline, or for latency and cost)",
+    )
 
 
 class QueryMove(_Frozen):
@@ -147,9 +157,40 @@ class Comparison(_Frozen):
     dataset_changed: bool
     corpus_changed: bool
     retriever_changed: bool
+    baseline_retriever: str | None = Field(
+        default=None, description="the retriever the baseline was measured with, when known"
+    )
     paired: tuple[PairedTest, ...]
     regressed_most: tuple[QueryMove, ...]
     improved_most: tuple[QueryMove, ...]
+    lost_first_hit: tuple[str, ...] = Field(
+        default=(),
+        description="shared queries that had a relevant document in the baseline's top k "
+        "and have none now",
+    )
+
+
+class QueryCheck(_Frozen):
+    """A dataset-level check on a count of queries, beside the metric rows: fails when
+    ``count`` exceeds ``limit``."""
+
+    check: Literal["lost-first-hit", "removed-queries"]
+    count: int
+    limit: int
+    baselined: int = Field(description="queries the baseline holds for this dataset")
+    failed: bool
+
+
+class RepeatSpread(_Frozen):
+    """How much a retriever that is not deterministic moved between repeats of the run."""
+
+    runs: int = Field(description="times each query was searched (the `repeats` setting)")
+    means: dict[str, tuple[float, ...]] = Field(
+        description="metric -> the dataset's mean in each repeat, in the order they ran"
+    )
+    varied: dict[str, int] = Field(
+        description="metric -> how many queries did not score the same in every repeat"
+    )
 
 
 class JudgeSummary(_Frozen):
@@ -193,6 +234,14 @@ class DatasetReport(_Frozen):
     )
     judge: JudgeSummary | None = Field(
         default=None, description="how the judge column came about; None when no judge was involved"
+    )
+    query_checks: tuple[QueryCheck, ...] = Field(
+        default=(),
+        description="checks on counts of queries (`max_regressed_queries`, queries removed "
+        "since the baseline); listed only when configured or when queries were removed",
+    )
+    repeats: RepeatSpread | None = Field(
+        default=None, description="the spread between repeats; None when `repeats` is 1"
     )
 
 

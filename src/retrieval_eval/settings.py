@@ -39,6 +39,8 @@ from retrieval_eval.vocabulary import (
 )
 
 CONFIG_FILE_NAME = "retrieval-eval.toml"
+# One line per evaluated push to the default branch; by default beside the baseline.
+HISTORY_FILE = "retrieval-eval-history.jsonl"
 # The settings that name a file or folder: relative to the run's directory, never empty.
 PATH_FIELDS = (
     "datasets",
@@ -131,7 +133,10 @@ class RunSettings(BaseModel):
     datasets: Path = Path("datasets")
     corpus: Path = Path("datasets/corpus")
     baseline: Path = Path("baseline.json")
-    history: Path | None = None  # None: retrieval-eval-history.jsonl next to the baseline
+    history: Path | None = None  # not set: retrieval-eval-history.jsonl beside the baseline
+    # The Action on a push to the default branch: "ratchet" raises baseline.json to a passing
+    # run's values (never lowers them); "fixed" moves it only by `baseline update`.
+    baseline_update: Literal["fixed", "ratchet"] = "fixed"
     report_dir: Path = Path("retrieval-eval-report")
     cache_dir: Path = Path(".retrieval-eval-cache")
     model_dir: Path | None = None  # None: where `retrieval-eval model install` puts it
@@ -150,6 +155,17 @@ class RunSettings(BaseModel):
         default_factory=dict
     )
     tolerance: float = Field(default=0.05, ge=0.0, lt=1.0)
+    # Opt-in noise rules (docs/configuration.md, "Small datasets and noise"). None: off.
+    # A drop beyond the tolerance fails only when its paired test gives p below this.
+    significance: float | None = Field(default=None, gt=0.0, lt=1.0)
+    # Fail when more than this many shared queries lose every relevant hit in the top k.
+    max_regressed_queries: int | None = Field(default=None, ge=0)
+    # The share of a dataset's baselined queries that may be missing from one run (removed
+    # or renamed); more fails, and so does a comparison over no shared query at all.
+    max_removed_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    # Search each query this many times and score the mean: for retrievers that are not
+    # deterministic (an ANN index, an LLM reranker).
+    repeats: int = Field(default=1, ge=1, le=100)
     seed: int = 0  # bootstrap and randomization tests: same inputs, same numbers
     min_fixtures: int = Field(default=20, ge=0)
     min_human: int = Field(default=10, ge=0)
@@ -346,12 +362,48 @@ def load_settings(
     cores: int | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> RunSettings:
+    """``read_settings``, then the services' secrets read from ``environ`` (this process's
+    environment by default). The edges go through ``prepare``, which withholds
+    ``secret_env`` between the two steps."""
+    settings = read_settings(
+        workdir=workdir,
+        config_file=config_file,
+        overrides=overrides,
+        overrides_source=overrides_source,
+        home=home,
+        cores=cores,
+    )
+    return resolve_environment(settings, environ=os.environ if environ is None else environ)
+
+
+def resolve_environment(settings: RunSettings, *, environ: Mapping[str, str]) -> RunSettings:
+    """The values of the environment variables the settings name (``dsn_env``,
+    ``headers_env``); a name that is not set in ``environ`` is a configuration error."""
+    from retrieval_eval.retrieval.external.services import with_service_environment
+
+    assert settings.repository is not None, "read_settings sets the repository"
+    retrievers = with_service_environment(
+        settings.retrievers, workdir=settings.repository, environ=environ
+    )
+    return settings.model_copy(update={"retrievers": retrievers})
+
+
+def read_settings(
+    *,
+    workdir: Path,
+    config_file: Path | None,
+    overrides: Mapping[str, object],
+    overrides_source: str = "command line",
+    home: Path | None = None,
+    cores: int | None = None,
+) -> RunSettings:
     """Merge the layers and validate once; a bad key or value names itself and its source.
 
+    Nothing here reads an environment variable the settings name: what the run may see
+    (``secret_env``) must be known, and withheld, before any of them is resolved.
     Relative paths are taken relative to ``workdir``. ``home`` and ``cores``
     fill the machine-dependent defaults (model folder, ONNX threads); they
-    default to this machine's, which is what the command-line edges want; so
-    does ``environ``, where the services' secrets (``dsn_env``, ``headers_env``) are read.
+    default to this machine's, which is what the command-line edges want.
     """
     if config_file is not None:
         path = config_file if config_file.is_absolute() else workdir / config_file
@@ -392,52 +444,23 @@ def load_settings(
     for name in PATH_FIELDS:
         if name not in merged and name not in ("model_dir", "history"):
             merged[name] = _absolute(name, workdir, RunSettings.model_fields[name].default)
+    if "history" not in merged:  # beside the baseline, whichever commit's baseline is gated
+        merged["history"] = merged["baseline"].with_name(HISTORY_FILE)
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
-    settings = _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
-    from retrieval_eval.retrieval.services import with_service_environment
-
-    retrievers = with_service_environment(
-        settings.retrievers,
-        workdir=workdir,
-        environ=os.environ if environ is None else environ,
-    )
-    return settings.model_copy(update={"retrievers": retrievers})
+    return _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
 
 
 def _with_machine_defaults(
     settings: RunSettings, *, workdir: Path, home: Path | None, cores: int | None
 ) -> RunSettings:
-    """Give the dense retriever the run's model folder and embedding cache, and make
-    every path in the retriever tables absolute."""
-    from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR
-    from retrieval_eval.retrieval.registry import with_machine_defaults
+    """The retriever tables with their run- and machine-dependent defaults filled in."""
+    from retrieval_eval.retrieval.defaults import resolve_defaults
 
-    dense = settings.retrievers.dense
-    updates: dict[str, object] = {}
-    for name in ("model_dir", "cache_dir", "persist_dir"):
-        value = getattr(dense, name)
-        if value is not None:
-            updates[name] = (workdir / value).resolve()
-    if dense.model_dir is None and settings.model_dir is not None:
-        updates["model_dir"] = settings.model_dir
-    if dense.cache_dir is None:
-        updates["cache_dir"] = settings.cache_dir / EMBEDDINGS_SUBDIR
-    retrievers = settings.retrievers.model_copy(update={"dense": dense.model_copy(update=updates)})
-    custom = retrievers.custom
-    if custom is not None:  # the repository by default: a factory module is imported from it
-        cwd = (workdir / (custom.cwd or Path("."))).resolve()
-        retrievers = retrievers.model_copy(
-            update={"custom": custom.model_copy(update={"cwd": cwd})}
-        )
-    reranker = retrievers.hybrid.custom
-    if reranker is not None:  # a custom reranker's factory is imported the same way
-        cwd = (workdir / (reranker.cwd or Path("."))).resolve()
-        hybrid = retrievers.hybrid.model_copy(
-            update={"custom": reranker.model_copy(update={"cwd": cwd})}
-        )
-        retrievers = retrievers.model_copy(update={"hybrid": hybrid})
-    retrievers = with_machine_defaults(
-        retrievers,
+    retrievers = resolve_defaults(
+        settings.retrievers,
+        workdir=workdir,
+        model_dir=settings.model_dir,
+        cache_dir=settings.cache_dir,
         home=home if home is not None else Path.home(),
         cores=cores if cores is not None else len(os.sched_getaffinity(0)),
     )

@@ -61,7 +61,15 @@ ACTION_VERDICTS: tuple[ActionVerdict, ...] = get_args(ActionVerdict)
 
 # One metric row of a dataset's table.
 RowStatus = Literal[
-    "ok", "improved", "regressed", "below-threshold", "above-ceiling", "new", "not-gated", "removed"
+    "ok",
+    "improved",
+    "regressed",
+    "within-noise",
+    "below-threshold",
+    "above-ceiling",
+    "new",
+    "not-gated",
+    "removed",
 ]
 BREACHED: frozenset[RowStatus] = frozenset({"below-threshold", "above-ceiling"})
 
@@ -125,6 +133,7 @@ ROW_STATUS_TEXT: Mapping[str, str] = {
     "ok": "✅ ok",
     "improved": "✅ improved",
     "regressed": "❌ regressed",
+    "within-noise": "⚠️ within noise",
     "below-threshold": "❌ below threshold",
     "above-ceiling": "❌ above ceiling",
     "new": "🆕 new",

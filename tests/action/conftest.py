@@ -5,6 +5,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.action.runner_env import TOKEN
+from tests.security.harness import repo  # a pull request on a real git repository
 from tests.support.fake_github import FakeGitHub
 
 
@@ -12,3 +13,6 @@ from tests.support.fake_github import FakeGitHub
 def github() -> Iterator[FakeGitHub]:
     with FakeGitHub(token=TOKEN, repository="octo/notes") as api:
         yield api
+
+
+__all__ = ["github", "repo"]

@@ -115,7 +115,8 @@ def test_a_body_at_the_limit_is_accepted_and_an_oversized_one_is_cut_to_fit(
     github: FakeGitHub,
 ) -> None:
     api = seeded(github)
-    exact = compose_body("main", "x" * room_for_report("main"))
+    # The room left once the marker and the evaluated commit's line are in.
+    exact = compose_body("main", "x" * room_for_report("main"), evaluated="a" * 40)
     assert len(exact) == MAX_COMMENT_CHARS
     post_comment(api, number=7, body=exact, comment_id="main", mode="new")
     oversized = compose_body("main", "y" * 70_000)

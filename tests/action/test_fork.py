@@ -93,7 +93,7 @@ def test_an_oversized_comment_is_refused(tmp_path: Path) -> None:
 
 def test_a_missing_comment_file_is_refused_when_one_was_promised(tmp_path: Path) -> None:
     write_fork_results(tmp_path, metadata(), None)
-    with pytest.raises(InputError, match=f"{COMMENT_FILE}: missing or not UTF-8 text"):
+    with pytest.raises(InputError, match=f"{COMMENT_FILE}: missing"):
         read_fork_results(tmp_path)
 
 
@@ -101,5 +101,5 @@ def test_mentions_from_a_fork_cannot_ping_anyone() -> None:
     text = "thanks @maintainer and @org/team, merci café@maintainer; mail a@b.example; `@code`"
     assert neutralize_mentions(text) == (
         "thanks @\u2060maintainer and @\u2060org/team, merci café@\u2060maintainer; "
-        "mail a@b.example; `@code`"
+        "mail a@b.example; `@\u2060code`"
     )

@@ -11,8 +11,6 @@ from tests.action.runner_env import TOKEN, runner_env
 
 def test_defaults_as_the_runner_passes_them(tmp_path: Path) -> None:
     settings = load_action_settings(runner_env(tmp_path))
-    assert settings.baseline == tmp_path.resolve() / "baseline.json"
-    assert settings.report_dir == tmp_path.resolve() / "retrieval-eval-report"
     assert (settings.datasets, settings.corpus, settings.config, settings.cache_dir) == (None,) * 4
     assert settings.paths == ()
     # Empty inputs are "not given": the config file, else the built-in default, decides.

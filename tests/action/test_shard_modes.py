@@ -73,8 +73,8 @@ def test_a_two_shard_matrix_posts_one_comment_equal_to_the_unsharded_run(repo: R
         return repo.pull_request(7, main, head, extra_env=MODEL_ENV, **inputs)
 
     for index in (1, 2):  # the embed matrix: each job uploads its cache-dir
-        cache = repo.runs / f"cache-{index}"
-        result = pull(mode="embed-shard", shard=f"{index}/2", cache_dir=str(cache))
+        cache = repo.path / ".work" / f"cache-{index}"
+        result = pull(mode="embed-shard", shard=f"{index}/2", cache_dir=f".work/cache-{index}")
         assert result.returncode == 0, result.log
         assert f"shard {index}/2: " in result.summary
         shutil.copytree(cache, artifacts / "embeddings" / f"embeddings-{index}")
@@ -86,7 +86,7 @@ def test_a_two_shard_matrix_posts_one_comment_equal_to_the_unsharded_run(repo: R
             mode="evaluate-shard",
             shard=f"{index}/2",
             shard_artifacts=".artifacts/embeddings",
-            cache_dir=str(repo.runs / f"merged-cache-{index}"),
+            cache_dir=f".work/merged-cache-{index}",
             report_dir=f".artifacts/work-{index}",
         )
         assert result.returncode == 0, result.log
@@ -108,7 +108,7 @@ def test_a_two_shard_matrix_posts_one_comment_equal_to_the_unsharded_run(repo: R
     whole = pull(
         comment="off",
         report_dir=".artifacts/whole",
-        cache_dir=str(repo.runs / "merged-cache-1"),
+        cache_dir=".work/merged-cache-1",
     )
     assert whole.returncode == 0, whole.log
     assert without_timings(repo.path / ".artifacts" / "out" / "report.json") == without_timings(

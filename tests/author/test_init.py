@@ -72,7 +72,7 @@ def test_init_twice_changes_nothing_and_never_overwrites_without_force(repo: Pat
 
     again = retrieval_eval("init", cwd=repo)
     assert again.returncode == 0
-    assert again.stdout.count(": unchanged") == 3
+    assert again.stdout.count(": unchanged") == 4
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == snapshot
 
     config = repo / "retrieval-eval.toml"
@@ -112,6 +112,30 @@ def test_fork_safe_writes_the_readme_pair_plus_paths(repo: Path, repo_root: Path
     assert evaluate == _readme_workflow(readme, "`.github/workflows/retrieval-eval.yml` (every")
     publish = _workflow(repo / ".github/workflows/retrieval-eval-publish.yml")
     assert publish == _readme_workflow(readme, "`.github/workflows/retrieval-eval-publish.yml`")
+
+
+def test_init_writes_the_push_workflow_that_commits_the_baseline_and_the_history(
+    repo: Path, repo_root: Path
+) -> None:
+    """Without it the history never fills, and the sparklines the README shows never appear."""
+    assert retrieval_eval("init", "--corpus", "kb", cwd=repo).returncode == 0
+    workflow = _workflow(repo / ".github/workflows/retrieval-eval-baseline.yml")
+    docs = (repo_root / "docs" / "action.md").read_text()
+    assert workflow == _readme_workflow(docs, "`.github/workflows/retrieval-eval-baseline.yml`")
+    assert workflow["permissions"] == {"contents": "write", "statuses": "write"}
+    job = workflow["jobs"]["baseline"]
+    assert job["if"] == "github.ref_name == github.event.repository.default_branch"
+    checkout, evaluate, commit = job["steps"]
+    # The retriever runs between checkout and push: it must not find a write token on disk.
+    assert checkout["with"] == {"persist-credentials": False}
+    assert evaluate["uses"] == "org/retrieval-eval@v1"
+    assert commit["if"] == "always()"
+    assert commit["env"] == {"TOKEN": "${{ github.token }}"}
+    script = commit["run"]
+    assert 'git config user.name "github-actions[bot]"' in script
+    assert "41898282+github-actions[bot]@users.noreply.github.com" in script
+    assert "for file in baseline.json retrieval-eval-history.jsonl" in script
+    assert 'push origin "HEAD:$GITHUB_REF_NAME"' in script
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from retrieval_eval.compare.history import (
     append_history,
-    history_file,
     read_history,
     recent_values,
 )
@@ -25,8 +24,12 @@ aggregates = st.dictionaries(
 )  # fmt: skip
 
 
-def test_the_history_sits_next_to_the_baseline() -> None:
-    assert history_file(Path("evals/baseline.json")) == Path("evals/retrieval-eval-history.jsonl")
+def test_the_history_sits_next_to_the_baseline(tmp_path: Path) -> None:
+    from retrieval_eval.settings import load_settings
+
+    (tmp_path / "retrieval-eval.toml").write_text('baseline = "evals/baseline.json"\n')
+    settings = load_settings(workdir=tmp_path, config_file=None, overrides={})
+    assert settings.history == tmp_path.resolve() / "evals" / "retrieval-eval-history.jsonl"
 
 
 @settings(deadline=None)  # writes files: a loaded machine makes single examples slow

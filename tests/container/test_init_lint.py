@@ -20,6 +20,12 @@ def test_the_workflows_init_writes_are_actionlint_clean(tmp_path: Path) -> None:
     (tmp_path / "search").mkdir()
     (tmp_path / "search" / "app.py").write_text("import chromadb\n")
     assert retrieval_eval("init", "--fork-safe", cwd=tmp_path).returncode == 0
+    workflows = sorted(p.name for p in (tmp_path / ".github" / "workflows").iterdir())
+    assert workflows == [
+        "retrieval-eval-baseline.yml",
+        "retrieval-eval-publish.yml",
+        "retrieval-eval.yml",
+    ]
     node = shutil.which("node")
     assert node is not None, "node is not on PATH"
     lint = subprocess.run(
@@ -29,4 +35,4 @@ def test_the_workflows_init_writes_are_actionlint_clean(tmp_path: Path) -> None:
         check=False,
     )
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    assert "actionlint: 2 workflows checked, 0 problems" in lint.stdout
+    assert "actionlint: 3 workflows checked, 0 problems" in lint.stdout

@@ -8,7 +8,7 @@ from tokenizers import Tokenizer
 from retrieval_eval.index.chunking import chunk_document, split_sections, word_spans
 from retrieval_eval.index.model_install import default_model_dir
 from retrieval_eval.load.documents import Document
-from retrieval_eval.retrieval.dense import model_token_spans
+from retrieval_eval.retrieval.builtin.dense import model_token_spans
 
 LISBON = """# Trip to Lisbon
 Five days in May.

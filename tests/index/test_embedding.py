@@ -133,5 +133,5 @@ def test_config_round_trip_rebuilds_an_equivalent_function(
         original = MiniLMEmbedding(embedder.model_dir, cache, intra_op_threads=1, batch_size=8)
         rebuilt = MiniLMEmbedding.build_from_config(original.get_config())
         assert rebuilt.get_config() == original.get_config()
-        assert rebuilt.cache is not None and rebuilt.cache.directory == tmp_path
-        rebuilt.cache.close()
+        # chromadb never calls its rebuilt copies: they open no cache of their own.
+        assert rebuilt.cache is None

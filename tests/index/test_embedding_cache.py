@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval_eval.index.embedding_cache import CACHE_FILE, EmbeddingCache
+from retrieval_eval.index.embedding_cache import CACHE_FILE, EmbeddingCache, row_key, text_key
+from retrieval_eval.index.embedding_recipe import embedding_recipe
 
 MODEL = "a" * 64
 OTHER_MODEL = "b" * 64
@@ -52,8 +53,12 @@ def test_wrong_sized_vectors_are_rejected_and_treated_as_misses(tmp_path: Path) 
         pytest.raises(ValueError, match=r"expected a 384-vector, got shape \(3,\)"),
     ):
         cache.put_many(MODEL, {"short": np.zeros(3, dtype=np.float32)})
+    recipe, digest = embedding_recipe(MODEL), text_key("short")
     with sqlite3.connect(tmp_path / CACHE_FILE) as db:  # a stale row from some other writer
-        db.execute("INSERT INTO embeddings VALUES (?, ?, ?)", (MODEL, b"k" * 32, b"\0" * 12))
+        db.execute(
+            "INSERT INTO vectors VALUES (?, ?, ?, ?, ?)",
+            (row_key(recipe, digest), MODEL, recipe, digest, b"\0" * 12),
+        )
     with EmbeddingCache(tmp_path) as cache:
         assert len(cache) == 1
         assert cache.get_many(MODEL, ["short"]) == {}
@@ -126,3 +131,31 @@ def test_a_writer_killed_mid_write_never_leaves_a_torn_batch(tmp_path: Path) -> 
         rows = len(cache)
     assert rows >= 500
     assert rows % 100 == 0  # whole batches only: a transaction lands entirely or not at all
+
+
+def test_a_side_file_git_tracks_sets_the_whole_cache_aside(tmp_path: Path) -> None:
+    """SQLite replays a `-wal` beside the database when it opens it: a committed one would
+    write its pages into whatever cache sits there (restored by `actions/cache`, say)."""
+    from tests.action.git_repo import commit_all, git, init_repo
+
+    init_repo(tmp_path)
+    (tmp_path / ".gitignore").write_text(".retrieval-eval-cache/\n", encoding="utf-8")
+    folder = tmp_path / ".retrieval-eval-cache" / "embeddings"
+    with EmbeddingCache(folder) as cache:
+        cache.put_many(MODEL, {"alpha": _vector(1)})
+    wal = folder / f"{CACHE_FILE}-wal"
+    wal.write_bytes(b"pages a pull request chose")
+    git(tmp_path, "add", "-f", str(wal))
+    commit_all(tmp_path, "a committed write-ahead log")
+
+    with EmbeddingCache(folder) as cache:
+        assert cache.warnings == [
+            f"the embedding cache {folder / CACHE_FILE} is not used: git tracks "
+            f"{CACHE_FILE}-wal, and vectors that arrive with the repository's files (a pull "
+            f"request's, say) could be anything; moved it aside to {CACHE_FILE}.committed and "
+            "started a new one. Keep the cache out of git (`git rm --cached` it and list its "
+            "folder in .gitignore)"
+        ]
+        assert cache.get_many(MODEL, ["alpha"]) == {}
+    assert (folder / f"{CACHE_FILE}.committed-wal").read_bytes() == b"pages a pull request chose"
+    assert (folder / f"{CACHE_FILE}.committed").is_file()  # the database it sat beside, too

@@ -5,9 +5,12 @@ import tempfile
 import tracemalloc
 from pathlib import Path
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from retrieval_eval.errors import InputError
+from retrieval_eval.load.input_files import GZIP_RATIO_FROM_BYTES
 from retrieval_eval.load.jsonl_lines import Line, iter_jsonl_lines
 
 
@@ -110,3 +113,32 @@ def test_utf16_and_utf32_files_are_one_problem_naming_the_encoding(
                 "save it as UTF-8 (in PowerShell: Out-File -Encoding utf8)",
             )
         ]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lines=st.lists(
+        st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n")),
+        max_size=40,
+    ),
+    level=st.integers(min_value=0, max_value=9),
+)
+def test_a_gzipped_file_within_its_bound_reads_as_the_plain_file(
+    lines: list[str], level: int
+) -> None:
+    """The bound on what a ``.gz`` may inflate to changes nothing for an ordinary file."""
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
+    with tempfile.TemporaryDirectory() as folder:
+        plain, packed = Path(folder, "a.jsonl"), Path(folder, "a.jsonl.gz")
+        plain.write_bytes(data)
+        packed.write_bytes(gzip.compress(data, compresslevel=level))
+        assert list(iter_jsonl_lines(packed)) == list(iter_jsonl_lines(plain))
+
+
+def test_a_gzipped_file_past_its_ratio_stops_with_the_file_named(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"a": 1}\n' + b" " * (4 * GZIP_RATIO_FROM_BYTES)))
+
+    with pytest.raises(InputError, match="decompresses to more than 100 times") as raised:
+        list(iter_jsonl_lines(path))
+    assert raised.value.file == str(path)

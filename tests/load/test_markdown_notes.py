@@ -5,11 +5,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.load.markdown_notes import MAX_FRONT_MATTER_DEPTH
 
 SHAKSHUKA = """---
 title: Shakshuka
@@ -179,3 +181,32 @@ def test_any_note_loads_or_is_an_input_error(pieces: list[str], fenced: bool, ra
             assert error.file is not None and error.file.endswith("a.md")
             return
         json.dumps([dict(document.metadata) for document in corpus.documents])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    depth=st.integers(min_value=1, max_value=MAX_FRONT_MATTER_DEPTH + 20),
+    flow=st.booleans(),
+    leaf=st.sampled_from(["x", "1", "{}", "[]"]),
+)
+def test_front_matter_nesting_up_to_the_bound_reads_and_deeper_is_refused(
+    depth: int, flow: bool, leaf: str
+) -> None:
+    """Lists and mappings inside one another: read as YAML reads them up to
+    MAX_FRONT_MATTER_DEPTH levels (the top mapping counts as one), refused beyond."""
+    inner = depth - 1  # levels under the top-level mapping
+    if flow:
+        value = "[" * inner + leaf + "]" * inner
+    else:
+        value = "".join("\n" + " " * (2 * level + 2) + "-" for level in range(inner)) + " " + leaf
+    text = f"---\nmeta: {value}\n---\n# T\n\nbody\n"
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "a.md").write_text(text, encoding="utf-8")
+        levels = depth + (leaf in {"{}", "[]"})
+        if levels > MAX_FRONT_MATTER_DEPTH:
+            with pytest.raises(InputError, match="nested more than"):
+                load_corpus(Path(folder))
+        else:
+            [document] = load_corpus(Path(folder)).documents
+            expected = yaml.safe_load(text.split("---\n")[1])["meta"]
+            assert document.metadata["meta"] == expected

@@ -19,8 +19,18 @@ def test_metric_table_cells() -> None:
         report([dataset([query("q1", "one")], rows=[mrr_row(0.8, 0.76)])]), max_chars=None
     )
     table = table_with_header(read(text), "Metric")
-    assert table[0] == ["Metric", "Baseline", "Current", "Δ", "Δ%", "Threshold", "Status"]
-    assert table[1] == ["MRR@10", "0.800", "0.760", "−0.040", "−5.0%", "≥ 0.75", "✅ ok"]
+    assert table[0] == [
+        "Metric",
+        "Baseline",
+        "Current",
+        "Δ",
+        "Δ%",
+        "p",
+        "Resolution",
+        "Threshold",
+        "Status",
+    ]
+    assert table[1] == ["MRR@10", "0.800", "0.760", "−0.040", "−5.0%", "—", "—", "≥ 0.75", "✅ ok"]
 
 
 def test_first_line_is_the_verdict_with_its_numbers() -> None:

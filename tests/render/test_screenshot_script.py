@@ -99,8 +99,19 @@ def test_page_holds_the_comment_tables_inside_markdown_body_with_the_css_inlined
     reader = read_page(page)
 
     assert CSS in reader.styles[0]
-    assert ["Metric", "Baseline", "Current", "Δ", "Δ%", "Threshold", "Status"] in reader.rows
-    assert ["MRR@10", "0.800", "0.760", "−0.040", "−5.0%", "≥ 0.75", "✅ ok"] in reader.rows
+    header = ["Metric", "Baseline", "Current", "Δ", "Δ%", "p", "Resolution", "Threshold", "Status"]
+    assert header in reader.rows
+    assert [
+        "MRR@10",
+        "0.800",
+        "0.760",
+        "−0.040",
+        "−5.0%",
+        "—",
+        "—",
+        "≥ 0.75",
+        "✅ ok",
+    ] in reader.rows
     assert "<details><summary>" in page  # raw HTML kept, as GitHub keeps it for comments
 
 

@@ -88,7 +88,7 @@ def test_a_failing_dataset_comes_first_in_full_with_its_regressions_opened() -> 
         "keyword.jsonl",
     ]
     assert summary[1][1:3] == ["0.600", "−25.0%"]
-    assert summary[1][-1] == f"❌{NBSP}regressed"
+    assert summary[1][-1] == f"❌{NBSP}regressed:{NBSP}MRR@10"  # names the failing metric
     # The failing dataset's full table and its regressions are visible, before the rest.
     assert text.index("### semantic.jsonl") < text.index("<details><summary>2 passing datasets")
     regressions = table_with_header(page, "Query id")

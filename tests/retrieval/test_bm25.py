@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.documents import Corpus, Document
-from retrieval_eval.retrieval.bm25 import Bm25Retriever
+from retrieval_eval.retrieval.builtin.bm25 import Bm25Retriever
 from retrieval_eval.retrieval.config import Bm25Config
 from retrieval_eval.retrieval.timed import QuerySpec, run_queries
 from retrieval_eval.score.query_scores import score_queries

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.load.documents import Corpus, Document
+from retrieval_eval.retrieval.builtin.dense import DenseRetriever
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.retrieval.dense import DenseRetriever
 
 
 @pytest.fixture(scope="module")

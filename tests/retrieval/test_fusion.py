@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrieval_eval.retrieval.cached_runs import SideRuns
+from retrieval_eval.retrieval.builtin.hybrid import fuse
 from retrieval_eval.retrieval.config import HybridConfig
 from retrieval_eval.retrieval.fusion import convex, dbsf, rrf
 from retrieval_eval.retrieval.fusion.convex import convex_sides
@@ -18,7 +18,7 @@ from retrieval_eval.retrieval.fusion.normalise import (
     theoretical_min,
     z_score,
 )
-from retrieval_eval.retrieval.hybrid import fuse
+from retrieval_eval.retrieval.tune.cached_runs import SideRuns
 
 # Cosine similarities and BM25 scores: unrelated scales, as in a real hybrid.
 DENSE = [("a", 0.9), ("b", 0.5), ("c", 0.1)]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.config import HybridConfig
-from retrieval_eval.retrieval.grid import expand_grid, parse_param, settings_label, toml_block
+from retrieval_eval.retrieval.tune.grid import expand_grid, parse_param, settings_label, toml_block
 
 
 def test_a_range_includes_both_ends_and_prints_cleanly() -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Hit, Retriever
+from retrieval_eval.retrieval.builtin.hybrid import HybridRetriever
 from retrieval_eval.retrieval.config import HybridConfig, RetrieversConfig
-from retrieval_eval.retrieval.hybrid import HybridRetriever
 from retrieval_eval.retrieval.registry import build_retriever
 from retrieval_eval.retrieval.rerank.base import Reranking
 

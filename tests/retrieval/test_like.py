@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval.load.documents import Corpus, Document
+from retrieval_eval.retrieval.builtin.like import LikeRetriever
 from retrieval_eval.retrieval.config import LikeConfig
-from retrieval_eval.retrieval.like import LikeRetriever
 
 
 def _index(corpus: Corpus) -> LikeRetriever:

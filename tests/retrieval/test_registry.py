@@ -9,20 +9,18 @@ from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.config import (
     Bm25Config,
     CustomConfig,
-    DenseConfig,
     HybridConfig,
     RetrieversConfig,
 )
-from retrieval_eval.retrieval.registry import (
-    RETRIEVER_NAMES,
-    build_retriever,
-    with_machine_defaults,
-)
-from retrieval_eval.retrieval.services_config import (
+from retrieval_eval.retrieval.external.services_config import (
     ChromaConfig,
     HttpConfig,
     PostgresConfig,
     RunFileConfig,
+)
+from retrieval_eval.retrieval.registry import (
+    RETRIEVER_NAMES,
+    build_retriever,
 )
 
 
@@ -74,16 +72,6 @@ def test_a_service_without_its_table_says_what_to_add(name: str) -> None:
 def test_dense_without_a_model_folder_is_a_configuration_error() -> None:
     with pytest.raises(ConfigError, match=r"retrievers\.dense\.model_dir is not set"):
         build_retriever("dense", RetrieversConfig())
-
-
-def test_machine_defaults_fill_only_what_is_unset(tmp_path: Path) -> None:
-    filled = with_machine_defaults(RetrieversConfig(), home=tmp_path, cores=3)
-    assert filled.dense.model_dir == (
-        tmp_path / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
-    )
-    assert filled.dense.threads == 3
-    chosen = RetrieversConfig(dense=DenseConfig(model_dir=Path("m"), threads=1))
-    assert with_machine_defaults(chosen, home=tmp_path, cores=3) == chosen
 
 
 def test_settings_tables_reject_unknown_keys_and_bad_values() -> None:

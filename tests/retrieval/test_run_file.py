@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.retrieval.run_file import parse_jsonl_run, parse_trec_run
+from retrieval_eval.retrieval.external.run_file import parse_jsonl_run, parse_trec_run
 from tests.retrieval.service_helpers import REPO, beir_json, run_cli, tiny_beir
 
 # q1 perfect (d1, d3), q2 finds d4 second, q3 finds nothing relevant; q4–q6 are absent.

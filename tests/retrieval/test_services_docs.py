@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
-from retrieval_eval.retrieval.services_config import (
+from retrieval_eval.retrieval.external.services_config import (
     ChromaConfig,
     HttpConfig,
     PostgresConfig,
     RunFileConfig,
 )
+from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 
 
 @pytest.mark.parametrize("model", [PostgresConfig, ChromaConfig, HttpConfig, RunFileConfig])

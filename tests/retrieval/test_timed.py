@@ -4,8 +4,8 @@ from collections.abc import Mapping, Sequence
 
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import SearchResult
+from retrieval_eval.retrieval.builtin.like import LikeRetriever
 from retrieval_eval.retrieval.config import LikeConfig
-from retrieval_eval.retrieval.like import LikeRetriever
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.retrieval.tokenizer import ENGLISH_STOPWORDS, KeywordTokenizer
+from retrieval_eval.retrieval.builtin.tokenizer import ENGLISH_STOPWORDS, KeywordTokenizer
 
 
 def test_lowercases_splits_on_non_word_characters_and_drops_stop_words() -> None:

@@ -110,7 +110,6 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "NaN query value": (_set_query_metric(float("nan")), "metrics.mrr@10"),
     "every metrics object emptied": (_empty_every_metrics, "every `metrics` object lacks it"),
     "a recorded measure without its aggregate": (_drop_aggregate, "aggregates"),
-    "a gated measure removed from the entry": (_drop_measure_everywhere, "ndcg@10"),
     "no aggregates key": (_no_aggregates_key, "aggregates"),
     "only a NaN aggregate, no queries": (_only_a_nan_aggregate, "aggregates.mrr@10 is nan"),
     "NaN beside a null": (_nan_beside_a_null, "aggregates.ndcg@10 is nan"),
@@ -133,12 +132,33 @@ def test_a_corrupt_baseline_exits_2_and_is_left_untouched(
     result = cli(project, "run", "--quiet")
 
     assert result.returncode == 2, result.stdout + result.stderr
-    assert f"error: {project.baseline}: the baseline is corrupt" in result.stderr
+    assert "error: baseline.json: the baseline is corrupt" in result.stderr  # as in the repo
     assert where in result.stderr
     assert "baseline update" in result.stderr  # how to recover
     assert project.baseline.read_bytes() == before
     assert project.baseline.stat().st_mtime_ns == mtime
     assert not project.report_dir.exists()
+
+
+def test_a_gated_measure_the_entry_never_recorded_is_new_not_a_silent_pass(
+    tmp_path: Path, recorded: dict[str, Any]
+) -> None:
+    """Without the measure anywhere in the entry the gate has nothing to compare it with: it
+    is reported as new (never as passed), and this run records it beside the kept values."""
+    project = Project(tmp_path)
+    data = copy.deepcopy(recorded)
+    _drop_measure_everywhere(data)
+    project.baseline.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+    result = cli(project, "run", "--quiet")
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads((project.report_dir / "report.json").read_text(encoding="utf-8"))
+    [row] = [r for r in report["datasets"][0]["rows"] if r["metric"] == "ndcg@10"]
+    assert row["status"] == "new"
+    entry = _entry(project.baseline_data())
+    assert "ndcg@10" in entry["measures"] and "ndcg@10" in entry["aggregates"]
+    assert entry["aggregates"]["mrr@10"] == _entry(data)["aggregates"]["mrr@10"]
 
 
 def test_a_real_drop_against_a_sound_baseline_still_fails(
@@ -181,7 +201,8 @@ def test_an_established_entry_only_ever_holds_finite_values(
 ) -> None:
     """Whatever numbers a baseline holds, a loaded entry that the gate compares against has a
     finite value for every measure it records, and some query holds each one; else it is an
-    error (never a silent pass)."""
+    error (never a silent pass). A gated measure it never recorded is new: shown as new,
+    not compared."""
     entry = {
         "measures": measures,
         "aggregates": aggregates,
@@ -200,7 +221,7 @@ def test_an_established_entry_only_ever_holds_finite_values(
     if established is None:
         return  # the null rule: nothing is compared, the run establishes it
     assert established.aggregates is not None and established.queries is not None
-    for name in {*established.recorded_measures(), "mrr@10"}:
+    for name in established.recorded_measures():
         value = established.aggregates[name]
         assert value is not None and math.isfinite(value)
         assert any(name in (q.metrics or {}) for q in established.queries.values())

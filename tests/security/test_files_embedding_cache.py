@@ -45,5 +45,5 @@ def test_a_corrupt_cache_is_moved_aside_rebuilt_and_warned_about(tmp_path: Path)
         f"(file is not a database); moved it aside to {aside.name} and started a new one"
     ) in result.stderr
     with sqlite3.connect(cache) as db:  # rebuilt, and filled by this run
-        (rows,) = db.execute("SELECT COUNT(*) FROM embeddings").fetchone()
+        (rows,) = db.execute("SELECT COUNT(*) FROM vectors").fetchone()
     assert rows > 0

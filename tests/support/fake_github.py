@@ -22,6 +22,7 @@ import hashlib
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -62,6 +63,9 @@ class Fault:
     # each gap is shorter than a client's read timeout, so only a deadline ends the wait.
     trickle: float = 0.0
     times: int | None = 1  # how many matching requests it affects; None = every one
+    # Called (in the server's thread) when a matching request has arrived, before the fault
+    # acts: how a test does something at an exact point of the client's run.
+    on_request: Callable[[], None] | None = None
 
     def matches(self, method: str, path: str) -> bool:
         if self.times is not None and self.times <= 0:
@@ -271,6 +275,8 @@ class _Handler(BaseHTTPRequestHandler):
             api.requests.append(RecordedRequest(method, path, query, dict(self.headers), body))
         fault = api._take_fault(method, path)
         if fault is not None:
+            if fault.on_request is not None:
+                fault.on_request()
             if fault.delay:
                 api._stopping.wait(fault.delay)
             if fault.drop:

@@ -94,6 +94,14 @@ INPUTS: tuple[InputSpec, ...] = (
         "own gate. `workspace`: use the checked-out file.",
     ),
     InputSpec(
+        "baseline-update",
+        "",
+        "`ratchet`: on a push to the default branch, a passing run raises each gated metric in "
+        "`baseline.json` to the value it measured, never lowering one (latency and cost only go "
+        "down), for a following step to commit. `fixed`: only `retrieval-eval baseline update` "
+        "moves the baseline. Empty: from the config file (`baseline_update`), else `fixed`.",
+    ),
+    InputSpec(
         "mode",
         "evaluate",
         "`evaluate`: run the evaluation. `publish`: post the comment and status a fork pull "

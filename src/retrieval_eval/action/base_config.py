@@ -1,55 +1,86 @@
-"""The gate's settings come from the pull request's base commit, like its baseline.
+"""A pull request's base commit: its configuration, read before anything the pull
+request configures is resolved.
 
-Otherwise a pull request could loosen its own gate in ``retrieval-eval.toml``:
-``gated = []``, a narrower ``measures``, a wider ``tolerance``, another
-retriever for a dataset, or a ``baseline`` path the base commit has no file at
-(which would make the run establish a baseline instead of comparing). Everything
-else (where the datasets and corpus are, how each retriever is configured) is the
-pull request's own: that is what it proposes.
-The pull request's values for the gate's settings are reported as a proposal
-that takes effect after merging. The same holds for the trust settings: which
-environment variables the retriever must not see, and which folders outside
-the repository may be read.
+The gate's settings and the trust settings come from there (``retrieval_eval.prepare``
+names them), like the baseline: otherwise a pull request could loosen its own gate
+(``gated = []``, a wider ``tolerance``, a ``baseline`` path the base commit has no file
+at) or widen what its own code may see (drop a name from ``secret_env``, turn the judge on
+and send the Anthropic key to its own ``base_url``). The pull request's values for them are
+reported as a proposal that takes effect after merging. The retriever, its settings and its
+code are the pull request's own: they are what it proposes, and what is evaluated.
+
+A base commit with neither a configuration nor a baseline is the adoption run: the pull
+request that adds retrieval-eval is evaluated with its own settings and establishes the
+baseline.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrieval_eval.action.baseline_source import named_at_base, repository_root
+from retrieval_eval.action.baseline_source import (
+    at_base,
+    named_at_base,
+    repo_relative,
+    repository_root,
+)
+from retrieval_eval.action.event import PullRequestActivity
+from retrieval_eval.action.github_api import GitHubApi
+from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.fileio import atomic_write_bytes
+from retrieval_eval.prepare import BaseCommit, Prepared, read_configuration
 from retrieval_eval.render.escape import escape_markdown
-from retrieval_eval.settings import CONFIG_FILE_NAME, RunSettings, load_settings
-
-# Every setting that decides the verdict. A change to one of these in a pull request
-# is a proposal: the gate of that same pull request uses the base commit's value.
-GATE_SETTINGS = (
-    "baseline",
-    "tolerance",
-    "measures",
-    "gated",
-    "k",
-    "thresholds",
-    "dataset_thresholds",
-    "dataset_retrievers",
-    "min_fixtures",
-    "min_human",
-)
-# What the pull request's code may see and read: a PR must not widen either for itself.
-# `secret_env` keeps the union of both commits' names (withholding more is always safe);
-# `outside_roots` is the base commit's.
-TRUST_SETTINGS = ("secret_env", "outside_roots")
+from retrieval_eval.settings import CONFIG_FILE_NAME
 
 
 @dataclass(frozen=True)
-class GateSettings:
-    run: RunSettings  # the pull request's settings with the base commit's gate
-    origin: str  # "retrieval-eval.toml at the base commit abc1234"
-    proposed: tuple[tuple[str, str], ...]  # ("setting: base value", the PR's value)
+class BaseInfo:
+    commit: BaseCommit
+    adoption: bool  # no configuration and no baseline at the base commit
+
+    @property
+    def origin(self) -> str:
+        return self.commit.origin
+
+
+def base_commit(
+    settings: ActionSettings,
+    pull: PullRequestActivity,
+    api: GitHubApi,
+    *,
+    overrides: Mapping[str, object],
+    scratch: Path,
+) -> BaseInfo:
+    """The base commit's configuration, read (not resolved) with this job's inputs on top."""
+    workspace = settings.runner.workspace
+    base_file, origin, configured = base_config_file(
+        workspace=workspace,
+        config_input=settings.config,
+        base_sha=pull.base_sha,
+        fetch_from_api=api.file_at,
+        scratch_dir=scratch,
+    )
+    try:
+        base_run = read_configuration(
+            workdir=workspace,
+            config_file=base_file,
+            overrides=overrides,
+            overrides_source="Action inputs",
+        )
+    except ConfigError as error:
+        raise RetrievalEvalError(
+            f"the base commit's configuration ({origin}) is not valid, and the gate's settings "
+            f"come from it: {error.message}"
+        ) from None
+    adoption = False
+    if not configured:
+        root = repository_root(workspace)
+        repo_path = repo_relative(base_run.baseline, root)
+        adoption = at_base(root, repo_path, pull.base_sha, api.file_at) is None
+    return BaseInfo(BaseCommit(base_run, origin, configured), adoption)
 
 
 def base_config_file(
@@ -59,8 +90,9 @@ def base_config_file(
     base_sha: str,
     fetch_from_api: Callable[[str, str], bytes | None],
     scratch_dir: Path,
-) -> tuple[Path, str]:
-    """The base commit's configuration, copied into ``scratch_dir``; and where it came from.
+) -> tuple[Path, str, bool]:
+    """The base commit's configuration, copied into ``scratch_dir``; where it came from; and
+    whether the base commit has one.
 
     The same file the run would read: the ``config`` input, else ``retrieval-eval.toml``,
     else ``pyproject.toml``. A base commit without one gives an empty file (the defaults).
@@ -78,87 +110,27 @@ def base_config_file(
             continue
         copy = scratch_dir / "base-config" / candidate.name
         atomic_write_bytes(copy, content)
-        return copy, f"{repo_path} at the base commit {base_sha[:7]}"
+        return copy, f"{repo_path} at the base commit {base_sha[:7]}", True
     empty = scratch_dir / "base-config" / CONFIG_FILE_NAME
     atomic_write_bytes(empty, b"")
-    return empty, f"the defaults (the base commit {base_sha[:7]} has no configuration file)"
+    return empty, f"the defaults (the base commit {base_sha[:7]} has no configuration file)", False
 
 
-def gate_from_base(
-    pr_run: RunSettings,
-    *,
-    base_file: Path,
-    origin: str,
-    workspace: Path,
-    overrides: Mapping[str, object],
-) -> GateSettings:
-    """The pull request's settings with every gate setting taken from the base commit."""
-    try:
-        base_run = load_settings(
-            workdir=workspace,
-            config_file=base_file,
-            overrides=overrides,
-            overrides_source="Action inputs",
-        )
-    except ConfigError as error:
-        raise RetrievalEvalError(
-            f"the base commit's configuration ({origin}) is not valid, and the gate's settings "
-            f"come from it: {error.message}"
-        ) from None
-    update: dict[str, object] = {name: getattr(base_run, name) for name in GATE_SETTINGS}
-    # A dataset the base commit does not map is new here (it has no baseline to loosen):
-    # it is searched with the retriever the pull request names for it.
-    update["dataset_retrievers"] = {**pr_run.dataset_retrievers, **base_run.dataset_retrievers}
-    update["outside_roots"] = base_run.outside_roots
-    update["secret_env"] = tuple(dict.fromkeys((*base_run.secret_env, *pr_run.secret_env)))
-    proposed = tuple(
-        change
-        for name in (*GATE_SETTINGS, *TRUST_SETTINGS)
-        for change in _changes(
-            name, getattr(base_run, name), getattr(pr_run, name), workspace.resolve()
-        )
-    )
-    return GateSettings(run=pr_run.model_copy(update=update), origin=origin, proposed=proposed)
-
-
-def _changes(name: str, base: object, pr: object, workspace: Path) -> list[tuple[str, str]]:
-    """(base, PR) as text, one pair per changed entry of a table, or one for a value."""
-    if base == pr:
-        return []
-    if isinstance(base, Mapping) and isinstance(pr, Mapping):
-        return [
-            (f"{name}.{key}: {_show(base.get(key), workspace)}", _show(pr.get(key), workspace))
-            for key in sorted({*base, *pr}, key=str)
-            if base.get(key) != pr.get(key)
-        ]
-    return [(f"{name}: {_show(base, workspace)}", _show(pr, workspace))]
-
-
-def _show(value: object, workspace: Path) -> str:
-    if isinstance(value, Path):  # as the configuration file names it, not the runner's path
-        inside = value.is_relative_to(workspace)
-        return value.relative_to(workspace).as_posix() if inside else str(value)
-    if value is None:
-        return "(none)"
-    if value is False:
-        return "off"
-    if hasattr(value, "describe"):  # a threshold: "≥ 0.7"
-        return str(value.describe())
-    if hasattr(value, "model_dump"):
-        value = value.model_dump(exclude_defaults=True)
-    if isinstance(value, tuple | list):
-        return "[" + ", ".join(_show(v, workspace) for v in value) + "]"
-    if isinstance(value, dict):
-        return json.dumps(value, sort_keys=True, default=str)
-    return str(value)
-
-
-def proposal_notice(gate: GateSettings) -> str | None:
+def proposal_notice(ready: Prepared) -> str | None:
     """One line for the top of the comment; every value is escaped (it comes from the PR)."""
-    if not gate.proposed:
+    if not ready.proposed:
         return None
-    changes = "; ".join(f"{escape_markdown(b)} → {escape_markdown(a)}" for b, a in gate.proposed)
+    changes = "; ".join(f"{escape_markdown(b)} → {escape_markdown(a)}" for b, a in ready.proposed)
+    origin = escape_markdown(ready.gate_origin or "")
     return (
-        "⚙️ **This pull request changes settings that decide the verdict; each takes effect "
-        f"after merge.** This run used {escape_markdown(gate.origin)}. Proposed: {changes}."
+        "⚙️ **This pull request changes settings that decide the verdict or what its code may "
+        f"reach; each takes effect after merge.** This run used {origin}. Proposed: {changes}."
+    )
+
+
+def adoption_notice() -> str:
+    return (
+        "🌱 **This pull request adds retrieval-eval.** The base commit has no configuration "
+        "and no baseline, so this run is evaluated with the pull request's own settings and "
+        "establishes the baseline; the gate starts after merge."
     )

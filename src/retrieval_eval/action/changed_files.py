@@ -55,6 +55,10 @@ def changed_files(
             if declared_count is not None and len(changes) < declared_count:
                 # A listing cut short (a page lost on the way) would skip on what it lacks.
                 reason = f"the API listed {len(changes)} of the {declared_count} files"
+            elif declared_count is None and not changes:
+                # Nothing says how many to expect: an empty page (a hiccup, a proxy) is doubt,
+                # and a pull request changes at least one file.
+                reason = "the API listed no files and the event payload gives no count"
             elif len(changes) < API_FILES_LIMIT:
                 return ChangedFiles(names_of(changes), "api")
             else:

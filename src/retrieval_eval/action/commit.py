@@ -2,8 +2,10 @@
 
 The baseline-null rule may write an established ``baseline.json`` into the
 workspace, and a push to the default branch appends its numbers to
-``retrieval-eval-history.jsonl`` beside it; both are left there for a following
-workflow step to commit (see docs/action.md, "Keeping the baseline up to date").
+``retrieval-eval-history.jsonl`` beside it; with ``baseline_update = "ratchet"``
+a passing push to the default branch also raises ``baseline.json`` to its values.
+All are left there for a following workflow step to commit (see docs/action.md,
+"Keeping the baseline up to date").
 """
 
 from __future__ import annotations
@@ -11,34 +13,40 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from retrieval_eval.action.deliver import deliver
-from retrieval_eval.action.evaluation import evaluate
+from retrieval_eval.action.evaluation import Evaluated, evaluate
 from retrieval_eval.action.event import CommitActivity
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
+from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.pull_request import final_exit_code
 from retrieval_eval.action.runner_files import RunnerFiles
-from retrieval_eval.compare.history import append_history, history_file
+from retrieval_eval.compare.history import append_history
+from retrieval_eval.settings import RunSettings
 from retrieval_eval.vocabulary import ExitCode
 
 
 def run_commit(
-    settings: ActionSettings, commit: CommitActivity, api: GitHubApi, commands: RunnerFiles
+    settings: ActionSettings,
+    plan: RunPlan,
+    commit: CommitActivity,
+    api: GitHubApi,
+    commands: RunnerFiles,
 ) -> ExitCode:
-    result = evaluate(
-        settings, baseline=settings.baseline, notices=(), write_baseline=True, commands=commands
-    )
-    if result.verdict == "baseline-established":
+    run = plan.settings
+    result = evaluate(settings, plan, notices=(), write_baseline=True, commands=commands)
+    if result.verdict == "baseline-established" and run is not None:
         commands.notice(
-            f"Baseline established in {settings.baseline.name}; commit it in a following step "
+            f"Baseline established in {run.baseline.name}; commit it in a following step "
             "to gate later changes against it."
         )
-    if commit.default_branch_push and result.metrics:
-        configured = settings.run.history if settings.run is not None else None
-        history = configured or history_file(settings.baseline)
+    if commit.default_branch_push and result.metrics and run is not None and run.history:
+        history = run.history
         append_history(
             history, commit=commit.sha, date=datetime.now(UTC), aggregates=result.metrics
         )
         commands.notice(f"Recorded this run in {history.name}; commit it in a following step.")
+    if run is not None and run.baseline_update == "ratchet":
+        _ratchet(run, commit, result, commands)
     failure = deliver(
         api,
         settings,
@@ -51,3 +59,45 @@ def run_commit(
     if failure is not None:
         return failure
     return final_exit_code(result, settings)
+
+
+def _ratchet(
+    run: RunSettings, commit: CommitActivity, result: Evaluated, commands: RunnerFiles
+) -> None:
+    """Raise the baseline to a passing run's values; only a push to the default branch may."""
+    from retrieval_eval.compare.baseline import load_baseline, write_baseline
+    from retrieval_eval.compare.ratchet import ratchet_baseline
+    from retrieval_eval.render.baseline_notices import ratchet_log, ratchet_summary
+    from retrieval_eval.results import RunReport
+
+    path = run.baseline
+    if not commit.default_branch_push:
+        commands.info(
+            f"baseline-update: ratchet leaves {path.name} alone: not a push to the default branch."
+        )
+        return
+    if result.verdict != "passed" or result.report_json is None:
+        commands.info(
+            f"baseline-update: ratchet leaves {path.name} alone: the run's verdict is "
+            f"{result.verdict}, and only a passing run raises the baseline."
+        )
+        return
+    report = RunReport.model_validate_json(result.report_json.read_text(encoding="utf-8"))
+    previous = load_baseline(path)
+    if previous is None:
+        return
+    ratchet = ratchet_baseline(
+        previous,
+        report.datasets,
+        environment=report.environment,
+        k=report.k,
+        is_gated=run.is_gated,
+    )
+    commands.append_summary(ratchet_summary(ratchet.moved, ratchet.held, baseline_name=path.name))
+    for held in ratchet.held:
+        commands.warning(f"{held.dataset} was not ratcheted: {held.reason}", title="baseline held")
+    if not ratchet.moved:
+        commands.info(f"baseline-update: ratchet: no metric beat {path.name}; it is unchanged.")
+        return
+    write_baseline(path, ratchet.baseline)
+    commands.notice(ratchet_log(ratchet.moved, baseline_name=path.name))

@@ -1,8 +1,8 @@
 """Run the core evaluation for the Action and put its results where the runner shows them.
 
-This is the only module that calls into the core (settings, pipeline,
-renderer). It writes the step summary, outputs and annotations *before*
-anything is posted to GitHub, so a failing API can never hide the results.
+This is the only module of the Action that calls the pipeline and the renderer. It
+writes the step summary, outputs and annotations *before* anything is posted to
+GitHub, so a failing API can never hide the results.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_eval.action.comment import room_for_report
-from retrieval_eval.action.event import Activity, PullRequestActivity
 from retrieval_eval.action.inputs import ActionSettings
+from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.runner_files import RunnerFiles
-from retrieval_eval.compare.history import history_file
-from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.errors import ConfigError, RetrievalEvalError
+from retrieval_eval.prepare import within_roots
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
 # The runner refuses a step's job summary over 1 MiB (bytes, not characters); the margin
@@ -37,95 +37,34 @@ class Evaluated:
     metrics: dict[str, dict[str, float]]
 
 
-def run_overrides(settings: ActionSettings) -> dict[str, object]:
-    """Action inputs that map onto run settings; empty inputs leave the config file's value."""
-    overrides: dict[str, object] = {}
-    for key, value in (
-        ("datasets", settings.datasets),
-        ("corpus", settings.corpus),
-        ("baseline", settings.baseline_input),
-        ("tolerance", settings.tolerance),
-        ("report_dir", settings.report_dir_input),
-        ("cache_dir", settings.cache_dir),
-        ("model_dir", settings.runner.model_dir),
-    ):
-        if value is not None:
-            overrides[key] = value
-    if settings.judge:  # `false` leaves the config file's [judge] enabled as it is
-        overrides["judge"] = {"enabled": True}
-    return overrides
-
-
-def configure(
-    settings: ActionSettings, activity: Activity, commands: RunnerFiles
-) -> ActionSettings:
-    """Build the run's settings once: built-in default < configuration file < non-empty input.
-
-    An invalid configuration is kept, not raised: it becomes the run's ``error``
-    verdict only if the run evaluates (a pull request outside ``paths`` skips).
-    """
-    from retrieval_eval.settings import load_settings
-    from retrieval_eval.trust.guard import protect_process
-
-    try:
-        with commands.group("Configuration"):
-            run = load_settings(
-                workdir=settings.runner.workspace,
-                config_file=settings.config,
-                overrides=run_overrides(settings),
-                overrides_source="Action inputs",
-            )
-            protect_process(patterns=run.secret_env)  # before any child process starts
-            if run.judge.enabled and _fork_without_judge_key(settings, activity):
-                commands.warning(
-                    "the LLM judge is skipped: this fork pull request's run gets no secrets, "
-                    "so ANTHROPIC_API_KEY is not set"
-                )
-                run = run.model_copy(
-                    update={"judge": run.judge.model_copy(update={"enabled": False})}
-                )
-            commands.info(run.model_dump_json(indent=2))
-    except RetrievalEvalError as error:
-        return replace(settings, config_error=error)
-    return replace(settings, run=run)
-
-
-def _fork_without_judge_key(settings: ActionSettings, activity: Activity) -> bool:
-    """A fork's pull_request run gets no secrets: a missing key there is expected, not an error."""
-    if settings.runner.anthropic_api_key is not None:
-        return False
-    return isinstance(activity, PullRequestActivity) and activity.token_is_read_only
-
-
 def evaluate(
     settings: ActionSettings,
+    plan: RunPlan,
     *,
-    baseline: Path,
     notices: Sequence[str],
     write_baseline: bool,
     commands: RunnerFiles,
+    baseline: Path | None = None,
 ) -> Evaluated:
-    """Never raises for a failed evaluation: that is a verdict (``error``) to report and post."""
+    """Never raises for a failed evaluation: that is a verdict (``error``) to report and post.
+
+    ``baseline`` is the file gated against when it is not the plan's own: on a pull request
+    a scratch copy of the base commit's, never written; the history (it only draws the
+    sparklines) stays the workspace's.
+    """
     # Imported here: the Action's settings and event handling must work (and fail clearly)
     # without paying for chromadb and onnxruntime.
-    from retrieval_eval.action.shard_modes import shard_report_folders
     from retrieval_eval.pipeline import merge_shards, run_evaluation
     from retrieval_eval.render.markdown import render_markdown, utf8_bytes
-    from retrieval_eval.trust.guard import format_traceback, unexpected_error
+    from retrieval_eval.trust.crash import format_traceback, unexpected_error
 
-    if settings.config_error is not None:
-        return failed(settings.config_error, commands, settings, notices)
-    assert settings.run is not None, "configure() runs before evaluate()"
-    run_settings = settings.run
-    if baseline.resolve() != run_settings.baseline:
-        # A pull request is gated against its base commit's baseline, read into a scratch copy;
-        # the history (it only draws the sparklines) stays the one beside the workspace's.
-        history = run_settings.history or history_file(run_settings.baseline)
-        run_settings = run_settings.model_copy(
-            update={"baseline": baseline.resolve(), "history": history}
-        )
+    if plan.config_error is not None:
+        return failed(plan.config_error, commands, settings, notices)
+    run_settings = own = plan.require()
+    if baseline is not None and baseline.resolve() != run_settings.baseline:
+        run_settings = run_settings.model_copy(update={"baseline": baseline.resolve()})
     try:
-        with commands.group("Evaluation"):
+        with commands.group("Evaluation"), within_roots(run_settings):
             if settings.mode == "merge":
                 outcome = merge_shards(
                     run_settings,
@@ -142,6 +81,7 @@ def evaluate(
                     anthropic_api_key=settings.runner.anthropic_api_key,
                 )
     except RetrievalEvalError as error:
+        _name_as_in_repository(error, run_settings.baseline, own.baseline)
         return failed(error, commands, settings, notices)
     except BaseException as error:  # whatever it is, the run still ends with a status
         if isinstance(error, KeyboardInterrupt):
@@ -150,10 +90,18 @@ def evaluate(
             commands.info(format_traceback(error))
         return failed(unexpected_error(error), commands, settings, notices)
 
+    if outcome.error is not None and _name_as_in_repository(
+        outcome.error, run_settings.baseline, own.baseline
+    ):
+        outcome = replace(
+            outcome, status_description=fit_status_description(f"error: {outcome.error}")
+        )
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
     if outcome.error is not None:
-        commands.error(str(outcome.error))
+        commands.error(str(outcome.error), file=outcome.error.shown_file, line=outcome.error.line)
+    for warning in outcome.warnings:
+        commands.warning(warning)
     if outcome.report is not None:
         summary = render_markdown(
             outcome.report,
@@ -181,6 +129,17 @@ def evaluate(
     )
     record_results(commands, result, summary)
     return result
+
+
+def _name_as_in_repository(error: RetrievalEvalError, scratch: Path, repository: Path) -> bool:
+    """The base commit's baseline is read from a scratch copy outside the workspace: an error
+    in it names the file as the repository does (and says which version), not the runner's
+    temporary path. True when ``error`` was renamed."""
+    if scratch == repository or error.file != str(scratch):
+        return False
+    error.file = str(repository)
+    error.message += " (in the base commit's version)"
+    return True
 
 
 def _no_report_markdown(outcome: Any, notices: Sequence[str], workspace: Path) -> str:
@@ -220,7 +179,7 @@ def failed(
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
     from retrieval_eval.render.no_report import no_report_markdown, shown_path
 
-    commands.error(str(error), file=error.file, line=error.line)
+    commands.error(str(error), file=error.shown_file, line=error.line)
     # The status has 140 characters: name the file as the repository does, not the runner.
     where = ""
     if error.file is not None:
@@ -247,12 +206,22 @@ def failed(
 
 
 def record_results(commands: RunnerFiles, result: Evaluated, summary_markdown: str) -> None:
-    commands.append_summary(summary_markdown)
-    commands.set_outputs(
-        {
-            "verdict": result.verdict,
+    commands.record(
+        result.verdict,
+        result.status_description,
+        summary=summary_markdown,
+        outputs={
             "report-json": str(result.report_json or ""),
             "report-markdown": str(result.report_markdown or ""),
             "metrics": json.dumps(result.metrics, separators=(",", ":"), sort_keys=True),
         },
     )
+
+
+def shard_report_folders(folder: Path | None) -> list[Path]:
+    """The folders of ``shard-artifacts`` that hold a shard's partial result."""
+    if folder is None:
+        raise ConfigError("input `shard-artifacts` is required with `mode: merge`")
+    from retrieval_eval.compare.partial import PARTIAL_FILE
+
+    return sorted(path.parent for path in folder.glob(f"*/{PARTIAL_FILE}"))

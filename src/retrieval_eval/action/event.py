@@ -31,6 +31,7 @@ class PullRequestActivity:
     base_repository: str
     changed_files_count: int | None
     event_name: str = "pull_request"
+    merge_commit_sha: str | None = None  # the test merge GitHub made, when the payload has it
 
     @property
     def is_fork(self) -> bool:
@@ -60,7 +61,9 @@ class CommitActivity:
 class PublishActivity:
     """Post what a fork pull request's unprivileged run left behind (``workflow_run``)."""
 
-    triggering_head_sha: str | None  # the commit the triggering run evaluated, when known
+    # The commit the triggering run evaluated, from GitHub's payload: the only say on which
+    # commit the results are for, since the fork wrote every file this job reads.
+    triggering_head_sha: str
 
 
 Activity = PullRequestActivity | CommitActivity | PublishActivity
@@ -86,7 +89,13 @@ def decide_activity(*, mode: str, event_name: str, payload: dict[str, Any], sha:
     if mode == "publish":
         run = payload.get("workflow_run")
         head = run.get("head_sha") if isinstance(run, dict) else None
-        return PublishActivity(triggering_head_sha=head if isinstance(head, str) else None)
+        if not (isinstance(head, str) and _SHA.fullmatch(head)):
+            raise ConfigError(
+                "`mode: publish` needs the workflow_run event payload's workflow_run.head_sha "
+                "(a 40-character commit sha): without it nothing but the fork's own files would "
+                "say which commit the results are for. Run it `on: workflow_run`"
+            )
+        return PublishActivity(triggering_head_sha=head)
     if event_name in PULL_REQUEST_EVENTS:
         return _pull_request(payload, event_name)
     if event_name in COMMIT_EVENTS:
@@ -121,6 +130,7 @@ def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivi
         )
     number, head_sha, base_sha, head_repo, base_repo = fields
     count = pull.get("changed_files") if isinstance(pull, dict) else None
+    merge = pull.get("merge_commit_sha") if isinstance(pull, dict) else None
     return PullRequestActivity(
         number=number,
         head_sha=head_sha,
@@ -129,6 +139,7 @@ def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivi
         base_repository=base_repo,
         changed_files_count=count if isinstance(count, int) else None,
         event_name=event_name,
+        merge_commit_sha=merge if isinstance(merge, str) and _SHA.fullmatch(merge) else None,
     )
 
 

@@ -6,7 +6,9 @@ rule: the whole sequence of attempts for one call fits a time budget, so a
 rate limit that asks for an hour fails fast instead of eating the job's
 timeout, and each call has a deadline of its own (an answer that trickles in
 never trips the client's per-read timeout). 401, 404 and 422 are never retried:
-asking again cannot fix them.
+asking again cannot fix them. After the runner's stop request nothing is retried,
+and every call left must end within ``CALLS_AFTER_STOP_S`` of the request, so the
+error status is still tried before the runner's SIGKILL.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from urllib3.util.retry import Retry
 
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.trust.redaction import clean
+from retrieval_eval.trust.signals import CALLS_AFTER_STOP_S, seconds_left_after_stop
 
 T = TypeVar("T")
 GITHUB_ACTIONS_BOT = "github-actions[bot]"
@@ -168,6 +171,12 @@ class BudgetedRetry(GithubRetry):
         wait = retry.get_backoff_time()
         if response is not None and retry.respect_retry_after_header:
             wait = max(wait, retry.get_retry_after(response) or 0.0)
+        if seconds_left_after_stop() is not None:
+            raise MaxRetryError(
+                _pool,  # type: ignore[arg-type]
+                url or "",
+                error or ResponseError("the run was stopped: no retries"),
+            )
         if not self.budget.allows(wait):
             # Keep the connection error itself as the reason, so the caller can say what failed.
             reason = error or ResponseError(
@@ -230,8 +239,19 @@ class GitHubApi:
     @contextmanager
     def _timed(self) -> Iterator[None]:
         deadline = self.retry_budget.call_deadline(self._attempt_timeout)
+        after_stop = seconds_left_after_stop()
+        if after_stop is not None:
+            deadline = min(deadline, after_stop)
         with self.retry_budget.timing(), _deadline(deadline):
             yield
+
+    def _in_time(self) -> str:
+        if seconds_left_after_stop() is None:
+            return "GitHub did not answer in time"
+        return (
+            f"GitHub did not answer within {CALLS_AFTER_STOP_S:g} s of the stop request "
+            "(what a stopped run still asks GitHub must end before the runner kills it)"
+        )
 
     @contextmanager
     def _call(self, what: str) -> Iterator[None]:
@@ -239,7 +259,7 @@ class GitHubApi:
             with self._timed():
                 yield
         except _DeadlinePassed:
-            raise GitHubApiError(f"{what}: GitHub did not answer in time") from None
+            raise GitHubApiError(f"{what}: {self._in_time()}") from None
         except GithubException as error:
             raise GitHubApiError(
                 self._redact(
@@ -314,14 +334,15 @@ class GitHubApi:
 
         A workflow's ``GITHUB_TOKEN`` cannot read ``/user`` (403) and posts as
         github-actions[bot]; neither can a GitHub App's installation token, which posts
-        as ``<app>[bot]`` (``comment.is_ours`` accepts either for this answer). A personal
-        token or an app's user token can, and posts as itself.
+        as ``<app>[bot]``: for both the answer is github-actions[bot], so the login a status
+        was created by (``create_status``) is the better answer when there is one. A personal
+        token or an app's user token can read it, and posts as itself.
         """
         try:
             with self._timed():
                 return str(self._client.get_user().login)
         except _DeadlinePassed:
-            raise GitHubApiError("reading /user: GitHub did not answer in time") from None
+            raise GitHubApiError(f"reading /user: {self._in_time()}") from None
         except GithubException as error:
             if error.status == 403:
                 return GITHUB_ACTIONS_BOT
@@ -359,17 +380,26 @@ class GitHubApi:
 
     def create_status(
         self, sha: str, *, state: str, description: str, context: str, target_url: str
-    ) -> None:
-        def create() -> None:
-            self._repo().get_commit(sha).create_status(
-                state=state,
-                description=clean(description),
-                context=context,
-                target_url=target_url,
-            )
+    ) -> str | None:
+        """Set the status; return the login GitHub says created it: who this token posts as."""
 
-        self._do(f"setting status {context!r} on {sha[:7]}", create)
+        def create() -> str | None:
+            status = (
+                self._repo()
+                .get_commit(sha)
+                .create_status(
+                    state=state,
+                    description=clean(description),
+                    context=context,
+                    target_url=target_url,
+                )
+            )
+            creator = status.creator
+            return None if creator is None else str(creator.login)
+
+        creator = self._do(f"setting status {context!r} on {sha[:7]}", create)
         self.status_set = True
+        return creator
 
 
 def _message(error: GithubException) -> str:

@@ -5,7 +5,7 @@ An input that can also be set in the configuration file (``datasets``,
 ``corpus``, ``baseline``, ``tolerance``, ``report-dir``, ``cache-dir``)
 defaults to empty in ``action.yml``, and empty means "not given": the runner
 passes every declared input, so a non-empty default would always override the
-file. ``action.evaluation.configure`` then builds the run's settings once:
+file. ``action.plan.build_plan`` then builds the run's settings once:
 built-in default < configuration file < non-empty input.
 Every bad value is collected, so one failed run lists all of them, each naming
 the input and what it accepts. The token is a ``SecretStr``: it never shows in
@@ -24,12 +24,12 @@ from typing import Literal, TypeVar, get_args
 from pydantic import SecretStr
 
 from retrieval_eval.action.action_inputs import INPUTS, InputSpec
-from retrieval_eval.errors import ConfigError, RetrievalEvalError
-from retrieval_eval.settings import RunSettings
+from retrieval_eval.errors import ConfigError
 from retrieval_eval.vocabulary import MODEL_DIR_ENV
 
 CommentMode = Literal["update", "new", "off"]
 BaselineSource = Literal["base", "workspace"]
+BaselineUpdate = Literal["fixed", "ratchet"]
 Mode = Literal["evaluate", "publish", "embed-shard", "evaluate-shard", "merge"]
 MODES: tuple[str, ...] = get_args(Mode)
 
@@ -66,6 +66,10 @@ class RunnerContext:
 
 @dataclass(frozen=True)
 class ActionSettings:
+    """What the inputs and the runner say, converted and checked; never changed afterwards.
+    The run's settings (defaults < config file < inputs) are the run plan's
+    (``action/plan.py``)."""
+
     datasets: Path | None
     corpus: Path | None
     config: Path | None
@@ -86,29 +90,7 @@ class ActionSettings:
     judge: bool = False
     shard: str = ""  # "I/N"; parsed where it is used
     shard_artifacts: Path | None = None
-    # The run's settings (defaults < config file < inputs), built once by
-    # ``action.evaluation.configure``; or why they could not be.
-    run: RunSettings | None = None
-    config_error: RetrievalEvalError | None = None
-
-    @property
-    def baseline(self) -> Path:
-        return self._path("baseline", self.baseline_input)
-
-    @property
-    def report_dir(self) -> Path:
-        return self._path("report_dir", self.report_dir_input)
-
-    def _path(self, name: str, given: Path | None) -> Path:
-        """The run's value; before the configuration is read (or when it is invalid),
-        the input, else the built-in default."""
-        if self.run is not None:
-            value: Path = getattr(self.run, name)
-            return value
-        if given is not None:
-            return given
-        default: Path = RunSettings.model_fields[name].default
-        return (self.runner.workspace / default).resolve()
+    baseline_update: BaselineUpdate | None = None  # None: the config file's `baseline_update`
 
 
 class _Collector:
@@ -151,6 +133,12 @@ def _choice(*allowed: str) -> Callable[[str], str]:
         return value
 
     return convert
+
+
+def _optional_choice(*allowed: str) -> Callable[[str], str | None]:
+    """Empty means "not given": the config file or the tool's default decides."""
+    choose = _choice(*allowed)
+    return lambda value: choose(value) if value else None
 
 
 def _boolean(value: str) -> bool:
@@ -226,13 +214,6 @@ def _optional(convert: Callable[[str], Path]) -> Callable[[str], Path | None]:
     return lambda value: convert(value) if value else None
 
 
-def _any_path(workspace: Path) -> Callable[[str], Path | None]:
-    def convert(value: str) -> Path | None:
-        return (workspace / value).resolve() if value else None
-
-    return convert
-
-
 def _token(value: str) -> SecretStr:
     if not value:
         raise ValueError("is empty; the default `${{ github.token }}` is what most workflows need")
@@ -289,12 +270,17 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         baseline_source=c.convert("baseline-source", _choice("base", "workspace"), "base"),  # type: ignore[arg-type]
         mode=c.convert("mode", _choice(*MODES), "evaluate"),  # type: ignore[arg-type]
         report_dir_input=c.convert("report-dir", optional_path, None),
-        cache_dir=c.convert("cache-dir", _any_path(workspace), None),
+        cache_dir=c.convert("cache-dir", optional_path, None),
         github_retry_seconds=c.convert("github-retry-seconds", _seconds, 60.0),
         runner=runner,
         judge=c.convert("judge", _boolean, False),
         shard=c.raw("shard"),
         shard_artifacts=c.convert("shard-artifacts", optional_path, None),
+        baseline_update=c.convert(
+            "baseline-update",
+            _optional_choice("fixed", "ratchet"),  # type: ignore[arg-type]
+            None,
+        ),
     )
     if c.problems:
         lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))

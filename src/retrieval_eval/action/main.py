@@ -6,11 +6,12 @@ Whatever fails, the job summary gets a line saying what happened and the
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TextIO
 
 from retrieval_eval.action.commit import run_commit
-from retrieval_eval.action.evaluation import configure
 from retrieval_eval.action.event import (
     Activity,
     CommitActivity,
@@ -22,6 +23,7 @@ from retrieval_eval.action.event import (
 from retrieval_eval.action.git_credentials import ADVICE, token_persisted
 from retrieval_eval.action.github_api import GitHubApi, GitHubApiError, quiet_identity_probe
 from retrieval_eval.action.inputs import ActionSettings, load_action_settings
+from retrieval_eval.action.plan import build_plan
 from retrieval_eval.action.publish_mode import run_publish
 from retrieval_eval.action.pull_request import run_pull_request
 from retrieval_eval.action.runner_files import RunnerFiles
@@ -29,37 +31,41 @@ from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.render.escape import visible
 from retrieval_eval.render.no_report import escaped_lines
-from retrieval_eval.trust.guard import format_traceback, unexpected_error
+from retrieval_eval.trust.crash import format_traceback, unexpected_error
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
 
 
 def run_action(env: Mapping[str, str], stream: TextIO | None = None) -> ExitCode:
     """``stream`` receives the workflow commands (stdout by default)."""
     commands = RunnerFiles.from_env(env, stream)
+    code = _run(env, commands)
+    commands.finish(int(code))
+    return code
+
+
+def _run(env: Mapping[str, str], commands: RunnerFiles) -> ExitCode:
     try:
         settings = load_action_settings(env)
     except RetrievalEvalError as error:
-        _report_failure(env, commands, str(error))
+        _report_failure(commands, str(error))
         return ExitCode.ERROR
     with commands.group("Settings"):
         commands.info(repr(settings))  # the token shows as SecretStr('**********')
     try:
         return _dispatch(settings, commands)
     except RetrievalEvalError as error:
-        _report_failure(env, commands, str(error))
+        _report_failure(commands, str(error))
         return ExitCode.ERROR
     except BaseException as error:  # a bug, or a fault of the machine: still say so
         if isinstance(error, KeyboardInterrupt):
             raise
         if settings.runner.debug:
             commands.info(format_traceback(error))
-        _report_failure(env, commands, str(unexpected_error(error)))
+        _report_failure(commands, str(unexpected_error(error)))
         return ExitCode.ERROR
 
 
 def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
-    if settings.mode in SHARD_MODES:
-        return run_shard_mode(settings, commands)
     runner = settings.runner
     activity = decide_activity(
         mode=settings.mode,
@@ -75,17 +81,21 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
         retry_budget_seconds=settings.github_retry_seconds,
     )
     try:
-        settings = configure(settings, activity, commands)
+        with tempfile.TemporaryDirectory(prefix="retrieval-eval-base-") as scratch:
+            plan = build_plan(settings, activity, api, commands, scratch=Path(scratch))
+        if settings.mode in SHARD_MODES:
+            return run_shard_mode(settings, plan, commands)
         if isinstance(activity, PullRequestActivity):
             if token_persisted(runner.workspace):
                 commands.warning(ADVICE, title="token readable by the retriever")
-            return run_pull_request(settings, activity, api, commands)
+            return run_pull_request(settings, plan, activity, api, commands)
         if isinstance(activity, CommitActivity):
-            return run_commit(settings, activity, api, commands)
+            return run_commit(settings, plan, activity, api, commands)
         assert isinstance(activity, PublishActivity)
-        return run_publish(settings, activity, api, commands)
+        return run_publish(settings, plan, activity, api, commands)
     except BaseException as error:
-        _last_resort_status(settings, activity, api, commands, error)
+        if settings.mode not in SHARD_MODES:
+            _last_resort_status(settings, activity, api, commands, error)
         raise
     finally:
         # Only a posted comment has a URL; every other ending leaves the output empty.
@@ -123,10 +133,10 @@ def _last_resort_status(
         commands.error(f"Setting the error status failed too: {failure}")
 
 
-def _report_failure(env: Mapping[str, str], commands: RunnerFiles, message: str) -> None:
+def _report_failure(commands: RunnerFiles, message: str) -> None:
     commands.error(message)
     # The message can quote a file name or a retriever's output: escaped line by line as in
     # the comment, never inside a code block that three backticks in it could close.
     lines = "\n\n".join(escaped_lines(message))
-    commands.append_summary(f"### ❌ retrieval-eval failed\n\n{lines}\n")
-    commands.set_outputs({"verdict": "error"})
+    summary = f"### ❌ retrieval-eval failed\n\n{lines}\n"
+    commands.record("error", fit_status_description(message), summary=summary)

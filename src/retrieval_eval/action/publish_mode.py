@@ -14,45 +14,49 @@ from retrieval_eval.action.event import PublishActivity
 from retrieval_eval.action.fork import read_fork_results
 from retrieval_eval.action.github_api import GitHubApi, GitHubApiError
 from retrieval_eval.action.inputs import ActionSettings
+from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.vocabulary import ExitCode
 
 
 def run_publish(
-    settings: ActionSettings, activity: PublishActivity, api: GitHubApi, commands: RunnerFiles
+    settings: ActionSettings,
+    plan: RunPlan,
+    activity: PublishActivity,
+    api: GitHubApi,
+    commands: RunnerFiles,
 ) -> ExitCode:
-    if settings.config_error is not None:
+    if plan.config_error is not None:
         commands.warning(
-            f"the configuration file is not valid ({settings.config_error}); reading fork "
-            f"results from {settings.report_dir.name}/"
+            f"the configuration file is not valid ({plan.config_error}); reading fork "
+            f"results from {plan.report_dir.name}/"
         )
     try:
-        results = read_fork_results(settings.report_dir)
+        results = read_fork_results(plan.report_dir)
     except RetrievalEvalError as error:
-        commands.error(f"Refusing to publish: {error}", file=error.file)
-        commands.append_summary(f"### ❌ retrieval-eval refused to publish\n\n{error}\n")
-        commands.set_outputs({"verdict": "error"})
+        commands.error(f"Refusing to publish: {error}", file=error.shown_file)
+        summary = f"### ❌ retrieval-eval refused to publish\n\n{error}\n"
+        commands.record("error", f"refused to publish: {error}", summary=summary)
         return ExitCode.ERROR
     if results is None:
-        note = f"Nothing to publish: {settings.report_dir.name}/ holds no fork results."
-        commands.notice(note)
-        commands.append_summary(f"### retrieval-eval: {note}\n")
-        commands.set_outputs({"verdict": "skipped"})
+        note = f"Nothing to publish: {plan.report_dir.name}/ holds no fork results."
+        commands.record("skipped", note, summary=f"### retrieval-eval: {note}\n")
         return ExitCode.OK
 
     meta = results.metadata
     problem = _mismatch(settings, activity, meta.head_sha, meta.comment_id)
     if problem:
         commands.error(f"Refusing to publish: {problem}")
-        commands.append_summary(f"### ❌ retrieval-eval refused to publish\n\n{problem}\n")
-        commands.set_outputs({"verdict": "error"})
+        summary = f"### ❌ retrieval-eval refused to publish\n\n{problem}\n"
+        commands.record("error", f"refused to publish: {problem}", summary=summary)
         return ExitCode.ERROR
-    commands.append_summary(
-        results.comment_markdown
+    commands.record(
+        meta.verdict,
+        meta.status_description,
+        summary=results.comment_markdown
         or f"### retrieval-eval: {meta.verdict}\n\n{meta.status_description}\n",
     )
-    commands.set_outputs({"verdict": meta.verdict})
 
     try:
         current_head = api.pull_request_head_sha(meta.pr_number)
@@ -84,7 +88,7 @@ def _mismatch(
     settings: ActionSettings, activity: PublishActivity, head_sha: str, comment_id: str
 ) -> str | None:
     trigger = activity.triggering_head_sha
-    if trigger is not None and trigger != head_sha:
+    if trigger != head_sha:
         return f"the results are for {head_sha[:7]}, but the triggering run evaluated {trigger[:7]}"
     if comment_id != settings.comment_id:
         return (

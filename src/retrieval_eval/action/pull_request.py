@@ -8,10 +8,8 @@ comment and status are posted (or, for a fork, written to files for
 from __future__ import annotations
 
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
-from retrieval_eval.action.base_config import base_config_file, gate_from_base, proposal_notice
 from retrieval_eval.action.baseline_source import (
     BaselineChoice,
     baseline_at_base,
@@ -19,24 +17,30 @@ from retrieval_eval.action.baseline_source import (
     change_notice,
 )
 from retrieval_eval.action.changed_files import ChangedFiles, changed_files
-from retrieval_eval.action.deliver import deliver
-from retrieval_eval.action.evaluation import Evaluated, evaluate, failed, run_overrides
+from retrieval_eval.action.checkout import checked_out_code_problem
+from retrieval_eval.action.deliver import deliver, mark_comment_skipped
+from retrieval_eval.action.evaluation import Evaluated, evaluate, failed
 from retrieval_eval.action.event import PullRequestActivity
 from retrieval_eval.action.fork import ForkMetadata, write_fork_results
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.path_filter import PathFilter
+from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.action.stale_baseline import stale_baseline_notice
 from retrieval_eval.action.status import skipped_description
 from retrieval_eval.errors import RetrievalEvalError
-from retrieval_eval.trust.guard import protect_process
 from retrieval_eval.vocabulary import ExitCode
 
 FORK_DOCS = "docs/action.md#fork-pull-requests"
 
 
 def run_pull_request(
-    settings: ActionSettings, pull: PullRequestActivity, api: GitHubApi, commands: RunnerFiles
+    settings: ActionSettings,
+    plan: RunPlan,
+    pull: PullRequestActivity,
+    api: GitHubApi,
+    commands: RunnerFiles,
 ) -> ExitCode:
     path_filter = PathFilter(settings.paths)
     with commands.group("Changed files"):
@@ -51,62 +55,35 @@ def run_pull_request(
     # Unknown changes (None) always evaluate: never skip on doubt.
     watched = path_filter.is_empty or changes.paths is None
     if not watched and not path_filter.matching(sorted(changes.paths or ())):
-        return _skip(settings, pull, api, commands, path_filter)
+        return _skip(settings, plan, pull, api, commands, path_filter)
 
     with tempfile.TemporaryDirectory(prefix="retrieval-eval-base-") as scratch:
         try:
-            # The gate's settings first: they name the baseline file to read at the base.
-            settings, proposal = _gate_from_base(settings, pull, api, Path(scratch), commands)
-            choice = _choose_baseline(settings, pull, api, changes, Path(scratch))
+            checked_out_code_problem(settings.runner, pull)
+            choice = _choose_baseline(settings, plan, pull, api, changes, Path(scratch))
         except RetrievalEvalError as error:
-            return _publish(settings, pull, api, commands, failed(error, commands, settings, ()))
-        notices = [proposal] if proposal else []
+            result = failed(error, commands, settings, plan.notices)
+            return _publish(settings, plan, pull, api, commands, result)
+        notices = list(plan.notices)
         if choice.changed_by_pr:
             notices.append(change_notice(choice))
             commands.warning(change_notice(choice).replace("**", ""), title="baseline changed")
         commands.info(f"Gating against {choice.repo_path} from the {choice.origin}.")
+        stale = stale_baseline_notice(
+            plan, baseline=choice.path, base_sha=pull.base_sha, commands=commands
+        )
+        if stale is not None:
+            notices.append(stale)
         # The baseline read from the base commit is a scratch copy: never write to it.
         result = evaluate(
-            settings, baseline=choice.path, notices=notices, write_baseline=False, commands=commands
+            settings,
+            plan,
+            baseline=choice.path,
+            notices=notices,
+            write_baseline=False,
+            commands=commands,
         )
-    return _publish(settings, pull, api, commands, result)
-
-
-def _gate_from_base(
-    settings: ActionSettings,
-    pull: PullRequestActivity,
-    api: GitHubApi,
-    scratch: Path,
-    commands: RunnerFiles,
-) -> tuple[ActionSettings, str | None]:
-    """With ``baseline-source: base``, the gate's settings come from the base commit too."""
-    if settings.baseline_source != "base" or settings.run is None:
-        return settings, None
-    base_file, origin = base_config_file(
-        workspace=settings.runner.workspace,
-        config_input=settings.config,
-        base_sha=pull.base_sha,
-        fetch_from_api=api.file_at,
-        scratch_dir=scratch,
-    )
-    gate = gate_from_base(
-        settings.run,
-        base_file=base_file,
-        origin=origin,
-        workspace=settings.runner.workspace,
-        overrides=run_overrides(settings),
-    )
-    # Withhold the base commit's secrets too, before any retriever (the PR's code) starts.
-    protect_process(patterns=gate.run.secret_env)
-    commands.info(f"The gate's settings come from {origin}.")
-    notice = proposal_notice(gate)
-    if notice is not None:
-        commands.warning(
-            "This pull request changes settings that decide the verdict; they take effect "
-            "after merge: " + "; ".join(f"{b} → {a}" for b, a in gate.proposed),
-            title="gate settings changed",
-        )
-    return replace(settings, run=gate.run), notice
+    return _publish(settings, plan, pull, api, commands, result)
 
 
 def _log_changes(changes: ChangedFiles, path_filter: PathFilter, commands: RunnerFiles) -> None:
@@ -121,19 +98,21 @@ def _log_changes(changes: ChangedFiles, path_filter: PathFilter, commands: Runne
 
 def _choose_baseline(
     settings: ActionSettings,
+    plan: RunPlan,
     pull: PullRequestActivity,
     api: GitHubApi,
     changes: ChangedFiles,
     scratch: Path,
 ) -> BaselineChoice:
+    baseline = plan.require().baseline
     if settings.baseline_source == "workspace":
         return baseline_in_workspace(
-            workspace_baseline=settings.baseline,
+            workspace_baseline=baseline,
             workspace=settings.runner.workspace,
             changed_paths=changes.paths,
         )
     return baseline_at_base(
-        workspace_baseline=settings.baseline,
+        workspace_baseline=baseline,
         workspace=settings.runner.workspace,
         base_sha=pull.base_sha,
         changed_paths=changes.paths,
@@ -144,24 +123,39 @@ def _choose_baseline(
 
 def _skip(
     settings: ActionSettings,
+    plan: RunPlan,
     pull: PullRequestActivity,
     api: GitHubApi,
     commands: RunnerFiles,
     path_filter: PathFilter,
 ) -> ExitCode:
-    """Still set a success status, so a required check never waits forever on an unrelated PR."""
+    """Still set a success status, so a required check never waits forever on an unrelated PR,
+    and mark an earlier evaluation's comment as not about this commit."""
     description = skipped_description(path_filter.describe())
-    commands.notice(f"retrieval-eval {description}")
-    commands.append_summary(f"### ⏭️ retrieval-eval {description}\n")
-    commands.set_outputs(
-        {"verdict": "skipped", "report-json": "", "report-markdown": "", "metrics": "{}"},
+    commands.record(
+        "skipped",
+        description,
+        summary=f"### ⏭️ retrieval-eval {description}\n",
+        outputs={"report-json": "", "report-markdown": "", "metrics": "{}"},
     )
     skipped = Evaluated("skipped", ExitCode.OK, "", description, None, None, {})
-    return _publish(settings, pull, api, commands, skipped)
+    code = _publish(settings, plan, pull, api, commands, skipped)
+    if code != ExitCode.OK or pull.token_is_read_only:
+        return code  # a fork's token cannot edit the comment
+    failure = mark_comment_skipped(
+        api,
+        settings,
+        commands,
+        pr_number=pull.number,
+        sha=pull.head_sha,
+        paths=path_filter.describe(),
+    )
+    return code if failure is None else failure
 
 
 def _publish(
     settings: ActionSettings,
+    plan: RunPlan,
     pull: PullRequestActivity,
     api: GitHubApi,
     commands: RunnerFiles,
@@ -169,7 +163,7 @@ def _publish(
 ) -> ExitCode:
     has_comment = result.verdict != "skipped" and settings.comment != "off"
     if pull.token_is_read_only:
-        return _hand_over_fork(settings, pull, commands, result, has_comment)
+        return _hand_over_fork(settings, plan, pull, commands, result, has_comment)
     failure = deliver(
         api,
         settings,
@@ -188,6 +182,7 @@ def _publish(
 
 def _hand_over_fork(
     settings: ActionSettings,
+    plan: RunPlan,
     pull: PullRequestActivity,
     commands: RunnerFiles,
     result: Evaluated,
@@ -201,12 +196,10 @@ def _hand_over_fork(
         comment_id=settings.comment_id,
         has_comment=has_comment,
     )
-    write_fork_results(
-        settings.report_dir, metadata, result.comment_markdown if has_comment else None
-    )
+    write_fork_results(plan.report_dir, metadata, result.comment_markdown if has_comment else None)
     commands.warning(
         f"This pull request comes from a fork ({pull.head_repository}); its token cannot comment "
-        f"or set a status. The comment and status were written to {settings.report_dir.name}/ "
+        f"or set a status. The comment and status were written to {plan.report_dir.name}/ "
         f"for a `mode: publish` job in a workflow_run workflow to post. See {FORK_DOCS}.",
         title="fork pull request",
     )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from retrieval_eval.trust.redaction import clean
+from retrieval_eval.vocabulary import state_for
 
 
 def _escape_data(value: str) -> str:
@@ -43,6 +44,7 @@ class RunnerFiles:
         self._output_file = output_file
         self._summary_file = summary_file
         self._outputs_set: set[str] = set()
+        self._ending: tuple[str | None, str] | None = None  # (verdict, one line) once recorded
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], stream: TextIO | None = None) -> RunnerFiles:
@@ -65,6 +67,41 @@ class RunnerFiles:
 
     def append_summary(self, markdown: str) -> None:
         _append_step_summary(self._summary_file, markdown)
+
+    def record(
+        self,
+        verdict: str | None,
+        line: str,
+        *,
+        summary: str,
+        outputs: Mapping[str, str] | None = None,
+    ) -> None:
+        """The run's result, handed back before anything is posted: the job summary, the
+        ``verdict`` output (None: a shard job, which has none) and the other outputs. ``line``
+        is what ``finish`` writes last."""
+        self.append_summary(summary)
+        values = dict(outputs or {})
+        if verdict is not None:
+            values["verdict"] = verdict
+        if values:
+            self.set_outputs(values)
+        self._ending = (verdict, line)
+
+    def finish(self, exit_code: int) -> None:
+        """The log's last line says the verdict: ``::error`` when the step fails, ``::warning``
+        when it passes on a failing verdict (``fail-on-regression: false``), else ``::notice``."""
+        verdict, line = self._ending or ("error", "retrieval-eval ended without a verdict")
+        text = (
+            f"{verdict}: {line}"
+            if verdict is not None and not line.lower().startswith(verdict)
+            else line
+        )
+        if exit_code != 0:
+            self.error(text, title="retrieval-eval")
+        elif verdict is not None and state_for(verdict) != "success":
+            self.warning(text, title="retrieval-eval")
+        else:
+            self._command("notice", text, {"title": "retrieval-eval"})
 
     def _emit(self, line: str) -> None:
         stream = self._stream if self._stream is not None else sys.stdout

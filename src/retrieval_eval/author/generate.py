@@ -33,7 +33,7 @@ from retrieval_eval.author.prompts import (
 from retrieval_eval.load.documents import Corpus, Document
 from retrieval_eval.load.fixtures import Filters, Fixture, RetrievalType
 from retrieval_eval.retrieval.base import Retriever
-from retrieval_eval.retrieval.tokenizer import KeywordTokenizer
+from retrieval_eval.retrieval.builtin.tokenizer import KeywordTokenizer
 
 # Styles per dataset file, used in turn.
 STYLES: dict[RetrievalType, tuple[Style, ...]] = {

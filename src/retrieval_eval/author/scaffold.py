@@ -19,11 +19,16 @@ from jinja2.sandbox import SandboxedEnvironment
 from retrieval_eval.author.detect import Detected
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.settings import RunSettings
 
 ACTION = "org/retrieval-eval@v1"
 CONFIG = Path("retrieval-eval.toml")
 WORKFLOW = Path(".github/workflows/retrieval-eval.yml")
 PUBLISH_WORKFLOW = Path(".github/workflows/retrieval-eval-publish.yml")
+# On a push to the default branch: evaluate, then commit baseline.json and the history,
+# which draws the comment's sparklines.
+BASELINE_WORKFLOW = Path(".github/workflows/retrieval-eval-baseline.yml")
+WORKFLOWS = (WORKFLOW, BASELINE_WORKFLOW, PUBLISH_WORKFLOW)
 DATASETS_README = "README.md"
 
 Outcome = Literal["written", "unchanged", "kept", "overwritten"]
@@ -66,10 +71,17 @@ def plan_files(
         "action": action,
         "paths": workflow_paths(detected, corpus=corpus, datasets=datasets),
         "fork_safe": fork_safe,
+        # The datasets start at the minimum size validation accepts: a tenth of it may lose
+        # its answer before the gate fails on the count alone.
+        "queries": RunSettings().min_fixtures,
+        "max_regressed_queries": max(1, RunSettings().min_fixtures // 10),
     }
     files = [
         PlannedFile(CONFIG, env.get_template("retrieval-eval.toml.j2").render(values)),
         PlannedFile(WORKFLOW, env.get_template("retrieval-eval.yml.j2").render(values)),
+        PlannedFile(
+            BASELINE_WORKFLOW, env.get_template("retrieval-eval-baseline.yml.j2").render(values)
+        ),
         PlannedFile(
             Path(datasets) / DATASETS_README,
             env.get_template("datasets-README.md.j2").render(values),

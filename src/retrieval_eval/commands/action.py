@@ -18,7 +18,7 @@ from retrieval_eval.vocabulary import ExitCode
 def action(withheld: dict[str, str] | None) -> ExitCode:
     """Run as a GitHub Action step: inputs come from INPUT_* and GITHUB_* variables."""
     from retrieval_eval.action.main import run_action
-    from retrieval_eval.trust.guard import stop_on_signals
+    from retrieval_eval.trust.signals import stop_on_signals
 
     stop_on_signals()  # a cancelled job still ends with a status
     # The token was taken out of the environment children inherit; the Action still needs it.

@@ -8,8 +8,8 @@ import click
 
 from retrieval_eval.commands.run import (
     anthropic_api_key,
+    prepared_from_flags,
     report_outcome,
-    settings_from_flags,
     settings_options,
     show_progress,
 )
@@ -30,13 +30,14 @@ def update(progress: bool | None, **flags: Any) -> int:
     The old baseline is not read (a corrupt one is simply replaced). Absolute
     thresholds are still reported; they do not stop the rewrite.
     """
-    settings = settings_from_flags(flags)
-    outcome = run_evaluation(
-        settings,
-        progress=show_progress(progress),
-        rewrite_baseline=True,
-        anthropic_api_key=anthropic_api_key(),
-    )
+    with prepared_from_flags(flags) as ready:
+        settings = ready.settings
+        outcome = run_evaluation(
+            settings,
+            progress=show_progress(progress),
+            rewrite_baseline=True,
+            anthropic_api_key=anthropic_api_key(),
+        )
     report_outcome(outcome, print_report=False)
     if outcome.verdict in ("invalid", "error"):
         return int(outcome.exit_code)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -17,12 +18,14 @@ import click
 from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
+from retrieval_eval.prepare import prepare, withhold
+from retrieval_eval.retrieval.base import ReportsMissingQueries
 from retrieval_eval.retrieval.config import RetrieversConfig
+from retrieval_eval.retrieval.defaults import resolve_defaults
 from retrieval_eval.retrieval.registry import (
     RETRIEVER_NAMES,
     build_retriever,
     close_retriever,
-    with_machine_defaults,
 )
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
 from retrieval_eval.score.latency import latency_summary
@@ -86,22 +89,24 @@ def beir(
     cache_dir: Path | None,
 ) -> int:
     """Evaluate a retriever on the BEIR folder DIRECTORY."""
-    config = retrievers_config(config_file, model_dir=model_dir, cache_dir=cache_dir)
-    retriever = build_retriever(
-        retriever_name,
-        config,
-        anthropic_api_key=anthropic_api_key_value(),
-        rerank_cache_dir=cache_dir / "rerank" if cache_dir is not None else None,
-    )
-    try:
-        data = load_beir(directory, split)
-        setup_s = time_index(retriever, data.corpus)
-        queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
-        timed = run_queries(retriever, queries, k)
-        described = dict(retriever.describe())
-        missing = getattr(retriever, "queries_missing", None)
-    finally:
-        close_retriever(retriever)
+    with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as config:
+        retriever = build_retriever(
+            retriever_name,
+            config,
+            anthropic_api_key=anthropic_api_key_value(),
+            rerank_cache_dir=cache_dir / "rerank" if cache_dir is not None else None,
+        )
+        try:
+            data = load_beir(directory, split)
+            setup_s = time_index(retriever, data.corpus)
+            queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
+            timed = run_queries(retriever, queries, k)
+            described = dict(retriever.describe())
+            missing = (
+                retriever.queries_missing if isinstance(retriever, ReportsMissingQueries) else None
+            )
+        finally:
+            close_retriever(retriever)
 
     rankings = {t.query_id: [hit.doc_id for hit in t.result.hits] for t in timed}
     per_query = score_queries(data.qrels, rankings, list(MEASURES))
@@ -121,7 +126,7 @@ def beir(
         "setup_s": setup_s,
         "config": described,
     }
-    if isinstance(missing, list):
+    if missing is not None:
         summary["queries_missing"] = len(missing)
     click.echo(_table(summary))
     if json_path is not None:
@@ -131,29 +136,41 @@ def beir(
     return ExitCode.OK
 
 
-def retrievers_config(
-    config_file: Path | None, *, model_dir: Path | None, cache_dir: Path | None
-) -> RetrieversConfig:
-    """The [retrievers] tables: the file's (secrets from the environment) or the defaults.
-    The flags win over the file for the model and the embedding cache."""
+@contextmanager
+def prepared_retrievers(
+    config_file: Path | None,
+    *,
+    model_dir: Path | None,
+    cache_dir: Path | None,
+) -> Iterator[RetrieversConfig]:
+    """The [retrievers] tables: the file's, through the one preparation every command uses
+    (``secret_env`` withheld, then secrets resolved), or the defaults. The flags win over
+    the file for the model and the embedding cache."""
     dense_flags = {
         name: value
         for name, value in (("model_dir", model_dir), ("cache_dir", cache_dir))
         if value is not None
     }
     if config_file is None:
+        withhold()  # the runner's credentials: never a child's
         config = RetrieversConfig()
         config = config.model_copy(
             update={"dense": config.dense.model_copy(update={"cache_dir": None, **dense_flags})}
         )
-        return with_machine_defaults(config, home=Path.home(), cores=_available_cores())
-    from retrieval_eval.settings import load_settings
-
-    settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides={})
-    config = settings.retrievers
+        yield resolve_defaults(config, home=Path.home(), cores=_available_cores())
+        return
+    # A BEIR folder is not the repository's corpus, and every file here was typed by the user
+    # (the folder, the --config file and what it names): secrets are withheld, no roots apply.
+    ready = prepare(
+        workdir=Path.cwd(),
+        config_file=config_file,
+        overrides={},
+        typed_outputs=tuple(path for path in (cache_dir,) if path is not None),
+    )
+    config = ready.settings.retrievers
     if dense_flags:
         config = config.model_copy(update={"dense": config.dense.model_copy(update=dense_flags)})
-    return config
+    yield config
 
 
 def anthropic_api_key_value() -> str | None:

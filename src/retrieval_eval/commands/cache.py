@@ -41,6 +41,8 @@ def merge(target: Path, model_dir: Path | None, shard_dirs: tuple[Path, ...]) ->
     another model is refused, so a run can never mix two models' vectors."""
     model = verify_model(model_dir if model_dir is not None else installed_model_dir())
     merged = merge_caches(target, shard_dirs, model)
+    for warning in merged.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(
         f"merged {merged.sources} cache(s) into {target}: {merged.added} new vectors, "
         f"{merged.total} in all",

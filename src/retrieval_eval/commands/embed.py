@@ -6,9 +6,9 @@ from typing import Any
 
 import click
 
-from retrieval_eval.commands.run import settings_from_flags, settings_options
+from retrieval_eval.commands.run import prepared_from_flags, settings_options
 from retrieval_eval.load.corpus import load_corpus
-from retrieval_eval.retrieval.embed_shard import embed_into_cache
+from retrieval_eval.retrieval.builtin.embed_shard import embed_into_cache
 from retrieval_eval.sharding import parse_shard
 from retrieval_eval.vocabulary import ExitCode
 
@@ -27,9 +27,10 @@ def embed(progress: bool | None, shard: str | None, **flags: Any) -> int:
     A later `run` with the same corpus, chunking and model embeds nothing.
     """
     chosen = parse_shard(shard) if shard is not None else None
-    settings = settings_from_flags(flags)
-    corpus = load_corpus(settings.corpus)
-    summary = embed_into_cache(corpus, settings.retrievers.dense, chosen)
+    with prepared_from_flags(flags) as ready:
+        settings = ready.settings
+        corpus = load_corpus(settings.corpus)
+        summary = embed_into_cache(corpus, settings.retrievers.dense, chosen)
     part = f"shard {chosen}: " if chosen is not None else ""
     click.echo(
         f"{part}{summary.selected} of {summary.chunks} chunks: {summary.embedded} embedded, "

@@ -25,9 +25,9 @@ from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.fixtures import RetrievalType
+from retrieval_eval.prepare import prepared_run
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, build_client
-from retrieval_eval.settings import load_settings
 from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
 
@@ -131,74 +131,92 @@ def generate(
         overrides["corpus"] = corpus_path
     if out is not None:
         overrides["datasets"] = out
-    settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides=overrides)
-    targets = [settings.datasets / f"{kind}.jsonl" for kind in types]
-    existing = [t for t in targets if t.exists()]
-    if existing and not force:
-        raise InputError("exists; pass --force to replace it", file=existing[0])
-    corpus = load_corpus(settings.corpus)
-    key = anthropic_api_key()
-    client = (
-        build_client(
-            api_key=key.get_secret_value(),
-            base_url=settings.judge.base_url,
-            max_retries=settings.judge.max_retries,
-            timeout_s=settings.judge.timeout_s,
+    with prepared_run(
+        workdir=Path.cwd(),
+        config_file=config_file,
+        overrides=overrides,
+        typed_inputs=tuple(path for path in (corpus_path, out) if path is not None),
+    ) as ready:
+        settings = ready.settings
+        targets = [settings.datasets / f"{kind}.jsonl" for kind in types]
+        existing = [t for t in targets if t.exists()]
+        if existing and not force:
+            raise InputError("exists; pass --force to replace it", file=existing[0])
+        corpus = load_corpus(settings.corpus)
+        key = anthropic_api_key()
+        client = (
+            build_client(
+                api_key=key.get_secret_value(),
+                base_url=settings.judge.base_url,
+                max_retries=settings.judge.max_retries,
+                timeout_s=settings.judge.timeout_s,
+            )
+            if key is not None
+            else None
         )
-        if key is not None
-        else None
-    )
-    claude = CachedClaude(
-        client,
-        model=model,
-        prompt_version=PROMPT_VERSION,
-        cache_dir=settings.cache_dir / "generate",
-        pricing=settings.judge.pricing(),
-        max_cost_usd=max_cost_usd,
-    )
-    retrievers = [build_retriever(name, settings.retrievers) for name in check_with]
-    try:
-        for retriever in retrievers:
-            click.echo(f"indexing {len(corpus.documents)} documents for {retriever.name}", err=True)
-            retriever.index(corpus)
-        plan = GeneratePlan(
-            types=cast(tuple[RetrievalType, ...], types), per_file=per_file, tags=tags, seed=seed
+        claude = CachedClaude(
+            client,
+            model=model,
+            prompt_version=PROMPT_VERSION,
+            cache_dir=settings.cache_dir / "generate",
+            pricing=settings.judge.pricing(),
+            max_cost_usd=max_cost_usd,
         )
-        result = run_generate(
-            corpus, plan, claude, Checker(retrievers), progress=lambda m: click.echo(m, err=True)
-        )
-    finally:
-        for retriever in retrievers:
-            close_retriever(retriever)
+        retrievers = [build_retriever(name, settings.retrievers) for name in check_with]
+        try:
+            for retriever in retrievers:
+                click.echo(
+                    f"indexing {len(corpus.documents)} documents for {retriever.name}", err=True
+                )
+                retriever.index(corpus)
+            plan = GeneratePlan(
+                types=cast(tuple[RetrievalType, ...], types),
+                per_file=per_file,
+                tags=tags,
+                seed=seed,
+            )
+            result = run_generate(
+                corpus,
+                plan,
+                claude,
+                Checker(retrievers),
+                progress=lambda m: click.echo(m, err=True),
+            )
+        finally:
+            for retriever in retrievers:
+                close_retriever(retriever)
 
-    flagged = [f for file in result.files for f in file.flagged]
-    for file in result.files:
-        path = settings.datasets / f"{file.retrieval_type}.jsonl"
-        lines = [fixture_line(f) for f in sorted(file.kept, key=lambda f: f.query_id)]
-        atomic_write_text(path, "".join(line + "\n" for line in lines))
-    flagged_file = flagged_path or settings.report_dir / "generate-flagged.jsonl"
-    if flagged:
-        atomic_write_text(flagged_file, "".join(flagged_line(f) + "\n" for f in flagged))
+        flagged = [f for file in result.files for f in file.flagged]
+        for file in result.files:
+            path = settings.datasets / f"{file.retrieval_type}.jsonl"
+            lines = [fixture_line(f) for f in sorted(file.kept, key=lambda f: f.query_id)]
+            atomic_write_text(path, "".join(line + "\n" for line in lines))
+        flagged_file = flagged_path or settings.report_dir / "generate-flagged.jsonl"
+        if flagged:
+            atomic_write_text(flagged_file, "".join(flagged_line(f) + "\n" for f in flagged))
 
-    written = [settings.datasets / f"{f.retrieval_type}.jsonl" for f in result.files]
-    report = validate_datasets(written, corpus=corpus, min_fixtures=0, min_human=0)
-    if report.problems:  # our own output must validate; if not, that is a bug to report
-        raise ConfigError(f"generated fixtures do not validate: {report.problems[0]}")
+        written = [settings.datasets / f"{f.retrieval_type}.jsonl" for f in result.files]
+        report = validate_datasets(written, corpus=corpus, min_fixtures=0, min_human=0)
+        if report.problems:  # our own output must validate; if not, that is a bug to report
+            raise ConfigError(f"generated fixtures do not validate: {report.problems[0]}")
 
-    for file in result.files:
+        for file in result.files:
+            click.echo(
+                f"{settings.datasets.name}/{file.retrieval_type}.jsonl: {len(file.kept)} fixtures "
+                f"({len(file.flagged)} flagged, {file.regenerated} regenerated)"
+            )
+            if len(file.kept) < per_file and result.stopped is None:
+                click.echo(
+                    f"warning: fewer than {per_file}: the corpus ran out of documents", err=True
+                )
+        if flagged:
+            click.echo(f"flagged queries (not kept): {flagged_file}")
         click.echo(
-            f"{settings.datasets.name}/{file.retrieval_type}.jsonl: {len(file.kept)} fixtures "
-            f"({len(file.flagged)} flagged, {file.regenerated} regenerated)"
+            f"cost: ${claude.spent_usd:.4f} "
+            f"({claude.calls} API calls, {claude.cached_calls} cached)"
         )
-        if len(file.kept) < per_file and result.stopped is None:
-            click.echo(f"warning: fewer than {per_file}: the corpus ran out of documents", err=True)
-    if flagged:
-        click.echo(f"flagged queries (not kept): {flagged_file}")
-    click.echo(
-        f"cost: ${claude.spent_usd:.4f} ({claude.calls} API calls, {claude.cached_calls} cached)"
-    )
-    if result.stopped is not None:
-        click.echo(f"stopped early: {result.stopped}", err=True)
-        return int(ExitCode.FAILED)
-    click.echo("next: retrieval-eval review FILE marks the ones you check as human-annotated")
-    return int(ExitCode.OK)
+        if result.stopped is not None:
+            click.echo(f"stopped early: {result.stopped}", err=True)
+            return int(ExitCode.FAILED)
+        click.echo("next: retrieval-eval review FILE marks the ones you check as human-annotated")
+        return int(ExitCode.OK)

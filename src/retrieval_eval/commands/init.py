@@ -9,13 +9,12 @@ import click
 from retrieval_eval.author.detect import detect
 from retrieval_eval.author.scaffold import (
     CONFIG,
-    PUBLISH_WORKFLOW,
-    WORKFLOW,
+    WORKFLOWS,
     check_workflow,
     plan_files,
     write_files,
 )
-from retrieval_eval.settings import load_settings
+from retrieval_eval.prepare import read_configuration
 from retrieval_eval.vocabulary import ExitCode
 
 
@@ -44,7 +43,7 @@ from retrieval_eval.vocabulary import ExitCode
     help="Repository root. Default: the current folder.",
 )
 def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: Path) -> int:
-    """Write retrieval-eval.toml, the pull-request workflow and datasets/README.md.
+    """Write retrieval-eval.toml, the pull-request and baseline workflows and datasets/README.md.
 
     Never overwrites a file without --force; running it twice changes nothing.
     """
@@ -69,8 +68,8 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
     (root / datasets).mkdir(parents=True, exist_ok=True)
 
     # Check what is on disk now, whether written or kept, the way a run will read it.
-    load_settings(workdir=root, config_file=CONFIG, overrides={})
-    for workflow in (WORKFLOW, PUBLISH_WORKFLOW):
+    read_configuration(workdir=root, config_file=CONFIG, overrides={})
+    for workflow in WORKFLOWS:
         if (root / workflow).is_file():
             check_workflow(root / workflow)
 

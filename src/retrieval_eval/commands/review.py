@@ -10,8 +10,8 @@ import click
 from retrieval_eval.author.review import Console, DatasetLines, Review, SkipState
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.prepare import prepared_run
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES, build_retriever, close_retriever
-from retrieval_eval.settings import load_settings
 from retrieval_eval.vocabulary import ExitCode
 
 
@@ -45,31 +45,38 @@ def review(
     input) and run the command again to resume where you left off.
     """
     overrides: dict[str, object] = {"corpus": corpus_path} if corpus_path is not None else {}
-    settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides=overrides)
-    lines = DatasetLines(dataset)
-    state = SkipState(settings.cache_dir, dataset)
-    if include_skipped:
-        state.skipped.clear()
-    name = retriever_name or settings.retriever_for(dataset.name) or "hybrid"
-    if name not in RETRIEVER_NAMES:
-        raise ConfigError(f"retriever {name!r} for {dataset.name} is not one of {RETRIEVER_NAMES}")
-    corpus = load_corpus(settings.corpus)
-    retriever = build_retriever(name, settings.retrievers)
-    try:
-        if not Review(lines, state, corpus, retriever, _console()).pending():
-            click.echo(f"{dataset}: nothing to review (no synthetic fixtures left)")
-            return int(ExitCode.OK)
-        retriever.index(corpus)
-        session = Review(lines, state, corpus, retriever, _console())
-        left = session.run()
-    finally:
-        close_retriever(retriever)
-    t = session.tally
-    click.echo(
-        f"\n{t.accepted} accepted, {t.edited} edited, {t.rejected} rejected, {t.skipped} skipped; "
-        + (f"{left} left to review: run the same command to resume" if left else "all reviewed")
-    )
-    return int(ExitCode.OK)
+    typed = (dataset, *([corpus_path] if corpus_path is not None else []))
+    with prepared_run(
+        workdir=Path.cwd(), config_file=config_file, overrides=overrides, typed_inputs=typed
+    ) as ready:
+        settings = ready.settings
+        lines = DatasetLines(dataset)
+        state = SkipState(settings.cache_dir, dataset)
+        if include_skipped:
+            state.skipped.clear()
+        name = retriever_name or settings.retriever_for(dataset.name) or "hybrid"
+        if name not in RETRIEVER_NAMES:
+            raise ConfigError(
+                f"retriever {name!r} for {dataset.name} is not one of {RETRIEVER_NAMES}"
+            )
+        corpus = load_corpus(settings.corpus)
+        retriever = build_retriever(name, settings.retrievers)
+        try:
+            if not Review(lines, state, corpus, retriever, _console()).pending():
+                click.echo(f"{dataset}: nothing to review (no synthetic fixtures left)")
+                return int(ExitCode.OK)
+            retriever.index(corpus)
+            session = Review(lines, state, corpus, retriever, _console())
+            left = session.run()
+        finally:
+            close_retriever(retriever)
+        t = session.tally
+        click.echo(
+            f"\n{t.accepted} accepted, {t.edited} edited, {t.rejected} rejected, "
+            f"{t.skipped} skipped; "
+            + (f"{left} left to review: run the same command to resume" if left else "all reviewed")
+        )
+        return int(ExitCode.OK)
 
 
 def _console() -> Console:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,10 @@ import click
 from pydantic import SecretStr
 
 from retrieval_eval.commands.model import model_dir_option
-from retrieval_eval.pipeline import RunOutcome, run_evaluation
-from retrieval_eval.settings import RunSettings, load_settings
-from retrieval_eval.trust.guard import protect_process
+from retrieval_eval.pipeline import RunOutcome, run_evaluation, run_shard
+from retrieval_eval.prepare import Prepared, prepared_run
+from retrieval_eval.settings import RunSettings
+from retrieval_eval.sharding import parse_shard
 
 _PATH = click.Path(path_type=Path)
 
@@ -77,22 +79,30 @@ def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def settings_from_flags(flags: dict[str, Any]) -> RunSettings:
+@contextmanager
+def prepared_from_flags(flags: dict[str, Any]) -> Iterator[Prepared]:
+    """The one preparation (``retrieval_eval.prepare``) from the shared flags.
+
+    A path typed on the command line is the user's own choice: reading it (and writing
+    it) is allowed wherever it is. Paths from the configuration file must stay inside the
+    repository."""
     overrides: dict[str, object] = {
         key: flags[flag] for flag, key in _OVERRIDES.items() if flags.get(flag) is not None
     }
     if flags.get("judge"):
         overrides["judge"] = {"enabled": True}
-    settings = load_settings(
-        workdir=Path.cwd(), config_file=flags.get("config_file"), overrides=overrides
-    )
-    protect_process(patterns=settings.secret_env)  # before any retriever starts
-    # A path typed on the command line is the user's own choice: reading it is allowed
-    # wherever it is. Paths from the configuration file must stay inside the repository.
-    named = tuple(Path(flags[flag]).resolve() for flag in ("corpus", "datasets") if flags.get(flag))
-    if named:
-        settings = settings.model_copy(update={"outside_roots": (*settings.outside_roots, *named)})
-    return settings
+
+    def typed(*names: str) -> tuple[Path, ...]:
+        return tuple(Path(flags[name]) for name in names if flags.get(name))
+
+    with prepared_run(
+        workdir=Path.cwd(),
+        config_file=flags.get("config_file"),
+        overrides=overrides,
+        typed_inputs=typed("corpus", "datasets"),
+        typed_outputs=typed("baseline", "report_dir", "cache_dir"),
+    ) as ready:
+        yield ready
 
 
 def anthropic_api_key() -> SecretStr | None:
@@ -144,13 +154,22 @@ def run(quiet: bool, progress: bool | None, shard: str | None, **flags: Any) -> 
     Exit 0: passed (or baseline established). 1: a metric regressed, a threshold
     was breached, or the datasets are invalid. 2: an error.
     """
-    settings = settings_from_flags(flags)
-    if shard is not None:
-        from retrieval_eval.commands.shards import run_one_shard
-
-        return run_one_shard(settings, shard, progress=show_progress(progress))
-    outcome = run_evaluation(
-        settings, progress=show_progress(progress), anthropic_api_key=anthropic_api_key()
-    )
+    with prepared_from_flags(flags) as ready:
+        if shard is not None:
+            return run_one_shard(ready.settings, shard, progress=show_progress(progress))
+        outcome = run_evaluation(
+            ready.settings, progress=show_progress(progress), anthropic_api_key=anthropic_api_key()
+        )
     report_outcome(outcome, print_report=not quiet)
+    return int(outcome.exit_code)
+
+
+def run_one_shard(settings: RunSettings, shard_text: str, *, progress: bool) -> int:
+    outcome = run_shard(
+        settings, parse_shard(shard_text), progress=progress, anthropic_api_key=anthropic_api_key()
+    )
+    if outcome.invalid is not None:
+        report_outcome(outcome.invalid, print_report=False)
+        return int(outcome.exit_code)
+    click.echo(outcome.summary, err=True)
     return int(outcome.exit_code)

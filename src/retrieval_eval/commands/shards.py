@@ -1,4 +1,4 @@
-"""`run --shard I/N` and `retrieval-eval merge`: one evaluation across a CI matrix."""
+"""`retrieval-eval merge`: combine the partial results of `run --shard I/N` (commands/run.py)."""
 
 from __future__ import annotations
 
@@ -7,26 +7,8 @@ from typing import Any
 
 import click
 
-from retrieval_eval.commands.run import (
-    anthropic_api_key,
-    report_outcome,
-    settings_from_flags,
-    settings_options,
-)
-from retrieval_eval.pipeline import merge_shards, run_shard
-from retrieval_eval.settings import RunSettings
-from retrieval_eval.sharding import parse_shard
-
-
-def run_one_shard(settings: RunSettings, shard_text: str, *, progress: bool) -> int:
-    outcome = run_shard(
-        settings, parse_shard(shard_text), progress=progress, anthropic_api_key=anthropic_api_key()
-    )
-    if outcome.invalid is not None:
-        report_outcome(outcome.invalid, print_report=False)
-        return int(outcome.exit_code)
-    click.echo(outcome.summary, err=True)
-    return int(outcome.exit_code)
+from retrieval_eval.commands.run import prepared_from_flags, report_outcome, settings_options
+from retrieval_eval.pipeline import merge_shards
 
 
 @click.command("merge")
@@ -46,7 +28,7 @@ def merge(quiet: bool, progress: bool | None, shard_dirs: tuple[Path, ...], **fl
     partials of different datasets, corpus, configuration or model, and a missing or
     repeated shard.
     """
-    settings = settings_from_flags(flags)
-    outcome = merge_shards(settings, shard_dirs)
+    with prepared_from_flags(flags) as ready:
+        outcome = merge_shards(ready.settings, shard_dirs)
     report_outcome(outcome, print_report=not quiet)
     return int(outcome.exit_code)

@@ -13,28 +13,31 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
 
-from retrieval_eval.commands.beir import retrievers_config
+from retrieval_eval.commands.beir import prepared_retrievers
 from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.cached_runs import retrieve_sides
+from retrieval_eval.prepare import prepared_run
 from retrieval_eval.retrieval.config import HYBRID_SIDES, RetrieversConfig
-from retrieval_eval.retrieval.grid import expand_grid, parse_param, settings_label, toml_block
-from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.retrieval.registry import close_retriever, hybrid_sides
 from retrieval_eval.retrieval.timed import QuerySpec, time_index
+from retrieval_eval.retrieval.tune.cached_runs import retrieve_sides
+from retrieval_eval.retrieval.tune.grid import expand_grid, parse_param, settings_label, toml_block
 from retrieval_eval.score.cross_validation import cross_validate
 from retrieval_eval.score.measure_names import parse_measure
 from retrieval_eval.score.query_scores import score_queries
-from retrieval_eval.settings import load_settings
 from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
 
@@ -51,45 +54,55 @@ class TuneData:
     retrievers: RetrieversConfig
 
 
+@contextmanager
 def beir_data(
     directory: Path,
     split: str,
     config_file: Path | None,
     model_dir: Path | None,
     cache_dir: Path | None,
-) -> TuneData:
+) -> Iterator[TuneData]:
     """A BEIR folder; retriever settings from ``--config``, else the built-in ones."""
-    retrievers = retrievers_config(config_file, model_dir=model_dir, cache_dir=cache_dir)
-    data = load_beir(directory, split)
-    queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
-    return TuneData(data.corpus, queries, data.qrels, retrievers)
+    with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as retrievers:
+        data = load_beir(directory, split)
+        queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
+        yield TuneData(data.corpus, queries, data.qrels, retrievers)
 
 
+@contextmanager
 def dataset_data(
     file: Path, config_file: Path | None, model_dir: Path | None, cache_dir: Path | None
-) -> TuneData | None:
+) -> Iterator[TuneData | None]:
     """A golden dataset file, read as `run` reads it: the configuration (``--config``,
     else the one `run` finds) gives the corpus and the retrievers, the flags override it
     as they do for `run`, and the file is validated against the corpus. Invalid: the
-    problems are printed and None is returned."""
+    problems are printed and None is given."""
     overrides = {
         name: value
         for name, value in (("cache_dir", cache_dir), ("model_dir", model_dir))
         if value is not None
     }
-    settings = load_settings(workdir=Path.cwd(), config_file=config_file, overrides=overrides)
-    corpus = load_corpus(settings.corpus)
-    report = validate_datasets(
-        [file], corpus=corpus, min_fixtures=settings.min_fixtures, min_human=settings.min_human
-    )
-    if not report.ok:
-        for problem in report.problems:
-            click.echo(str(problem), err=True)
-        return None
-    fixtures = [located.fixture for located in next(iter(report.datasets.values()), [])]
-    queries = [QuerySpec(f.query_id, f.query, f.filter_tags()) for f in fixtures]
-    qrels = {f.query_id: f.grades() for f in fixtures}
-    return TuneData(corpus, queries, qrels, settings.retrievers)
+    with prepared_run(
+        workdir=Path.cwd(),
+        config_file=config_file,
+        overrides=overrides,
+        typed_inputs=(file, *(path for path in (model_dir,) if path is not None)),
+        typed_outputs=tuple(path for path in (cache_dir,) if path is not None),
+    ) as ready:
+        settings = ready.settings
+        corpus = load_corpus(settings.corpus)
+        report = validate_datasets(
+            [file], corpus=corpus, min_fixtures=settings.min_fixtures, min_human=settings.min_human
+        )
+        if not report.ok:
+            for problem in report.problems:
+                click.echo(str(problem), err=True)
+            yield None
+            return
+        fixtures = [located.fixture for located in next(iter(report.datasets.values()), [])]
+        queries = [QuerySpec(f.query_id, f.query, f.filter_tags()) for f in fixtures]
+        qrels = {f.query_id: f.grades() for f in fixtures}
+        yield TuneData(corpus, queries, qrels, settings.retrievers)
 
 
 @click.command("tune")
@@ -148,14 +161,42 @@ def tune(
     or a golden dataset file (*.jsonl) over the configuration's corpus."""
     measure = parse_measure(metric).name
     params_parsed = [parse_param(text) for text in params]
+    opened: AbstractContextManager[TuneData | None]
     if dataset.is_dir():
-        data = beir_data(dataset, split, config_file, model_dir, cache_dir)
         source = f"{dataset} (split {split})"
+        opened = beir_data(dataset, split, config_file, model_dir, cache_dir)
     else:
-        found = dataset_data(dataset, config_file, model_dir, cache_dir)
-        if found is None:
+        source = str(dataset)
+        opened = dataset_data(dataset, config_file, model_dir, cache_dir)
+    with opened as data:
+        if data is None:
             return ExitCode.FAILED
-        data, source = found, str(dataset)
+        return _tune(
+            data,
+            source,
+            retriever_name,
+            params_parsed,
+            measure,
+            folds,
+            seed,
+            split,
+            json_path,
+            dataset,
+        )
+
+
+def _tune(
+    data: TuneData,
+    source: str,
+    retriever_name: str,
+    params_parsed: list[Any],
+    measure: str,
+    folds: int,
+    seed: int,
+    split: str,
+    json_path: Path | None,
+    dataset: Path,
+) -> int:
     config = data.retrievers
     grid = expand_grid(config.hybrid, params_parsed)
     queries = data.queries
@@ -163,7 +204,7 @@ def tune(
     if len(judged) < folds:
         raise ConfigError(f"{len(judged)} judged queries cannot be split into {folds} folds")
 
-    sides = {side: build_retriever(side, config) for side in HYBRID_SIDES}
+    sides = hybrid_sides(config)
     try:
         index_s = {side: time_index(retriever, data.corpus) for side, retriever in sides.items()}
         depth = max(point.depth for point in grid)

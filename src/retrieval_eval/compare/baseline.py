@@ -91,7 +91,11 @@ class BaselineDataset(BaseModel):
         if not self.aggregates:
             return "`aggregates` is empty"
         recorded = self.recorded_measures()
-        for name in (*recorded, *(m for m in required if m not in recorded)):
+        # A required measure the entry never recorded is new, not damage: it is reported
+        # (not gated) until a run that writes the baseline establishes it. Latency and cost
+        # are recorded in every entry, so a missing one was removed by hand.
+        never = (m for m in required if m not in recorded and m in LOWER_IS_BETTER)
+        for name in (*recorded, *never):
             if name not in self.aggregates:
                 return f"{name} has no value in aggregates"
             per_query = name not in LOWER_IS_BETTER and name != JUDGE
@@ -228,6 +232,62 @@ def updated_baseline(
         if chosen is None or report.name in chosen:
             entries[report.name] = baseline_entry(report, k=k)
     return Baseline(environment=environment, datasets=dict(sorted(entries.items())))
+
+
+def with_new_measures(
+    previous: Baseline, reports: Iterable[DatasetReport]
+) -> tuple[Baseline, tuple[str, ...]] | None:
+    """``previous`` with each established entry given the measures it never recorded, from
+    this run (mean and per-query values); the values it holds stay as they were. None when
+    no entry lacks one. With the datasets' names whose entries gained a measure."""
+    entries = dict(previous.datasets)
+    extended = []
+    for report in reports:
+        entry = previous.established(report.name)
+        if entry is None:
+            continue
+        recorded = entry.recorded_measures()
+        # The judge's scores are kept per query beside the measures, and only by a judged
+        # `baseline update`: a measure of its own, not established here.
+        new = [n for n in sorted(report.aggregates) if n not in recorded and n != JUDGE]
+        if not new:
+            continue
+        assert entry.aggregates is not None and entry.queries is not None
+        fresh = baseline_entry(report, k=entry.k or 0)
+        assert fresh.aggregates is not None and fresh.queries is not None
+        queries = {
+            query_id: query.model_copy(
+                update={
+                    "metrics": {
+                        **(query.metrics or {}),
+                        **{
+                            name: value
+                            for name, value in (fresh.queries[query_id].metrics or {}).items()
+                            if name in new
+                        },
+                    }
+                }
+            )
+            if query_id in fresh.queries
+            else query
+            for query_id, query in entry.queries.items()
+        }
+        entries[report.name] = entry.model_copy(
+            update={
+                "measures": tuple(sorted({*recorded, *new})),
+                "aggregates": dict(
+                    sorted({**entry.aggregates, **{n: fresh.aggregates[n] for n in new}}.items())
+                ),
+                "queries": {
+                    qid: q.model_copy(update={"metrics": dict(sorted((q.metrics or {}).items()))})
+                    for qid, q in queries.items()
+                },
+            }
+        )
+        extended.append(report.name)
+    if not extended:
+        return None
+    return previous.model_copy(update={"datasets": entries}), tuple(extended)
 
 
 def write_baseline(path: Path, baseline: Baseline) -> None:

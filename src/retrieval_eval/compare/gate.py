@@ -2,14 +2,17 @@
 
 The relative gate compares a measure's means over the queries both runs share, so
 adding or removing a fixture can never pass for a regression (or cause one); the
-added and removed queries are listed instead. Latency p95 and cost per query are
-not per-query means: when gated, this run's value over all its queries is compared
-with the one the baseline recorded.
+added and removed queries are listed instead. Removing (or renaming) most of a
+dataset's queries would leave that comparison nothing to say, so more than
+``max_removed_share`` of them missing fails, like a removed dataset. Latency p95 and
+cost per query are not per-query means: when gated, this run's value over all its
+queries is compared with the one the baseline recorded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 
 from retrieval_eval.compare.baseline import BaselineDataset, BaselineQuery
 from retrieval_eval.results import (
@@ -18,6 +21,7 @@ from retrieval_eval.results import (
     FixtureFailure,
     MetricRow,
     PairedTest,
+    QueryCheck,
     QueryMove,
     QueryResult,
 )
@@ -33,18 +37,70 @@ TIE_EPSILON = 1e-9
 def gate_dataset(
     measured: DatasetReport, baseline: BaselineDataset | None, settings: RunSettings
 ) -> DatasetReport:
-    """Fill in ``rows``, ``failures`` and ``comparison`` of a freshly measured dataset."""
+    """Fill in ``rows``, ``failures``, ``comparison`` and ``query_checks`` of a freshly
+    measured dataset."""
     pairing = None if baseline is None else _Pairing(measured.queries, baseline)
-    comparison = None if pairing is None else compare_queries(measured, pairing, settings)
-    rows = tuple(_row(metric, measured, pairing, settings) for metric in reported_metrics(measured))
+    paired: dict[str, PairedTest] = {}
+    if pairing is not None:
+        for metric in measured.aggregates:
+            test = _paired(metric, pairing, settings.seed)
+            if test is not None:
+                paired[metric] = test
+    comparison = None if pairing is None else compare_queries(measured, pairing, settings, paired)
+    rows = tuple(
+        _row(metric, measured, pairing, settings, paired.get(metric))
+        for metric in reported_metrics(measured)
+    )
     return measured.model_copy(
         update={
             "rows": rows,
             "failures": fixture_failures(measured.queries),
             "comparison": comparison,
             "baseline_established": baseline is None,
+            "query_checks": ()
+            if comparison is None or baseline is None
+            else query_checks(comparison, baseline, settings),
         }
     )
+
+
+def query_checks(
+    comparison: Comparison, baseline: BaselineDataset, settings: RunSettings
+) -> tuple[QueryCheck, ...]:
+    """The checks on counts of queries. Removed (or renamed) queries are checked whenever
+    some are missing: a comparison over no shared query compares nothing, so it fails
+    like a removed dataset, and so does one that lost more than ``max_removed_share`` of
+    the baselined queries in one run. Lost first hits are checked when
+    ``max_regressed_queries`` is set."""
+    assert baseline.queries is not None
+    baselined = len(baseline.queries)
+    checks = []
+    if comparison.removed:
+        limit = math.floor(settings.max_removed_share * baselined + TIE_EPSILON)
+        if comparison.common_queries == 0:
+            limit = min(limit, baselined - 1)
+        removed = len(comparison.removed)
+        checks.append(
+            QueryCheck(
+                check="removed-queries",
+                count=removed,
+                limit=limit,
+                baselined=baselined,
+                failed=removed > limit,
+            )
+        )
+    if settings.max_regressed_queries is not None:
+        lost = len(comparison.lost_first_hit)
+        checks.append(
+            QueryCheck(
+                check="lost-first-hit",
+                count=lost,
+                limit=settings.max_regressed_queries,
+                baselined=baselined,
+                failed=lost > settings.max_regressed_queries,
+            )
+        )
+    return tuple(checks)
 
 
 def reported_metrics(measured: DatasetReport) -> list[str]:
@@ -60,6 +116,17 @@ def current_value(measured: DatasetReport, metric: str) -> float:
     return measured.aggregates[metric].value
 
 
+# Values in retrieval-eval-history.jsonl (and the Action's `metrics` output) are rounded to
+# this many decimals; a sparkline rounds this run's value the same way before drawing it
+# beside them, or float noise would draw a flat series as a jump.
+HISTORY_DIGITS = 6
+
+
+def recorded_value(measured: DatasetReport, metric: str) -> float:
+    """The value the history records for this run: the whole run's, rounded."""
+    return round(current_value(measured, metric), HISTORY_DIGITS)
+
+
 def relative_drop(metric: str, baseline: float, current: float) -> float:
     """How much worse, as a fraction of the baseline (negative when better)."""
     worse_by = current - baseline if metric in LOWER_IS_BETTER else baseline - current
@@ -71,7 +138,11 @@ def relative_drop(metric: str, baseline: float, current: float) -> float:
 
 
 def _row(
-    metric: str, measured: DatasetReport, pairing: _Pairing | None, settings: RunSettings
+    metric: str,
+    measured: DatasetReport,
+    pairing: _Pairing | None,
+    settings: RunSettings,
+    paired: PairedTest | None,
 ) -> MetricRow:
     threshold = settings.threshold_for(metric, measured.name)
     current = current_value(measured, metric)
@@ -83,6 +154,7 @@ def _row(
     gated = settings.is_gated(metric)
 
     drop = None if before is None else relative_drop(metric, before, after)
+    p_value = None if paired is None or before is None else paired.p_value
     status = row_status(
         drop,
         gated=gated,
@@ -90,6 +162,8 @@ def _row(
         threshold=threshold,
         current=current,
         has_baseline=pairing is not None,
+        p_value=p_value,
+        significance=settings.significance,
     )
     delta = None if before is None else after - before
     if delta is not None and abs(delta) < TIE_EPSILON:
@@ -103,7 +177,38 @@ def _row(
         threshold=None if threshold is None else threshold.describe(),
         gated=gated,
         status=status,
+        resolution=resolution(metric, measured, pairing if before is not None else None),
+        p_value=p_value,
     )
+
+
+def resolution(metric: str, measured: DatasetReport, pairing: _Pairing | None) -> float | None:
+    """The most one query can move the mean of ``metric``: the highest value any query
+    reached (in either run) over the number of queries averaged. On a set of 24 queries
+    with one relevant document each, P@5 per query is 0 or 0.2, so one query moves the
+    mean by 0.2 / 24 = 0.008; MRR@10 by 1 / 24 = 0.042. None for latency and cost."""
+    if metric in LOWER_IS_BETTER:
+        return None
+    if pairing is not None:
+        values = [v for pair in pairing.pairs(metric).values() for v in pair]
+        count = len(values) // 2
+    elif metric == JUDGE:
+        values = [q.judge_score for q in measured.queries if q.judge_score is not None]
+        count = len(values)
+    else:
+        values = [q.metrics[metric] for q in measured.queries if metric in q.metrics]
+        count = len(values)
+    if count == 0:
+        return None
+    top = max(values)
+    return (top if top > 0 else 1.0) / count
+
+
+def within_one_query(row: MetricRow) -> bool:
+    """A drop no larger than what one query can make: the change may be a single query."""
+    if row.delta is None or row.resolution is None or row.metric in LOWER_IS_BETTER:
+        return False
+    return row.delta < -TIE_EPSILON and -row.delta <= row.resolution + TIE_EPSILON
 
 
 def row_status(
@@ -114,14 +219,23 @@ def row_status(
     threshold: Threshold | None,
     current: float,
     has_baseline: bool,
+    p_value: float | None = None,
+    significance: float | None = None,
 ) -> RowStatus:
     """One metric row's status. ``drop`` is the relative drop against the baseline value
     (None when the baseline has no value for the metric); ``current`` is what a threshold
-    checks; ``has_baseline`` is whether the dataset has a baseline entry at all."""
-    if drop is not None and gated and drop > tolerance + TIE_EPSILON:
+    checks; ``has_baseline`` is whether the dataset has a baseline entry at all. With
+    ``significance`` set, a drop beyond the tolerance whose paired test gives a p-value of
+    at least ``significance`` is "within-noise", not a regression (a drop without a paired
+    test, latency or cost, is judged by the tolerance alone)."""
+    beyond = drop is not None and gated and drop > tolerance + TIE_EPSILON
+    noise = beyond and significance is not None and p_value is not None and p_value >= significance
+    if beyond and not noise:
         return "regressed"
     if threshold is not None and not threshold.passes(current):
         return "above-ceiling" if threshold.max is not None else "below-threshold"
+    if noise:
+        return "within-noise"
     if not gated:
         # Its threshold (if any) is its only gate; a move against the baseline decides nothing.
         return "ok" if threshold is not None else "not-gated"
@@ -157,7 +271,7 @@ class _Pairing:
         recorded = baseline.queries
         self.queries = queries
         self.baseline = baseline
-        self._shared: list[tuple[QueryResult, BaselineQuery]] = [
+        self.shared: list[tuple[QueryResult, BaselineQuery]] = [
             (query, recorded[query.query_id]) for query in queries if query.query_id in recorded
         ]
         self._pairs: dict[str, dict[str, tuple[float, float]]] = {}
@@ -173,11 +287,11 @@ class _Pairing:
         if metric == JUDGE:  # per-query judge scores live beside the measures, not among them
             return {
                 query.query_id: (query.judge_score, recorded.judge_score)
-                for query, recorded in self._shared
+                for query, recorded in self.shared
                 if query.judge_score is not None and recorded.judge_score is not None
             }
         pairs: dict[str, tuple[float, float]] = {}
-        for query, recorded in self._shared:
+        for query, recorded in self.shared:
             if recorded.metrics is None:
                 continue
             current = query.metrics.get(metric)
@@ -190,7 +304,10 @@ class _Pairing:
 
 
 def compare_queries(
-    measured: DatasetReport, pairing: _Pairing, settings: RunSettings
+    measured: DatasetReport,
+    pairing: _Pairing,
+    settings: RunSettings,
+    paired: Mapping[str, PairedTest],
 ) -> Comparison:
     baseline = pairing.baseline
     assert baseline.queries is not None
@@ -210,13 +327,17 @@ def compare_queries(
             or baseline.retriever_config != measured.retriever_config
             or (baseline.k is not None and baseline.k != settings.k)
         ),
-        paired=tuple(
-            test
-            for metric in measured.aggregates
-            if (test := _paired(metric, pairing, settings.seed)) is not None
-        ),
+        baseline_retriever=baseline.retriever,
+        paired=tuple(paired.values()),
         regressed_most=_moves(primary, pairing, worse=True),
         improved_most=_moves(primary, pairing, worse=False),
+        lost_first_hit=tuple(
+            query.query_id
+            for query, before in pairing.shared
+            if not query.expect_empty
+            and before.first_relevant_rank is not None
+            and query.first_relevant_rank is None
+        ),
     )
 
 

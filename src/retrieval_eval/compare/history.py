@@ -6,12 +6,19 @@ headline metric. It lives next to the baseline and is committed by the same work
 step. Each line is ``{"commit": ..., "date": ..., "aggregates": {dataset: {metric:
 value}}}``; lines are only ever appended, so a merge of two branches' histories is a
 plain concatenation.
+
+The file sits in the tree a pull request controls, so it is read like a dataset: inside
+the allowed roots, a regular file (never a FIFO or a device), and at most
+``HISTORY_MAX_BYTES``. It only draws the trend, so a history that cannot be read is a
+warning and a report without sparklines, never a failed run.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -19,10 +26,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.load.input_files import open_input
 
-HISTORY_FILE = "retrieval-eval-history.jsonl"
 # Points in a sparkline: this run and the 19 before it.
 SPARKLINE_POINTS = 20
+# A line is a few hundred bytes per dataset: years of pushes fit many times over.
+HISTORY_MAX_BYTES = 16 * 1024 * 1024
 
 
 class HistoryEntry(BaseModel):
@@ -34,19 +43,12 @@ class HistoryEntry(BaseModel):
     aggregates: dict[str, dict[str, float]]
 
 
-def history_file(baseline: Path) -> Path:
-    """Where the history of the runs gated against ``baseline`` lives: beside it."""
-    return baseline.with_name(HISTORY_FILE)
-
-
 def read_history(path: Path) -> list[HistoryEntry]:
-    """Every line, oldest first; a missing file is an empty history."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except OSError as error:
-        raise InputError(f"cannot read the history: {error.strerror}", file=path) from None
+    """Every line, oldest first; a missing file is an empty history.
+
+    Raises InputError for a file outside the roots, not a regular file, too large, not
+    UTF-8, or with a line that is not a history line."""
+    text = _read_text(path)
     entries = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -65,6 +67,43 @@ def read_history(path: Path) -> list[HistoryEntry]:
                 line=number,
             ) from None
     return entries
+
+
+@dataclass(frozen=True)
+class Trend:
+    """What the report draws from the history: the values, or why there are none."""
+
+    values: dict[str, dict[str, tuple[float, ...]]] = field(default_factory=dict)
+    warning: str | None = None
+
+
+def read_trend(path: Path) -> Trend:
+    """The sparklines' values; a history that cannot be read gives none and a warning."""
+    try:
+        return Trend(recent_values(read_history(path)))
+    except InputError as error:
+        return Trend(warning=f"{error}; the report has no trend sparklines this time")
+
+
+def _read_text(path: Path) -> str:
+    if not os.path.lexists(path):
+        return ""
+    # open_input applies the roots and regular-file rules datasets are read under: a
+    # symlink to /proc/self/fd/1 or /dev/zero is refused, never read.
+    with open_input(path) as handle:
+        data = handle.read(HISTORY_MAX_BYTES + 1)
+    if len(data) > HISTORY_MAX_BYTES:
+        raise InputError(
+            f"larger than {HISTORY_MAX_BYTES // (1024 * 1024)} MiB, more than a history "
+            "can grow to; refusing to read it",
+            file=path,
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"not UTF-8 text (byte {error.start}); each line is one JSON object", file=path
+        ) from None
 
 
 def recent_values(
@@ -92,10 +131,7 @@ def append_history(
         aggregates={name: dict(metrics) for name, metrics in aggregates.items()},
     )
     line = json.dumps(entry.model_dump(mode="json"), separators=(",", ":"), sort_keys=True)
-    try:
-        existing = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        existing = ""
+    existing = _read_text(path)
     if existing and not existing.endswith("\n"):
         existing += "\n"
     atomic_write_text(path, existing + line + "\n")

@@ -22,6 +22,7 @@ from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.results import DatasetReport, Latency, QueryResult
 from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.measurements import aggregates, breakdowns
+from retrieval_eval.score.repeats import merge_spreads
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.sharding import Shard
 from retrieval_eval.vocabulary import GROUNDEDNESS
@@ -195,6 +196,9 @@ def _merge_dataset(
             "queries": tuple(queries),
             "embedded_texts": _embedding_count(shares, 0),
             "cached_embeddings": _embedding_count(shares, 1),
+            "repeats": merge_spreads(
+                [(s.report.repeats, s.report.num_scored) for s in shares if s.report.repeats]
+            ),
         }
     )
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from retrieval_eval.compare.gate import current_value, primary_metric, relative_drop
-from retrieval_eval.results import DatasetReport, MetricRow, RemovedDataset
+from retrieval_eval.results import DatasetReport, MetricRow, QueryCheck, RemovedDataset
 from retrieval_eval.vocabulary import (
     BREACHED,
     LOWER_IS_BETTER,
@@ -39,18 +39,29 @@ def decide(
     regressed = [(d, r) for d in datasets for r in d.rows if r.status == "regressed"]
     breached = [(d, r) for d in datasets for r in d.rows if r.status in BREACHED]
     failures = [(d, f) for d in datasets for f in d.failures]
+    checks = [(d, c) for d in datasets for c in d.query_checks if c.failed]
     tol = f"{tolerance * 100:g}%"
 
-    if removed or regressed:
+    if removed or regressed or checks:
         regressed.sort(key=lambda dr: -_drop(dr[1]))
         parts = [
             f"{r.name} removed ({r.baselined_queries} baselined "
             f"quer{'y' if r.baselined_queries == 1 else 'ies'})"
             for r in removed[:2]
         ]
+        # Missing queries first: the metric rows compare what is left of the dataset.
+        parts += [f"{d.name} {check_text(c)}" for d, c in checks if c.check == "removed-queries"][
+            : max(0, 2 - len(parts))
+        ]
         parts += [f"{d.name} {_change(r)}" for d, r in regressed[: max(0, 2 - len(parts))]]
-        more = _more(len(removed) + len(regressed) - len(parts), "metric")
-        text = f"{'; '.join(parts)}{more} (tolerance {tol})"
+        parts += [f"{d.name} {check_text(c)}" for d, c in checks if c.check == "lost-first-hit"][
+            : max(0, 2 - len(parts))
+        ]
+        noun = "check" if checks else "metric"
+        more = _more(len(removed) + len(regressed) + len(checks) - len(parts), noun)
+        text = f"{'; '.join(parts)}{more}"
+        if removed or regressed:
+            text += f" (tolerance {tol})"
         return _decision("regression", "Regression", text)
     if breached or failures:
         parts = [
@@ -79,7 +90,24 @@ def decide(
         return _decision(
             "passed", "Passed", f"no gated metric dropped ({_plural(len(datasets), 'dataset')})"
         )
+    if worst.status == "within-noise" and worst.p_value is not None:
+        return _decision(
+            "passed",
+            "Passed",
+            f"largest drop {d.name} {_change(worst)}, within noise (p = {worst.p_value:.2f})",
+        )
     return _decision("passed", "Passed", f"largest drop {d.name} {_change(worst)}, within {tol}")
+
+
+def check_text(check: QueryCheck) -> str:
+    """A failed (or passed) query check in words, for the headline and the comment."""
+    if check.check == "removed-queries":
+        return (
+            f"{check.count} of {check.baselined} baselined queries missing "
+            f"(at most {check.limit} may be removed or renamed in one run)"
+        )
+    lost = f"quer{'y' if check.count == 1 else 'ies'}"
+    return f"{check.count} {lost} lost every relevant hit (max_regressed_queries = {check.limit})"
 
 
 def _decision(verdict: Verdict, title: str, text: str) -> Decision:

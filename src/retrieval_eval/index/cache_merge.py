@@ -1,24 +1,38 @@
 """Union the embedding caches of parallel jobs into one, refusing another model's vectors.
 
 Each folder is a run's ``--cache-dir`` (the vectors live in its ``embeddings/``
-subfolder), which is exactly what a matrix job uploads as an artifact.
+subfolder), which is exactly what a matrix job uploads as an artifact. A shard's rows
+pass the same checks a read makes (``EmbeddingCache.get_many``) before they are copied,
+and a shard cache that git tracks (one committed into the folder the artifacts are
+downloaded to) is left out, as a run leaves out its own committed cache.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from contextlib import closing
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.index.embedding_cache import CACHE_FILE, EMBEDDINGS_SUBDIR, EmbeddingCache
+from retrieval_eval.index.embedding_cache import (
+    CACHE_FILE,
+    CACHE_FORMAT,
+    EMBEDDINGS_SUBDIR,
+    EmbeddingCache,
+    committed_cache_files,
+    file_format,
+    open_read_only,
+)
 
 
 @dataclass(frozen=True)
 class MergedCaches:
-    sources: int
+    sources: int  # the caches merged (those left out are in `warnings`)
     added: int  # vectors not already in the target
     total: int
+    warnings: list[str] = field(default_factory=list)  # for the run's log, one line each
 
 
 def cache_file(cache_dir: Path) -> Path:
@@ -27,7 +41,8 @@ def cache_file(cache_dir: Path) -> Path:
 
 def merge_caches(target: Path, sources: Sequence[Path], model_sha256: str) -> MergedCaches:
     """Every source is checked before anything is written: a refused merge changes nothing."""
-    files = []
+    files: list[Path] = []
+    warnings: list[str] = []
     for source in sources:
         path = cache_file(source)
         if not path.is_file():
@@ -36,8 +51,32 @@ def merge_caches(target: Path, sources: Sequence[Path], model_sha256: str) -> Me
                 "--cache-dir of `retrieval-eval embed`",
                 file=source,
             )
-        with EmbeddingCache(path.parent) as shard_cache:
-            others = shard_cache.models() - {model_sha256}
+        committed, unreadable = committed_cache_files(path)
+        if committed:
+            why = f"git's index could not be read ({unreadable})" if unreadable else "git tracks it"
+            warnings.append(
+                f"{path}: not merged: {why}, and a cache that arrives with the repository's "
+                "files could hold any vectors"
+            )
+            continue
+        try:
+            with closing(open_read_only(path)) as db:
+                version = file_format(db)
+                models = (
+                    {str(m) for (m,) in db.execute("SELECT DISTINCT model_sha256 FROM vectors")}
+                    if version == CACHE_FORMAT
+                    else set()
+                )
+        except sqlite3.DatabaseError as error:
+            warnings.append(f"{path}: not merged: not a usable SQLite database ({error})")
+            continue
+        if version != CACHE_FORMAT:
+            warnings.append(
+                f"{path}: not merged: written in cache format {version or 1}, this version reads "
+                f"format {CACHE_FORMAT} (make it again with this version's `embed`)"
+            )
+            continue
+        others = models - {model_sha256}
         if others:
             raise InputError(
                 f"holds vectors of another model (sha256 {', '.join(sorted(others))}), not of "
@@ -48,6 +87,14 @@ def merge_caches(target: Path, sources: Sequence[Path], model_sha256: str) -> Me
     added = 0
     with EmbeddingCache(target / EMBEDDINGS_SUBDIR) as cache:
         for path in files:
-            added += cache.merge_from(path)
+            with closing(open_read_only(path)) as db:
+                new, refused = cache.merge_from(db, model_sha256)
+            added += new
+            if refused:
+                warnings.append(
+                    f"{path}: {refused} row(s) not merged: not the vector of the text, model "
+                    "and recipe their key names"
+                )
         total = len(cache)
-    return MergedCaches(sources=len(files), added=added, total=total)
+        warnings[:0] = cache.warnings
+    return MergedCaches(sources=len(files), added=added, total=total, warnings=warnings)

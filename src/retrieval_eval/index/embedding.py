@@ -25,10 +25,9 @@ from tokenizers import Tokenizer
 
 from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET, token_batches
 from retrieval_eval.index.embedding_cache import EmbeddingCache
+from retrieval_eval.index.embedding_recipe import DIMENSIONS as DIMENSIONS
+from retrieval_eval.index.embedding_recipe import MAX_TOKENS as MAX_TOKENS
 from retrieval_eval.index.model_install import MODEL_FILE, verify_model
-
-MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model, as chromadb uses
-DIMENSIONS = 384
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -185,8 +184,9 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
 
     def get_config(self) -> dict[str, Any]:
         return {
+            # No cache: the copies chromadb rebuilds from this config are never called, and
+            # a cache is opened once, by whoever embeds (opening one checks and heals it).
             "model_dir": str(self.model_dir),
-            "cache_dir": str(self.cache.directory) if self.cache is not None else None,
             "intra_op_threads": self.intra_op_threads,
             "batch_size": self.batch_size,
             "token_budget": self.token_budget,
@@ -194,10 +194,8 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
 
     @staticmethod
     def build_from_config(config: dict[str, Any]) -> MiniLMEmbedding:
-        cache_dir = config.get("cache_dir")
         return MiniLMEmbedding(
             Path(config["model_dir"]),
-            EmbeddingCache(Path(cache_dir)) if cache_dir else None,
             intra_op_threads=config.get("intra_op_threads"),
             batch_size=int(config.get("batch_size", DEFAULT_BATCH_SIZE)),
             token_budget=int(config.get("token_budget", DEFAULT_TOKEN_BUDGET)),
@@ -217,7 +215,8 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
 
 
 def _mean_pool_normalise(hidden: FloatMatrix, attention_mask: np.ndarray) -> FloatMatrix:
-    """chromadb's pooling, step for step, so the floats round the same way."""
+    """chromadb's pooling, step for step, so the floats round the same way (the embedding
+    recipe names it: a change here changes ``POOLING``/``NORMALISATION`` there)."""
     mask = np.broadcast_to(np.expand_dims(attention_mask, -1), hidden.shape)
     pooled = np.sum(hidden * mask, 1) / np.clip(mask.sum(1), a_min=1e-9, a_max=None)
     norm = np.linalg.norm(pooled, axis=1)

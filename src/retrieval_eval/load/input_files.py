@@ -7,7 +7,10 @@ in them must never be read:
   ``outside_roots`` the user names): a note that is a symlink to
   ``/proc/self/environ`` would put the runner's environment into the report;
 - anything that is not a regular file: a FIFO blocks a reader for ever, and
-  ``/dev/zero`` fills memory until the job dies.
+  ``/dev/zero`` fills memory until the job dies;
+- more than a file of its size can hold: a few kilobytes of gzip that inflate to
+  millions of lines would keep the run busy for minutes (``MAX_GZIP_RATIO``,
+  ``MAX_DECOMPRESSED_BYTES``; ``MAX_LINES`` bounds a JSONL file's lines).
 
 The allowed roots are set for the duration of a run by ``reading_within``
 (the pipeline and ``validate`` do), so every loader checks the same rule
@@ -18,15 +21,25 @@ its own), only the regular-file rule applies.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
-from retrieval_eval.errors import InputError
+from retrieval_eval.errors import InputError, shown_path
+
+# Lines of one JSONL file, blank ones included: BEIR's largest corpus (MS MARCO) has 8.8 M.
+MAX_LINES = 10_000_000
+# Bytes a gzipped file may inflate to per byte it holds: JSON text compresses 3 to 10 times,
+# while a stream of one repeated byte (a gzip bomb) inflates about 1,000 times.
+MAX_GZIP_RATIO = 100
+# Below this, any ratio is accepted: a small file of repetitive records is no threat.
+GZIP_RATIO_FROM_BYTES = 1 << 20
+MAX_DECOMPRESSED_BYTES = 16 << 30
 
 _ROOTS: ContextVar[tuple[Path, ...] | None] = ContextVar("input_roots", default=None)
 _KINDS = {
@@ -53,7 +66,7 @@ def check_inside(path: Path) -> None:
         return
     resolved = path.resolve()
     if not any(resolved.is_relative_to(root) for root in roots):
-        shown = ", ".join(str(root) for root in roots)
+        shown = ", ".join(shown_path(root) for root in roots)  # the repository itself is "."
         raise InputError(
             f"resolves to {resolved}, outside the repository ({shown}); refusing to read it. "
             "If that is intended, name its folder in `outside_roots` in retrieval-eval.toml",
@@ -117,10 +130,50 @@ def open_maybe_gzipped(path: Path) -> BinaryIO:
     """:func:`open_input`, decompressing as it reads when the name ends in ``.gz``
     (BEIR's ``corpus.jsonl.gz``). A corrupt or truncated stream raises OSError, EOFError
     or zlib.error from a later read."""
+    handle = open_input(path)
     if not path.name.lower().endswith(".gz"):
-        return open_input(path)
-    check_regular(path)
-    return cast(BinaryIO, gzip.open(path, "rb"))
+        return handle
+    packed = os.fstat(handle.fileno()).st_size
+    limit = min(MAX_DECOMPRESSED_BYTES, max(GZIP_RATIO_FROM_BYTES, packed * MAX_GZIP_RATIO))
+    return io.BufferedReader(_BoundedGzip(handle, path, limit), buffer_size=1 << 16)
+
+
+class _BoundedGzip(io.RawIOBase):
+    """A gzip stream that stops with an ``InputError`` once it has inflated past ``limit``."""
+
+    def __init__(self, handle: BinaryIO, path: Path, limit: int) -> None:
+        super().__init__()
+        self._handle = handle
+        self._stream = gzip.GzipFile(fileobj=handle, mode="rb")
+        self._path = path
+        self._limit = limit
+        self._inflated = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        count = self._stream.readinto(buffer)
+        self._inflated += count
+        if self._inflated > self._limit:
+            if self._limit == MAX_DECOMPRESSED_BYTES:
+                what = f"more than {MAX_DECOMPRESSED_BYTES >> 30} GiB"
+            else:
+                what = f"more than {MAX_GZIP_RATIO} times its compressed size"
+            raise InputError(
+                f"decompresses to {what}, which no real corpus or dataset does (a gzip bomb?); "
+                "refusing to read on: store it uncompressed, or split it",
+                file=self._path,
+            )
+        return count
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                self._stream.close()
+            finally:
+                self._handle.close()
+        super().close()
 
 
 def read_input_bytes(path: Path) -> bytes:

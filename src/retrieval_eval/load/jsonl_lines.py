@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.input_files import UTF8_BOM, open_maybe_gzipped, wide_encoding_problem
+from retrieval_eval.load.input_files import (
+    MAX_LINES,
+    UTF8_BOM,
+    open_maybe_gzipped,
+    wide_encoding_problem,
+)
 
 # 64 MiB: six times the 10 MB line the format promises to read, yet small
 # enough that one runaway line (a whole file without newlines) cannot exhaust
@@ -40,7 +45,8 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     """Yield every non-blank line of ``path`` with its 1-based line number.
 
     A name ending in ``.gz`` is decompressed as it is read. Raises InputError only
-    when the file itself cannot be opened or read on (a truncated ``.gz``); problems
+    when the file itself cannot be opened or read on (a truncated ``.gz``, one that
+    inflates past its bound, more than ``MAX_LINES`` lines); problems
     with single lines (invalid UTF-8, too long) are yielded so callers can report
     them all and carry on.
     """
@@ -52,6 +58,12 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
             if not raw:
                 return
             number += 1
+            if number > MAX_LINES:
+                raise InputError(
+                    f"has more than {MAX_LINES:,} lines (blank lines included), more than "
+                    "retrieval-eval reads from one file; split it or remove the blank lines",
+                    file=path,
+                )
             if number == 1 and (problem := wide_encoding_problem(raw)) is not None:
                 yield Line(number, "", problem)
                 return

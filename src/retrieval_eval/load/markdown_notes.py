@@ -35,6 +35,10 @@ _INLINE_CODE = re.compile(r"(`+).*?\1")
 _INLINE_TAG = re.compile(r"(?<!\S)#(?![\s#])([^\s#]+(?: [^\s#]+)+#(?!\S)|[^\s#]+)")
 _TRAILING_PUNCTUATION = ".,;:!?)]}\"'"
 _H1 = re.compile(r"^ {0,3}# +(.+?)(?: +#+)? *$")
+# Lists and mappings inside one another in a note's front matter. Reading the values and
+# writing them out recurse once per level, so thousands of levels (a few kilobytes of
+# `[[[[`) would end in a RecursionError, after seconds of work; real metadata has two or three.
+MAX_FRONT_MATTER_DEPTH = 50
 
 
 def load_markdown_notes(folder: Path) -> Corpus:
@@ -108,7 +112,7 @@ def _split_front_matter(content: str, path: Path) -> tuple[dict[str, Any], str]:
         raise InputError("front matter opened with --- is never closed", file=path, line=1)
     text = "\n".join(lines[1:index])
     try:
-        _refuse_aliases(text, path)
+        _check_events(text, path)
         parsed = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
@@ -124,18 +128,35 @@ def _split_front_matter(content: str, path: Path) -> tuple[dict[str, Any], str]:
     return {str(key): value for key, value in parsed.items()}, "\n".join(lines[index + 1 :])
 
 
-def _refuse_aliases(text: str, path: Path) -> None:
-    """A YAML alias (``*name``) repeats a value without repeating its text, so a few lines of
+def _check_events(text: str, path: Path) -> None:
+    """Refuse aliases and deep nesting from the parser's events, before anything recurses.
+
+    A YAML alias (``*name``) repeats a value without repeating its text, so a few lines of
     nested aliases ("billion laughs") expand to more than memory holds once the metadata is
-    written out; and one inside its own anchor never ends. A note's front matter needs none."""
+    written out; and one inside its own anchor never ends. A note's front matter needs none.
+    The event stream itself is produced without recursion, so counting the depth there is
+    safe however deep the text goes (``MAX_FRONT_MATTER_DEPTH``)."""
+    depth = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        mark = event.start_mark
+        line = (mark.line if mark is not None else 0) + 2  # front matter starts on line 2
         if isinstance(event, yaml.AliasEvent):
-            mark = event.start_mark
             raise InputError(
                 f"front matter uses a YAML alias (*{event.anchor}); write the value out instead",
                 file=path,
-                line=(mark.line if mark is not None else 0) + 2,  # front matter starts on line 2
+                line=line,
             )
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_FRONT_MATTER_DEPTH:
+                raise InputError(
+                    f"front matter is nested more than {MAX_FRONT_MATTER_DEPTH} levels deep "
+                    "(lists and mappings inside one another); flatten it",
+                    file=path,
+                    line=line,
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def _front_matter_tags(value: Any, path: Path) -> list[str]:

@@ -15,6 +15,7 @@ from jinja2 import PackageLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from retrieval_eval.compare.history import SPARKLINE_POINTS
+from retrieval_eval.compare.verdict import check_text
 from retrieval_eval.render.filters import FILTERS
 from retrieval_eval.render.gate_note import latency_cost_note
 from retrieval_eval.render.summary import (
@@ -24,6 +25,9 @@ from retrieval_eval.render.summary import (
     is_failing,
     metric_row,
     no_break,
+    resolution_text,
+    row_p_value,
+    row_status_text,
     trend,
     value_text,
 )
@@ -52,11 +56,15 @@ def template_environment() -> SandboxedEnvironment:
     )
     env.filters.update(FILTERS)
     env.filters.update(
+        check_text=check_text,
         dataset_status=dataset_status,
         delta_text=delta_text,
         latency_cost_note=latency_cost_note,
         metric_row=metric_row,
         no_break=no_break,
+        resolution=resolution_text,
+        row_p=row_p_value,
+        row_status=row_status_text,
         trend=trend,
         value_text=value_text,
     )

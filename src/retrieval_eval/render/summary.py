@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from retrieval_eval.render.filters import number, percent, pluralize, signed
+from retrieval_eval.compare.gate import HISTORY_DIGITS, within_one_query
+from retrieval_eval.render.filters import number, p_value, percent, pluralize, signed
 from retrieval_eval.results import DatasetReport, MetricRow, RunReport
-from retrieval_eval.vocabulary import BREACHED, ROW_STATUS_TEXT, VERDICT_ICON
+from retrieval_eval.vocabulary import BREACHED, ROW_STATUS_TEXT, VERDICT_ICON, metric_label
 
 # Eight heights, lowest first (U+2581..U+2588).
 SPARK_LEVELS = "▁▂▃▄▅▆▇█"
@@ -20,9 +21,12 @@ NO_BREAK = "\u00a0"
 
 
 def is_failing(dataset: DatasetReport) -> bool:
-    """Regressed, breached a threshold or ceiling, or has a fixture that failed its assertion."""
-    return bool(dataset.failures) or any(
-        row.status == "regressed" or row.status in BREACHED for row in dataset.rows
+    """Regressed, breached a threshold or ceiling, failed a query check, or has a fixture that
+    failed its assertion."""
+    return (
+        bool(dataset.failures)
+        or any(check.failed for check in dataset.query_checks)
+        or any(row.status == "regressed" or row.status in BREACHED for row in dataset.rows)
     )
 
 
@@ -32,16 +36,26 @@ def failing_first(datasets: Sequence[DatasetReport]) -> list[DatasetReport]:
 
 
 def dataset_status(dataset: DatasetReport) -> str:
-    """The worst thing about a dataset, as its summary row and heading show it."""
-    statuses = {row.status for row in dataset.rows}
+    """The worst thing about a dataset, as its summary row and heading show it, naming the
+    metrics it is about ("❌ regressed: P@5")."""
+    failed = [check for check in dataset.query_checks if check.failed]
+    for check in failed:
+        if check.check == "removed-queries":
+            return f"❌ {check.count} of {check.baselined} queries removed"
     for status in ("regressed", "below-threshold", "above-ceiling"):
-        if status in statuses:
-            return ROW_STATUS_TEXT[status]
+        named = [metric_label(row.metric) for row in dataset.rows if row.status == status]
+        if named:
+            return f"{ROW_STATUS_TEXT[status]}: {', '.join(named)}"
+    for check in failed:
+        return f"❌ {pluralize(check.count, 'query', 'queries')} lost every hit"
     if dataset.failures:
         return f"❌ {pluralize(len(dataset.failures), 'fixture')} failed"
     if dataset.baseline_established:
         return f"{VERDICT_ICON['baseline-established']} new baseline"
-    if "improved" in statuses:
+    noise = [metric_label(row.metric) for row in dataset.rows if row.status == "within-noise"]
+    if noise:
+        return f"{ROW_STATUS_TEXT['within-noise']}: {', '.join(noise)}"
+    if "improved" in {row.status for row in dataset.rows}:
         return ROW_STATUS_TEXT["improved"]
     return ROW_STATUS_TEXT["ok"]
 
@@ -70,18 +84,42 @@ def sparkline(values: Sequence[float]) -> str:
 
 
 def trend(report: RunReport, dataset: DatasetReport, metric: str) -> str:
-    """The recorded runs and this one, oldest first, as a sparkline ('' without history)."""
+    """The recorded runs and this one, oldest first, as a sparkline ('' without history).
+    This run's value is rounded as the history rounds the values it records: unrounded,
+    an unchanged system would draw its flat series as a jump (``▁▁▁▁█``)."""
     row = metric_row(dataset, metric)
     past = report.history.get(dataset.name, {}).get(metric, ())
     if row is None or not past:
         return ""
-    return sparkline([*past, row.current])
+    return sparkline([*past, round(row.current, HISTORY_DIGITS)])
 
 
 def value_text(row: MetricRow | None, spark: str = "") -> str:
     """The current value, after its sparkline when there is one."""
     value = "—" if row is None else number(row.current, row.metric)
     return f"{spark}{NO_BREAK}{value}" if spark else value
+
+
+def resolution_text(row: MetricRow) -> str:
+    """``1 query = 0.8 pts``: the most one query moves the mean, in points (hundredths)."""
+    if row.resolution is None:
+        return "—"
+    points = row.resolution * 100
+    shown = f"{points:.1f}" if points >= 0.1 else f"{points:.2g}"
+    return f"1{NO_BREAK}query{NO_BREAK}={NO_BREAK}{shown}{NO_BREAK}pts"
+
+
+def row_status_text(row: MetricRow) -> str:
+    """The row's status; a drop no larger than one query's worth says so."""
+    text = ROW_STATUS_TEXT[row.status]
+    return f"{text} · within 1 query" if within_one_query(row) else text
+
+
+def row_p_value(row: MetricRow) -> str:
+    """The paired test's p-value of a change; ``—`` when nothing moved or there is no test."""
+    if row.p_value is None or not row.delta:
+        return "—"
+    return p_value(row.p_value)
 
 
 def no_break(text: str) -> str:

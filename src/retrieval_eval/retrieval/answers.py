@@ -2,7 +2,7 @@
 
 Whatever the system answers, the rest of the pipeline gets the same guarantees
 as from a built-in retriever: unique documents, at most ``k``, ordered by score
-with ties broken by document id, a finite non-negative cost.
+with ties broken by document id, a non-negative cost of at most ``MAX_QUERY_COST_USD``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,10 @@ from collections.abc import Iterable
 
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.retrieval.base import Hit, SearchResult
+
+# No query costs a million dollars; a larger cost_usd is a unit or accounting bug, and
+# summing values near the float maximum (1e308) overflows.
+MAX_QUERY_COST_USD = 1_000_000.0
 
 
 def normalise_hits(hits: Iterable[Hit], k: int, *, cost_usd: float, who: str) -> SearchResult:
@@ -90,11 +94,13 @@ class TopHits:
         if (
             isinstance(cost_usd, bool)
             or not isinstance(cost_usd, int | float)
-            or not math.isfinite(cost_usd)
-            or cost_usd < 0
+            # Comparisons, not math.isfinite: NaN fails them, and a JSON integer too large
+            # for a float would make isfinite raise.
+            or not 0 <= cost_usd <= MAX_QUERY_COST_USD
         ):
             raise RetrievalEvalError(
-                f"{self.who}: cost_usd must be a finite number >= 0 (got {cost_usd!r})"
+                f"{self.who}: cost_usd must be a number from 0 to {MAX_QUERY_COST_USD:,.0f} "
+                f"(USD per query; got {cost_usd!r})"
             )
         return SearchResult(hits=tuple(self._best()), cost_usd=float(cost_usd))
 

@@ -1,4 +1,13 @@
-"""The contract every retriever meets, built-in or the user's own."""
+"""The contract every retriever meets, built-in or the user's own.
+
+``Retriever`` is what the run requires. Each optional capability the run makes
+use of when a retriever has it is a protocol of its own below; the run asks
+with ``isinstance`` (all are ``runtime_checkable`` but ``EmbeddingCounters``,
+which is only ever reached through ``CountsEmbeddings``), never by probing for
+an attribute. ``timed.QueryListRetriever`` (answering the whole query list at
+once) sits beside the query and timed-result types it speaks in.
+docs/retrievers.md ("Writing a retriever") says what the run does with each.
+"""
 
 from __future__ import annotations
 
@@ -54,3 +63,70 @@ class Retriever(Protocol):
     def describe(self) -> Mapping[str, object]:
         """Configuration that changes results (recorded in the baseline)."""
         ...
+
+
+@runtime_checkable
+class Closeable(Protocol):
+    """Holds something to release: a child process, a connection, an in-memory
+    collection. The run calls ``close`` once, when it is done with the retriever."""
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ReportsWarnings(Protocol):
+    """Has something to say after indexing that does not stop the run (a damaged
+    embedding cache it healed): each is logged as a ``warning:`` line."""
+
+    @property
+    def warnings(self) -> Sequence[str]: ...
+
+
+@runtime_checkable
+class ReportsMissingQueries(Protocol):
+    """Answers queries it was given answers for (a run file): the ids of the queries
+    it had nothing for after the last search. The report counts them
+    (``queries_missing``), so empty results are not mistaken for a regression."""
+
+    @property
+    def queries_missing(self) -> Sequence[str]: ...
+
+
+@runtime_checkable
+class SearchesMany(Protocol):
+    """Answers many queries at once, each exactly as ``search`` would (dense: one
+    batched model pass for every query's embedding). Used where nothing is timed per
+    query: ``tune`` retrieving each hybrid side's runs."""
+
+    def search_many(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> Sequence[SearchResult]: ...
+
+
+class EmbeddingCounters(Protocol):
+    """How many texts an embedding function embedded, and how many it found cached."""
+
+    @property
+    def texts_embedded(self) -> int: ...
+
+    @property
+    def cache_hits(self) -> int: ...
+
+
+@runtime_checkable
+class CountsEmbeddings(Protocol):
+    """Embeds with the run's embedding function (dense), whose counters the report shows
+    per dataset (texts embedded, cache hits); None until indexed."""
+
+    @property
+    def embedding(self) -> EmbeddingCounters | None: ...
+
+
+@runtime_checkable
+class HasReranker(Protocol):
+    """Built on the run's other retrievers with a rerank stage of its own (hybrid on the
+    pooled dense and bm25): when the run is done, it closes the rerank stage (when that
+    is ``Closeable``) and leaves the shared retrievers to be closed on their own."""
+
+    @property
+    def reranker(self) -> object | None: ...

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET
-from retrieval_eval.retrieval.services_config import (
+from retrieval_eval.retrieval.external.services_config import (
     ChromaConfig,
     HttpConfig,
     PostgresConfig,

@@ -17,11 +17,15 @@ from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log, step
-from retrieval_eval.retrieval.base import Retriever
+from retrieval_eval.retrieval.base import (
+    CountsEmbeddings,
+    HasReranker,
+    ReportsMissingQueries,
+    ReportsWarnings,
+    Retriever,
+)
 from retrieval_eval.retrieval.config import RetrieversConfig
-from retrieval_eval.retrieval.hybrid import HybridRetriever
-from retrieval_eval.retrieval.registry import build_retriever, close_retriever
-from retrieval_eval.retrieval.rerank.build import build_reranker
+from retrieval_eval.retrieval.registry import build_hybrid, build_retriever, close_retriever
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
 
 EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
@@ -56,11 +60,9 @@ class RetrieverPool:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        for name, (retriever, _) in self._built.items():
-            if name == "hybrid":  # its sides are pooled themselves; its reranker is its own
-                reranker = getattr(retriever, "reranker", None)
-                if reranker is not None:
-                    close_retriever(reranker)
+        for retriever, _ in self._built.values():
+            if isinstance(retriever, HasReranker):  # its sides are pooled: close its own part
+                close_retriever(retriever.reranker)
             else:
                 close_retriever(retriever)
 
@@ -69,16 +71,13 @@ class RetrieverPool:
         if name in self._built:
             return self._built[name][0], 0.0
         if name == "hybrid":
-            config = self.retrievers
             dense, dense_s = self.get("dense")
             bm25, bm25_s = self.get("bm25")
-            reranker = build_reranker(
-                config.hybrid,
+            retriever = build_hybrid(
+                self.retrievers,
+                {"dense": dense, "bm25": bm25},
                 anthropic_api_key=self.anthropic_api_key,
-                cache_dir=self.cache_dir / "rerank",
-            )
-            retriever: Retriever = HybridRetriever(
-                config.hybrid, {"dense": dense, "bm25": bm25}, reranker
+                rerank_cache_dir=self.cache_dir / "rerank",
             )
             seconds = dense_s + bm25_s
         else:
@@ -100,7 +99,7 @@ class RetrieverPool:
                         f"retriever {name!r} failed to index: {error}"
                     ) from error
                 advance(len(self.corpus.documents))
-            for warning in getattr(retriever, "warnings", ()):
+            for warning in retriever.warnings if isinstance(retriever, ReportsWarnings) else ():
                 self.log(f"warning: {warning}")
         self._built[name] = (retriever, seconds)
         return retriever, seconds
@@ -116,8 +115,9 @@ class RetrieverPool:
 
     def embedding_counts(self) -> tuple[int, int] | None:
         """(texts embedded, cache hits) so far, when a dense index exists."""
-        dense = self._built.get("dense")
-        embedding = getattr(dense[0], "embedding", None) if dense else None
+        built = self._built.get("dense")
+        dense = built[0] if built is not None else None
+        embedding = dense.embedding if isinstance(dense, CountsEmbeddings) else None
         if embedding is None:
             return None
         return int(embedding.texts_embedded), int(embedding.cache_hits)
@@ -135,6 +135,9 @@ class SearchedDataset:
     embedding_counts: tuple[int, int] | None
     # Queries a run file did not answer (empty results); None for other retrievers.
     queries_missing: int | None = None
+    # With `repeats = N`, the results of repeats 2..N in the order of ``timed`` (the first
+    # repeat is ``timed``, which latency and the report's ranked ids come from).
+    repeats: tuple[tuple[TimedResult, ...], ...] = ()
 
     def passages(self) -> dict[str, tuple[tuple[str, str], ...]]:
         """Each query's ranked (doc id, chunk text): what the LLM judge reads."""
@@ -152,8 +155,10 @@ def search_dataset(
     k: int,
     interactive: bool,
     log: Log,
+    repeats: int = 1,
 ) -> SearchedDataset:
-    """Search every fixture of one dataset with the retriever called ``name``."""
+    """Search every fixture of one dataset with the retriever called ``name``, ``repeats``
+    times over (for a retriever that is not deterministic)."""
     before = pool.embedding_counts() or (0, 0)
     retriever, setup_s = pool.get(name)
     queries = [
@@ -162,18 +167,22 @@ def search_dataset(
         )
         for lf in fixtures
     ]
-    with step(
-        f"{path.name}: searching with {name}", len(queries), interactive=interactive, log=log
-    ) as advance:
+    title = f"{path.name}: searching with {name}"
+    if repeats > 1:
+        title += f", {repeats} times"
+    runs: list[list[TimedResult]] = []
+    with step(title, len(queries) * repeats, interactive=interactive, log=log) as advance:
         try:
-            timed = run_queries(retriever, queries, k, on_result=lambda _: advance(1))
+            for _ in range(repeats):
+                runs.append(run_queries(retriever, queries, k, on_result=lambda _: advance(1)))
         except RetrievalEvalError:
             raise
         except Exception as error:
             raise RetrievalEvalError(f"retriever {name!r} failed: {error}", file=path) from error
+    timed = runs[0]
     _warn_about_unknown_ids(path, timed, pool.corpus, log)
     after = pool.embedding_counts()
-    missing = getattr(retriever, "queries_missing", None)
+    missing = retriever.queries_missing if isinstance(retriever, ReportsMissingQueries) else None
     counts = None
     if after is not None and name in EMBEDDING_RETRIEVERS:
         counts = (after[0] - before[0], after[1] - before[1])
@@ -183,7 +192,8 @@ def search_dataset(
         setup_s=setup_s,
         timed=tuple(timed),
         embedding_counts=counts,
-        queries_missing=len(missing) if isinstance(missing, list) else None,
+        queries_missing=len(missing) if missing is not None else None,
+        repeats=tuple(tuple(run) for run in runs[1:]),
     )
 
 

@@ -27,6 +27,7 @@ from retrieval_eval.score.breakdown import group_means, group_members
 from retrieval_eval.score.groundedness import groundedness
 from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.query_scores import score_queries
+from retrieval_eval.score.repeats import repeated_measures
 from retrieval_eval.score.stats import bootstrap_ci
 from retrieval_eval.vocabulary import GROUNDEDNESS
 
@@ -46,6 +47,12 @@ def measure_dataset(
     qrels = {lf.fixture.query_id: lf.fixture.grades() for lf in scored}
     rankings = {qid: [hit.doc_id for hit in by_id[qid].result.hits] for qid in qrels}
     per_measure = score_queries(qrels, rankings, list(measures))
+    spread = None
+    if searched.repeats:  # each query's mean over the repeats is its value
+        more = [
+            {t.query_id: [hit.doc_id for hit in t.result.hits] for t in r} for r in searched.repeats
+        ]
+        per_measure, spread = repeated_measures(qrels, [rankings, *more], measures)
 
     queries = []
     for located in fixtures:
@@ -111,6 +118,7 @@ def measure_dataset(
         embedded_texts=None if counts is None else counts[0],
         queries_missing=searched.queries_missing,
         cached_embeddings=None if counts is None else counts[1],
+        repeats=spread,
     )
 
 

@@ -25,12 +25,25 @@ WITHHELD_BY_DEFAULT: tuple[str, ...] = (
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_*",
 )
+# The runner's file commands: a child that writes GITHUB_ENV or GITHUB_PATH acts on every
+# later step of the job (BASH_ENV, a PATH entry), GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
+# forge this step's results, GITHUB_STATE its post step. Not secrets (their values are
+# paths, not masked), but no child's to use.
+RUNNER_FILE_COMMANDS: tuple[str, ...] = (
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_OUTPUT",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+)
 # Secrets children may legitimately need (a retriever can call Claude too), so they are
 # passed on, but their values are still masked in everything we write.
 REDACTED_NOT_WITHHELD: tuple[str, ...] = ("ANTHROPIC_API_KEY",)
 
 
 def is_withheld(name: str, patterns: Iterable[str]) -> bool:
+    if name in RUNNER_FILE_COMMANDS:
+        return True
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in (*WITHHELD_BY_DEFAULT, *patterns))
 
 
@@ -51,8 +64,9 @@ def withhold_secrets(
     taken = {name: value for name, value in environ.items() if name not in kept}
     for name in taken:
         del environ[name]
-    for value in taken.values():
-        register_secret(value)
+    for name, value in taken.items():
+        if name not in RUNNER_FILE_COMMANDS:
+            register_secret(value)
     for name in REDACTED_NOT_WITHHELD:
         register_secret(environ.get(name))
     return taken

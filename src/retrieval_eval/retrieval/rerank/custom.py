@@ -19,9 +19,9 @@ from pathlib import Path
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import Hit
-from retrieval_eval.retrieval.command import CommandRetriever, _short
 from retrieval_eval.retrieval.config import CustomConfig
-from retrieval_eval.retrieval.custom import HostedFactory
+from retrieval_eval.retrieval.external.command import CommandRetriever, _short
+from retrieval_eval.retrieval.external.custom import HostedFactory
 from retrieval_eval.retrieval.rerank.base import Reranker, Reranking
 
 _SETTING = "retrievers.hybrid.custom.timeout_s"

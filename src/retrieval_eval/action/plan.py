@@ -1,0 +1,140 @@
+"""The run plan: what this job evaluates with, built once for every mode.
+
+``ActionSettings`` is what the inputs say. The plan adds what the configuration says,
+through the one preparation every edge uses (``retrieval_eval.prepare``): on a pull
+request the base commit's configuration is read first, its ``secret_env`` is withheld
+together with the pull request's before anything the pull request configures is
+resolved, and the gate and trust settings are the base commit's. An invalid configuration
+is kept, not raised: it becomes the run's ``error`` verdict only if the run evaluates (a
+pull request outside ``paths`` skips).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from retrieval_eval.action.base_config import (
+    BaseInfo,
+    adoption_notice,
+    base_commit,
+    proposal_notice,
+)
+from retrieval_eval.action.event import Activity, PullRequestActivity
+from retrieval_eval.action.github_api import GitHubApi
+from retrieval_eval.action.inputs import ActionSettings
+from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.prepare import Prepared, prepare, withhold
+from retrieval_eval.settings import RunSettings
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    settings: RunSettings | None  # None: ``config_error`` says why
+    config_error: RetrievalEvalError | None
+    report_dir: Path  # where the reports go, known even when the configuration is not valid
+    notices: tuple[str, ...] = ()  # for the top of the comment (escaped)
+    gate_origin: str | None = None  # where the gate's settings came from, on a pull request
+    adoption: bool = False  # the pull request that adds retrieval-eval to the repository
+
+    def require(self) -> RunSettings:
+        if self.config_error is not None:
+            raise self.config_error
+        assert self.settings is not None
+        return self.settings
+
+
+def run_overrides(settings: ActionSettings) -> dict[str, object]:
+    """Action inputs that map onto run settings; empty inputs leave the config file's value."""
+    overrides: dict[str, object] = {}
+    for key, value in (
+        ("datasets", settings.datasets),
+        ("corpus", settings.corpus),
+        ("baseline", settings.baseline_input),
+        ("tolerance", settings.tolerance),
+        ("baseline_update", settings.baseline_update),
+        ("report_dir", settings.report_dir_input),
+        ("cache_dir", settings.cache_dir),
+        ("model_dir", settings.runner.model_dir),
+    ):
+        if value is not None:
+            overrides[key] = value
+    if settings.judge:  # `false` leaves the config file's [judge] enabled as it is
+        overrides["judge"] = {"enabled": True}
+    return overrides
+
+
+def build_plan(
+    settings: ActionSettings,
+    activity: Activity,
+    api: GitHubApi,
+    commands: RunnerFiles,
+    *,
+    scratch: Path,
+) -> RunPlan:
+    """Built once, before the activity runs; ``scratch`` holds the base commit's files."""
+    runner = settings.runner
+    overrides = run_overrides(settings)
+    default_report_dir = (
+        settings.report_dir_input
+        or (runner.workspace / RunSettings.model_fields["report_dir"].default).resolve()
+    )
+    base: BaseInfo | None = None
+    with commands.group("Configuration"):
+        try:
+            if isinstance(activity, PullRequestActivity):
+                base = base_commit(settings, activity, api, overrides=overrides, scratch=scratch)
+                commands.info(f"The gate and trust settings come from {base.origin}.")
+            adoption = base is not None and base.adoption
+            ready = prepare(
+                workdir=runner.workspace,
+                config_file=settings.config,
+                overrides=overrides,
+                overrides_source="Action inputs",
+                base=base.commit if base is not None else None,
+                gate_from_base=settings.baseline_source == "base" and not adoption,
+            )
+        except RetrievalEvalError as error:
+            withhold()  # the runner's credentials, whatever else failed
+            return RunPlan(None, error, default_report_dir)
+        run = _without_unreachable_judge(ready, settings, activity, commands)
+        commands.info(run.model_dump_json(indent=2))
+    notices: list[str] = []
+    if adoption:
+        notices.append(adoption_notice())
+    elif (notice := proposal_notice(ready)) is not None:
+        notices.append(notice)
+        commands.warning(
+            "This pull request changes settings that decide the verdict or what its code may "
+            "reach; they take effect after merge: "
+            + "; ".join(f"{b} → {a}" for b, a in ready.proposed),
+            title="gate settings changed",
+        )
+    return RunPlan(
+        settings=run,
+        config_error=None,
+        report_dir=run.report_dir,
+        notices=tuple(notices),
+        gate_origin=ready.gate_origin,
+        adoption=adoption,
+    )
+
+
+def _without_unreachable_judge(
+    ready: Prepared, settings: ActionSettings, activity: Activity, commands: RunnerFiles
+) -> RunSettings:
+    """A fork's pull_request run gets no secrets: a missing key there is expected, not an error."""
+    run = ready.settings
+    fork_without_key = (
+        settings.runner.anthropic_api_key is None
+        and isinstance(activity, PullRequestActivity)
+        and activity.token_is_read_only
+    )
+    if not (run.judge.enabled and fork_without_key):
+        return run
+    commands.warning(
+        "the LLM judge is skipped: this fork pull request's run gets no secrets, "
+        "so ANTHROPIC_API_KEY is not set"
+    )
+    return run.model_copy(update={"judge": run.judge.model_copy(update={"enabled": False})})

@@ -1,0 +1,46 @@
+"""On a pull request: say so when the default branch measures better than the baseline.
+
+The comparison is made in ``compare/staleness.py``; this reads its two inputs the way
+the run does (the baseline the gate uses, the history beside the workspace's baseline)
+and turns a stale baseline into the comment's notice and a log warning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrieval_eval.action.plan import RunPlan
+from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.compare.baseline import load_baseline
+from retrieval_eval.compare.history import read_history
+from retrieval_eval.compare.staleness import stale_baseline
+from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.render.baseline_notices import stale_log, stale_notice
+
+
+def stale_baseline_notice(
+    plan: RunPlan, *, baseline: Path, base_sha: str, commands: RunnerFiles
+) -> str | None:
+    """The notice for the comment, or None. ``baseline`` is the file the gate reads.
+
+    An unreadable baseline or history is the evaluation's to report (as an error, with
+    its file and line); here it only means there is nothing to say.
+    """
+    run = plan.settings
+    if run is None or run.history is None:
+        return None
+    try:
+        previous = load_baseline(baseline)
+        entries = read_history(run.history)
+    except RetrievalEvalError:
+        return None
+    stale = stale_baseline(
+        previous, entries, base_sha=base_sha, tolerance=run.tolerance, is_gated=run.is_gated
+    )
+    if stale is None:
+        return None
+    name = run.baseline.name
+    commands.warning(
+        stale_log(stale, baseline_name=name, tolerance=run.tolerance), title="stale baseline"
+    )
+    return stale_notice(stale, baseline_name=name, tolerance=run.tolerance)

@@ -1,0 +1,280 @@
+"""Dense retrieval: chunks embedded with all-MiniLM-L6-v2 in a chromadb collection.
+
+Chunks are cut by the model's own tokenizer so no chunk exceeds the model's
+256-token window (a truncated chunk would be indexed under text the model never
+read). Tags become one boolean metadata key per tag (``tag:<name>``): chromadb
+only gained list-valued metadata in 1.x and its list operators differ between
+versions, while ``{"tag:x": true}`` with ``$or`` works in every release we
+support. Chunks are queried in growing batches until ``k`` distinct documents
+are found or the collection is exhausted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import chromadb
+import numpy as np
+from tokenizers import Tokenizer
+
+from retrieval_eval.errors import ConfigError, RetrievalEvalError
+from retrieval_eval.index.chunking import Chunk, TokenSpans, chunk_corpus
+from retrieval_eval.index.embedding import MiniLMEmbedding
+from retrieval_eval.index.embedding_cache import EmbeddingCache
+from retrieval_eval.index.tracked_files import tracked_under
+from retrieval_eval.load.documents import Corpus
+from retrieval_eval.retrieval.base import SearchResult
+from retrieval_eval.retrieval.builtin.collapse import ChunkTable
+from retrieval_eval.retrieval.config import DenseConfig
+
+TAG_KEY_PREFIX = "tag:"
+PERSISTENT_COLLECTION = "retrieval-eval"
+EMBED_BATCH = 1024  # chunks embedded and added per round, to bound memory on huge corpora
+
+
+class DenseRetriever:
+    name = "dense"
+
+    def __init__(self, config: DenseConfig):
+        if config.model_dir is None:
+            raise ConfigError(
+                "retrievers.dense.model_dir is not set (the command line fills in the "
+                "default, where `retrieval-eval model install` puts the model)"
+            )
+        self.config = config
+        self.model_dir = config.model_dir
+        self._embedding: MiniLMEmbedding | None = None
+        self._cache: EmbeddingCache | None = None
+        self._warnings: list[str] = []
+        self._client: Any = None
+        self._collection: Any = None
+        self._table: ChunkTable | None = None
+        self._position: dict[str, int] = {}
+
+    @property
+    def warnings(self) -> list[str]:
+        """What indexing healed on its way (a damaged or committed embedding cache, rows
+        the cache refused), for the run's log."""
+        return list(self._warnings)
+
+    @property
+    def embedding(self) -> MiniLMEmbedding | None:
+        """The embedding function once indexed (its counters show cache hits vs texts embedded)."""
+        return self._embedding
+
+    def index(self, corpus: Corpus) -> None:
+        self.close()
+        # Model loading happens here, not in __init__, so it is counted as setup time.
+        if self.config.cache_dir is not None:
+            self._cache = EmbeddingCache(self.config.cache_dir)
+            self._warnings = list(self._cache.warnings)
+        embedding = MiniLMEmbedding(
+            self.model_dir,
+            self._cache,
+            intra_op_threads=self.config.threads,
+            batch_size=self.config.batch_size,
+            token_budget=self.config.token_budget,
+        )
+        self._embedding = embedding
+        chunks = chunk_corpus(
+            corpus,
+            max_tokens=self.config.chunk_tokens,
+            overlap=self.config.chunk_overlap,
+            spans=model_token_spans(self.model_dir),
+        )
+        self._table = ChunkTable(corpus, chunks)
+        self._position = {chunk.id: i for i, chunk in enumerate(chunks)}
+        tags_by_doc = {doc.id: doc.tags for doc in corpus.documents}
+        fingerprint = self._fingerprint(corpus, embedding.model_sha256)
+
+        if self._open_collection(fingerprint, len(chunks)):
+            self._detach_cache()
+            return
+        for start in range(0, len(chunks), EMBED_BATCH):
+            batch = chunks[start : start + EMBED_BATCH]
+            vectors = embedding.embed([chunk.text for chunk in batch])
+            self._collection.add(
+                ids=[chunk.id for chunk in batch],
+                embeddings=vectors,
+                metadatas=[_metadata(chunk, tags_by_doc[chunk.doc_id]) for chunk in batch],
+            )
+        self._detach_cache()
+
+    def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
+        return self.search_many([(query, tuple(tags))], k)[0]
+
+    def search_many(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> list[SearchResult]:
+        """``search`` for each (query, tags), the queries embedded together in the
+        model's batches: ``tune`` retrieves every query once and does not time them, so
+        one batched model pass replaces a call per query (vectors equal to within float
+        rounding of the per-query ones)."""
+        if self._collection is None or self._table is None or self._embedding is None:
+            raise RetrievalEvalError("dense: search() called before index()")
+        total = len(self._table.chunks)
+        results: list[SearchResult | None] = [None] * len(queries)
+        pending: list[tuple[int, str, dict[str, Any] | None]] = []
+        for index, (query, tags) in enumerate(queries):
+            if k <= 0 or total == 0:
+                results[index] = SearchResult(hits=())
+                continue
+            where: dict[str, Any] | None = None
+            if tags:
+                present = self._table.tags_present(tags)
+                if not present:
+                    # the empty-filter guard: never an unfiltered search
+                    results[index] = SearchResult(hits=())
+                    continue
+                clauses = [{TAG_KEY_PREFIX + tag: True} for tag in present]
+                where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
+            pending.append((index, query, where))
+        if pending:
+            vectors = self._embedding.embed([query for _, query, _ in pending])
+            for (index, _, where), vector in zip(pending, vectors, strict=True):
+                results[index] = self._nearest(vector, k, where)
+        return [result if result is not None else SearchResult(hits=()) for result in results]
+
+    def _nearest(
+        self, query_vector: np.ndarray, k: int, where: dict[str, Any] | None
+    ) -> SearchResult:
+        assert self._table is not None
+        table = self._table
+        total = len(table.chunks)
+        wanted = min(total, k * 4)
+        while True:
+            found = self._collection.query(
+                query_embeddings=query_vector[np.newaxis, :],
+                n_results=wanted,
+                where=where,
+                include=["distances"],
+            )
+            ids: list[str] = found["ids"][0]
+            distances: list[float] = found["distances"][0]
+            positions = np.fromiter(
+                (self._position[i] for i in ids), dtype=np.int64, count=len(ids)
+            )
+            distinct = len(set(table.chunk_doc[positions].tolist()))
+            if distinct >= k or len(ids) < wanted or wanted >= total:
+                break
+            wanted = min(total, wanted * 4)
+        scores = np.zeros(total, dtype=np.float64)
+        scores[positions] = 1.0 - np.asarray(distances, dtype=np.float64)  # cosine similarity
+        return SearchResult(hits=table.top_documents(scores, positions, k))
+
+    def describe(self) -> Mapping[str, object]:
+        return {
+            "retriever": self.name,
+            "model": "all-MiniLM-L6-v2",
+            "model_sha256": self._embedding.model_sha256 if self._embedding is not None else None,
+            "space": "cosine",
+            "chunk_tokens": self.config.chunk_tokens,
+            "chunk_overlap": self.config.chunk_overlap,
+            "chromadb": chromadb.__version__,
+        }
+
+    def close(self) -> None:
+        """Free the in-memory collection (ephemeral stores live as long as the process)."""
+        if self._collection is not None and self.config.persist_dir is None:
+            self._client.delete_collection(self._collection.name)
+        self._collection = None
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def _detach_cache(self) -> None:
+        """Queries always go through the model: a latency that depended on whether
+        the cache had seen the query before would flap between CI runs."""
+        if self._embedding is not None:
+            self._embedding.cache = None
+        if self._cache is not None:
+            self._warnings = list(self._cache.warnings)  # now with the rows reading refused
+            self._cache.close()
+            self._cache = None
+
+    def _open_collection(self, fingerprint: str, chunk_count: int) -> bool:
+        """Open the store and the collection to search; True when a kept collection
+        already holds these chunks (nothing to add). Other stores override this."""
+        if self.config.persist_dir is None:
+            self._client = chromadb.EphemeralClient()
+            # Ephemeral clients in one process share one store: a unique name keeps
+            # two retrievers (hybrid in a test next to dense) from seeing each other.
+            name = f"retrieval-eval-{uuid.uuid4().hex}"
+        else:
+            _refuse_committed_store(self.config.persist_dir)
+            self._client = chromadb.PersistentClient(path=str(self.config.persist_dir))
+            name = PERSISTENT_COLLECTION
+            if self._reuse(name, fingerprint, chunk_count):
+                return True
+        self._collection = self._client.create_collection(
+            name,
+            metadata={"hnsw:space": "cosine", "fingerprint": fingerprint},
+            embedding_function=self._embedding,
+        )
+        return False
+
+    def _reuse(self, name: str, fingerprint: str, chunk_count: int) -> bool:
+        """Keep a persisted collection built from the same corpus, chunking and model."""
+        existing = {collection.name for collection in self._client.list_collections()}
+        if name not in existing:
+            return False
+        collection = self._client.get_collection(name, embedding_function=self._embedding)
+        metadata = collection.metadata or {}
+        if metadata.get("fingerprint") == fingerprint and collection.count() == chunk_count:
+            self._collection = collection
+            return True
+        self._client.delete_collection(name)
+        return False
+
+    def _fingerprint(self, corpus: Corpus, model_sha256: str) -> str:
+        settings = [
+            corpus.fingerprint(),
+            model_sha256,
+            self.config.chunk_tokens,
+            self.config.chunk_overlap,
+        ]
+        return hashlib.sha256(json.dumps(settings).encode("utf-8")).hexdigest()
+
+
+def _refuse_committed_store(persist_dir: Path) -> None:
+    """A kept collection is searched as it is, vectors and all, once its fingerprint (which
+    anyone can compute) matches: one that git tracks may hold whatever vectors a pull
+    request put in it, so it is refused rather than searched."""
+    tracked = tracked_under(persist_dir.absolute())
+    if tracked.paths or tracked.unreadable is not None:
+        why = (
+            f"git's index could not be read ({tracked.unreadable})"
+            if tracked.unreadable is not None
+            else "git tracks files in it"
+        )
+        raise ConfigError(
+            f"retrievers.dense.persist_dir: {why}, and a vector store that arrives with the "
+            "repository's files could hold any vectors; keep the folder out of git "
+            "(`git rm -r --cached` it and list it in .gitignore)",
+            file=persist_dir,
+        )
+
+
+def _metadata(chunk: Chunk, tags: Sequence[str]) -> dict[str, str | bool]:
+    metadata: dict[str, str | bool] = {"doc": chunk.doc_id}
+    for tag in tags:
+        metadata[TAG_KEY_PREFIX + tag] = True
+    return metadata
+
+
+def model_token_spans(model_dir: Path) -> TokenSpans:
+    """Character spans of the model's word pieces, untruncated, for the chunker."""
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+
+    def spans(text: str) -> list[tuple[int, int]]:
+        offsets: list[tuple[int, int]] = tokenizer.encode(text, add_special_tokens=False).offsets
+        return offsets
+
+    return spans

@@ -1,0 +1,154 @@
+"""Hybrid retrieval: dense and BM25, fused, optionally reranked.
+
+Each side retrieves ``depth`` documents (both already collapse chunks to
+documents), the fusion function chosen by ``fusion`` turns the two runs into
+one (``fusion/``: pure functions, so ``tune`` re-fuses cached runs with the very
+same code), and an optional reranker reorders the fused top ``rerank_depth``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+from retrieval_eval.load.documents import Corpus
+from retrieval_eval.retrieval.base import (
+    Closeable,
+    Hit,
+    ReportsWarnings,
+    Retriever,
+    SearchResult,
+)
+from retrieval_eval.retrieval.config import (
+    HYBRID_SIDES,
+    SCORE_CEILINGS,
+    SCORE_FLOORS,
+    HybridConfig,
+)
+from retrieval_eval.retrieval.fusion import (
+    Candidates,
+    Run,
+    convex_scores,
+    dbsf_scores,
+    rrf_scores,
+)
+from retrieval_eval.retrieval.fusion.candidates import FloatArray
+from retrieval_eval.retrieval.rerank.base import Reranker, apply_reranking
+
+
+def fused_scores(
+    config: HybridConfig,
+    candidates: Candidates,
+    ceilings: Mapping[str, float | None] | None = None,
+) -> FloatArray:
+    """Each candidate's fused score under ``config``'s fusion settings. ``ceilings``:
+    each side's highest possible score for this query, where the side reported one
+    (``SearchResult.score_ceiling``); cosine's is fixed at 1."""
+    if config.fusion == "rrf":
+        return rrf_scores(candidates, k=config.rrf_k, weights=config.weights)
+    if config.fusion == "dbsf":
+        return dbsf_scores(candidates, weights=config.weights)
+    known = {side: value for side, value in (ceilings or {}).items() if value is not None}
+    return convex_scores(
+        candidates,
+        first="dense",
+        second="bm25",
+        alpha=config.alpha,
+        normalisation=config.normalisation,
+        floors=SCORE_FLOORS,
+        ceilings={**SCORE_CEILINGS, **known},
+    )
+
+
+def cut_runs(runs: Mapping[str, Run], depth: int) -> dict[str, Run]:
+    """Each side's run cut to ``depth``, in side order."""
+    return {side: runs[side][:depth] for side in HYBRID_SIDES if side in runs}
+
+
+def fuse(
+    config: HybridConfig,
+    runs: Mapping[str, Run],
+    ceilings: Mapping[str, float | None] | None = None,
+) -> list[tuple[str, float]]:
+    """The fused run for ``config``'s fusion settings (each side cut to ``depth``)."""
+    candidates = Candidates.of(cut_runs(runs, config.depth), config.depth)
+    return candidates.ranked(fused_scores(config, candidates, ceilings))
+
+
+class HybridRetriever:
+    name = "hybrid"
+
+    def __init__(
+        self,
+        config: HybridConfig,
+        sides: Mapping[str, Retriever],
+        reranker: Reranker | None = None,
+    ):
+        missing = [side for side in HYBRID_SIDES if side not in sides]
+        if missing:
+            raise ValueError(f"hybrid needs the {', '.join(missing)} retriever(s)")
+        self.config = config
+        # A side that cannot change the fused ranking (weight or share 0) is not run at all.
+        self.sides = {side: sides[side] for side in HYBRID_SIDES if config.side_used(side)}
+        self.reranker = reranker
+
+    def index(self, corpus: Corpus) -> None:
+        for retriever in self.sides.values():
+            retriever.index(corpus)
+
+    @property
+    def warnings(self) -> list[str]:
+        """Its sides' (the dense side's committed or damaged embedding cache, set aside)."""
+        return [
+            warning
+            for retriever in self.sides.values()
+            if isinstance(retriever, ReportsWarnings)
+            for warning in retriever.warnings
+        ]
+
+    def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
+        runs: dict[str, Run] = {}
+        ceilings: dict[str, float | None] = {}
+        # The hit text comes from the side that ranked the document best.
+        best: dict[str, tuple[int, Hit]] = {}
+        cost = 0.0
+        for side, retriever in self.sides.items():
+            result = retriever.search(query, self.config.depth, tags)
+            cost += result.cost_usd
+            runs[side] = [(hit.doc_id, hit.score) for hit in result.hits]
+            ceilings[side] = result.score_ceiling
+            for rank, hit in enumerate(result.hits, start=1):
+                if hit.doc_id not in best or rank < best[hit.doc_id][0]:
+                    best[hit.doc_id] = (rank, hit)
+        fused = fuse(self.config, runs, ceilings)
+        keep = max(k, 0)
+        if self.reranker is None:
+            hits = tuple(Hit(doc_id, score, best[doc_id][1].text) for doc_id, score in fused[:keep])
+            return SearchResult(hits=hits, cost_usd=cost)
+        fused_hits = [Hit(doc_id, score, best[doc_id][1].text) for doc_id, score in fused]
+        started = time.perf_counter()
+        reranked = apply_reranking(self.reranker, query, fused_hits, depth=self.config.rerank_depth)
+        rerank_s = time.perf_counter() - started
+        return SearchResult(
+            hits=tuple(reranked.hits[:keep]),
+            cost_usd=cost + reranked.cost_usd,
+            rerank_s=rerank_s,
+        )
+
+    def describe(self) -> Mapping[str, object]:
+        described: dict[str, object] = {
+            "retriever": self.name,
+            **self.config.fusion_settings(),
+            "sides": {side: dict(retriever.describe()) for side, retriever in self.sides.items()},
+        }
+        if self.reranker is not None:
+            described["reranker"] = {
+                "rerank_depth": self.config.rerank_depth,
+                **dict(self.reranker.describe()),
+            }
+        return described
+
+    def close(self) -> None:
+        for retriever in [*self.sides.values(), self.reranker]:
+            if isinstance(retriever, Closeable):
+                retriever.close()

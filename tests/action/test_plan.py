@@ -1,0 +1,86 @@
+"""The run plan: what a pull request is evaluated with, and what it is gated against.
+
+The retriever, its settings and its code are the system under test: always the pull
+request's. The gate's settings are the base commit's, except on the adoption pull request
+(the one that adds retrieval-eval, when the base commit has neither a configuration nor a
+baseline), which is evaluated with its own settings and establishes the baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.action.git_repo import commit_all, git, init_repo, write
+from tests.action.project import CONFIG, NOTES, project_files
+from tests.action.runner_env import TOKEN
+from tests.security.harness import Repo
+from tests.support.action import CONSOLE_SCRIPT
+from tests.support.fake_github import FakeGitHub
+
+pytestmark = pytest.mark.slow
+
+# A command retriever that finds nothing: whatever dataset it serves regresses to zero.
+NOTHING = """\
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request.get("op") == "search":
+        print(json.dumps({"hits": []}), flush=True)
+    else:
+        print(json.dumps({"ok": True}), flush=True)
+"""
+
+
+def test_the_prs_retriever_choice_is_what_gets_evaluated(repo: Repo) -> None:
+    main = repo.establish_baseline()
+    repo.branch("feature", main)
+    custom = (
+        '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
+        f'command = [{json.dumps(sys.executable)}, "nothing.py"]\n'
+    )
+    head = repo.commit(
+        {"retrieval-eval.toml": CONFIG + custom, "nothing.py": NOTHING},
+        "serve keyword.jsonl with our own retriever",
+    )
+
+    run = repo.pull_request(70, main, head)
+
+    assert run.returncode == 1, run.log
+    assert run.outputs["verdict"] == "regression"
+    assert "retriever: bm25 → custom" in run.comment
+    assert "takes effect after merge" not in run.comment
+    # The step's log ends with the verdict, as an error annotation the run page shows.
+    last = [line for line in run.log.splitlines() if line.startswith("::")][-1]
+    assert last.startswith("::error title=retrieval-eval::Regression: keyword.jsonl MRR@10")
+
+
+def test_the_adoption_pull_request_establishes_the_baseline(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    init_repo(workspace)
+    files = project_files()
+    corpus = {name: text for name, text in files.items() if name.startswith("datasets/corpus/")}
+    write(workspace, {**corpus, "README.md": "# notes search\n", ".gitignore": files[".gitignore"]})
+    main = commit_all(workspace, "notes, before retrieval-eval")
+    git(workspace, "checkout", "-q", "-B", "adopt", main)
+    # The README's Quickstart: init and review wrote these, a local run wrote baseline.json.
+    write(workspace, {name: text for name, text in files.items() if name not in corpus})
+    local = subprocess.run(
+        [CONSOLE_SCRIPT, "run", "--quiet"], cwd=workspace, capture_output=True, text=True
+    )
+    assert local.returncode == 0, local.stderr
+    head = commit_all(workspace, "Gate retrieval quality")
+
+    with FakeGitHub(token=TOKEN, repository="octo/notes") as github:
+        adopting = Repo(path=workspace, runs=tmp_path / "runs", github=github)
+        run = adopting.pull_request(71, main, head)
+
+    assert run.returncode == 0, run.log
+    assert run.outputs["verdict"] == "baseline-established", run.log
+    assert [s["state"] for s in run.statuses] == ["success"]
+    assert "adds retrieval-eval" in run.comment and "the gate starts after merge" in run.comment
+    assert len(NOTES) == 8

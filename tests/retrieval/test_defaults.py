@@ -1,0 +1,65 @@
+"""The retriever defaults that depend on the run and the machine, filled in one place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrieval_eval.retrieval.config import (
+    CustomConfig,
+    DenseConfig,
+    HybridConfig,
+    RetrieversConfig,
+)
+from retrieval_eval.retrieval.defaults import resolve_defaults
+
+
+def test_machine_defaults_fill_only_what_is_unset(tmp_path: Path) -> None:
+    filled = resolve_defaults(RetrieversConfig(), home=tmp_path, cores=3)
+    assert filled.dense.model_dir == (
+        tmp_path / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
+    )
+    assert filled.dense.threads == 3
+    assert filled.dense.cache_dir is None  # no run cache folder: no embedding cache
+    chosen = RetrieversConfig(dense=DenseConfig(model_dir=Path("m"), threads=1))
+    assert resolve_defaults(chosen, home=tmp_path, cores=3) == chosen
+
+
+def test_a_runs_folders_fill_the_defaults_and_anchor_every_relative_path(tmp_path: Path) -> None:
+    repository, home = tmp_path / "repo", tmp_path / "home"
+    reranker = CustomConfig(command=["./rerank"])
+    config = RetrieversConfig(
+        dense=DenseConfig(persist_dir=Path("index")),
+        custom=CustomConfig(python="my_search:make", cwd=Path("search")),
+        hybrid=HybridConfig(reranker="custom", custom=reranker),
+    )
+    filled = resolve_defaults(
+        config,
+        workdir=repository,
+        model_dir=tmp_path / "model",
+        cache_dir=repository / ".cache",
+        home=home,
+        cores=2,
+    )
+    assert filled.dense.model_dir == tmp_path / "model"  # the run's, not the home folder's
+    assert filled.dense.cache_dir == repository / ".cache" / "embeddings"
+    assert filled.dense.persist_dir == (repository / "index").resolve()
+    assert filled.custom is not None and filled.custom.cwd == (repository / "search").resolve()
+    # A custom reranker's factory is imported from the repository when no cwd is set.
+    assert filled.hybrid.custom is not None and filled.hybrid.custom.cwd == repository.resolve()
+    # The table's own values win over the run's.
+    own = config.model_copy(
+        update={"dense": DenseConfig(model_dir=Path("m"), cache_dir=Path("c"), threads=1)}
+    )
+    kept = resolve_defaults(
+        own,
+        workdir=repository,
+        model_dir=tmp_path / "model",
+        cache_dir=tmp_path,
+        home=home,
+        cores=2,
+    ).dense
+    assert (kept.model_dir, kept.cache_dir, kept.threads) == (
+        (repository / "m").resolve(),
+        (repository / "c").resolve(),
+        1,
+    )
