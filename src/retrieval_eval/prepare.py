@@ -62,6 +62,7 @@ TRUST_SETTINGS = (
 # The settings naming files the run writes; each must resolve inside the repository unless
 # the user typed it on the command line.
 WRITTEN_PATHS = ("report_dir", "cache_dir", "baseline", "history")
+ATOMIC_FILES = ("baseline", "history")
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,9 @@ def within_roots(settings: RunSettings) -> Iterator[None]:
 
 def check_written_paths(settings: RunSettings, *, allowed: Sequence[Path] = ()) -> None:
     """Every path the run writes must stay inside the repository (symlinks followed), unless
-    it was typed on the command line (``allowed``)."""
+    it was typed on the command line (``allowed``). A file written atomically (the baseline,
+    the history) replaces a link rather than following it, so its folder is what counts;
+    a folder written into (the reports, the cache) counts itself."""
     if settings.repository is None:
         return
     root = settings.repository.resolve()
@@ -222,14 +225,16 @@ def check_written_paths(settings: RunSettings, *, allowed: Sequence[Path] = ()) 
         if value is None:
             continue
         path = Path(value)
-        if path.resolve() in typed:
+        if path.resolve() in typed or Path(os.path.normpath(path)) in typed:
             continue
-        if not path.resolve().is_relative_to(root):
-            shown = path.relative_to(root) if path.is_relative_to(root) else path
+        checked = path.parent if name in ATOMIC_FILES else path
+        if not checked.resolve().is_relative_to(root):
+            named = Path(os.path.normpath(path))
+            inside = named.is_relative_to(root)
+            shown = named.relative_to(root) if inside else named
             raise ConfigError(
                 f"`{name}` must name a path inside the repository; {shown} "
-                f"{'resolves' if path.is_relative_to(root) else 'is'} outside it"
-                + (" (through a symbolic link)" if path.is_relative_to(root) else "")
+                + ("resolves outside it (through a symbolic link)" if inside else "is outside it")
             )
 
 

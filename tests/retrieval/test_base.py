@@ -129,7 +129,7 @@ def test_the_built_in_retrievers_have_the_capabilities_the_run_relies_on(
         "bm25": {"Retriever"},
         "like": {"Retriever", "Closeable"},
         "run-file": {"Retriever", "ReportsMissingQueries", "QueryListRetriever"},
-        "hybrid": {"Retriever", "Closeable", "HasReranker"},
+        "hybrid": {"Retriever", "Closeable", "HasReranker", "ReportsWarnings"},
     }
 
 

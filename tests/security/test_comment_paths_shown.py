@@ -48,7 +48,8 @@ def test_a_refused_note_is_named_relative_to_the_repository(world: World, tmp_pa
     ), status
     read = _everything_read(world, run, head, 4)
     assert all(str(world.workspace) not in text for text in read), read
-    [annotation] = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    # The first error is the annotation on the file; the log's last line repeats the verdict.
+    annotation = next(line for line in run.stdout.splitlines() if line.startswith("::error"))
     assert annotation.startswith("::error file=datasets/corpus/travel/lisbon.md::")  # on the file
     assert "outside the repository (.)" in annotation
     assert "error: datasets/corpus/travel/lisbon.md: resolves to " in cli.stderr

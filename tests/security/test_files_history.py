@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.compare.history import HISTORY_FILE, read_trend
+from retrieval_eval.compare.history import read_trend
+from retrieval_eval.settings import HISTORY_FILE
 from tests.action.git_repo import commit_all, git
 from tests.security.entry import ActionRun, World, world_in
 

@@ -61,7 +61,8 @@ def _publish(world: World, make_files: Callable[[Path], None]) -> ActionRun:
 def _assert_refused(world: World, run: ActionRun, file: str, reason: str) -> None:
     assert run.returncode == 2, run.log
     assert run.outputs["verdict"] == "error"
-    [error] = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    # The first error says why; the log's last line repeats the verdict.
+    error = next(line for line in run.stdout.splitlines() if line.startswith("::error"))
     # Repository-relative, in the annotation's file and in the message alike.
     assert error.startswith(f"::error file={REPORT}/{file}::"), error
     assert f"::Refusing to publish: {REPORT}/{file}: " in error, error

@@ -213,7 +213,8 @@ class _Matcher:
 
 @cache
 def _matcher(pattern: str) -> _Matcher:
-    automaton = _compile(pattern)
+    # A path never holds "//": repeated separators in a pattern mean one, as in wcmatch.
+    automaton = _compile(re.sub(r"/{2,}", "/", pattern))
     matcher = _Matcher(automaton, {}, frozenset())
     matcher.start = matcher._closure([0])
     return matcher
