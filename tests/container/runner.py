@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.action.git_repo import git
-from tests.action.runner_env import TOKEN, read_outputs
 from tests.support.action import action_env
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN, read_outputs
 
 WORKSPACE = "/github/workspace"
 OUTPUT_FILE = "/github/file_commands/set_output_3f1c"

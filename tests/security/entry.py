@@ -13,9 +13,9 @@ from typing import Any
 from tests.action.git_repo import commit_all, git, write
 from tests.action.payloads import pull_request_event, push_event
 from tests.action.project import new_project
-from tests.action.runner_env import TOKEN
 from tests.support.action import ActionRun, run_action, run_cli
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 
 @dataclass

@@ -17,9 +17,9 @@ import pytest
 from tests.action.git_repo import commit_all, git, write
 from tests.action.payloads import pull_request_event, push_event
 from tests.action.project import new_project
-from tests.action.runner_env import TOKEN
 from tests.support.action import run_action
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 MARKER = "<!-- retrieval-eval:retrieval-eval -->"
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.action.runner_env import read_outputs, runner_env
+from tests.support.runner_env import read_outputs, runner_env
 
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("retrieval-eval"))
 # A safety net only: every run a test starts must end by itself far sooner.

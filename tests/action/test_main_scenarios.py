@@ -28,9 +28,9 @@ from tests.action.project import (
     fixture_lines,
     new_project,
 )
-from tests.action.runner_env import TOKEN
 from tests.support.action import ActionRun, run_action
 from tests.support.fake_github import FakeGitHub, Fault
+from tests.support.runner_env import TOKEN
 
 # Each scenario starts the Action as a process once or more (about 3 s each).
 pytestmark = pytest.mark.slow
