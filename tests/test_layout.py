@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "retrieval_eval"
+TESTS = Path(__file__).resolve().parent
 
 # The pipeline, first to last. `settings` composes the stages' own configuration types
 # (retriever tables, judge pricing, measure names), so it comes after them; `compare` is the
@@ -303,3 +304,80 @@ def test_the_walk_reaches_every_sub_package() -> None:
         "retrieval_eval.retrieval.tune",
         "retrieval_eval.retrieval.tune.grid",
     } <= walked
+
+
+# The tests mirror the package: `tests/<unit>/test_<module>.py` tests `<unit>/<module>.py`
+# (`test_<module>_<aspect>.py` when one module has several test files). These suites are
+# laid out by threat and by image instead, and keep their own names.
+SUITES_OF_THEIR_OWN = ("security", "container")
+# Test modules whose subject is not one source module, and what it is.
+CROSS_CUTTING = {
+    "test_docs.py": "README.md, docs/ and action.yml say what the product does",
+    "test_examples.py": "the command retrievers in examples/, run as a user runs them",
+    "test_layout.py": "the package's layout, and these names",
+    "author/test_quickstart.py": "the README's Quickstart, run as written",
+    "render/test_screenshot_script.py": "scripts/screenshot/, which draws the README's picture",
+    "action/test_fake_github.py": "the suite's own fake GitHub API (tests/support/fake_github.py)",
+}
+
+
+def source_modules() -> set[str]:
+    """``score/kernels``, ``retrieval/fusion`` (a package), ``pipeline``, ..."""
+    return {name.removeprefix("retrieval_eval.").replace(".", "/") for name in modules()}
+
+
+def module_named_by(test: str, known: set[str]) -> str | None:
+    """The source module a test module's path names (``score/test_kernels.py`` ->
+    ``score/kernels``); the longest one when an aspect follows (``trec/test_report_parity.py``
+    -> ``trec/report``); None when it names none."""
+    path = Path(test)
+    name = path.stem.removeprefix("test_")
+    if name == path.stem:
+        return None
+    unit = "" if path.parent == Path(".") else f"{path.parent.as_posix()}/"
+    words = name.split("_")
+    for count in range(len(words), 0, -1):
+        candidate = unit + "_".join(words[:count])
+        if candidate in known:
+            return candidate
+    return None
+
+
+def listed_test_modules() -> list[str]:
+    return sorted(
+        path.relative_to(TESTS).as_posix()
+        for path in TESTS.rglob("test_*.py")
+        if path.relative_to(TESTS).parts[0] not in SUITES_OF_THEIR_OWN
+    )
+
+
+def test_every_test_module_is_named_after_the_source_module_it_tests() -> None:
+    known = source_modules()
+    unnamed = [
+        test
+        for test in listed_test_modules()
+        if test not in CROSS_CUTTING and module_named_by(test, known) is None
+    ]
+    assert unnamed == []
+    assert [test for test in CROSS_CUTTING if not (TESTS / test).is_file()] == []
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("score/test_kernels.py", "score/kernels"),
+        ("trec/test_report_parity.py", "trec/report"),
+        ("retrieval/rerank/test_claude.py", "retrieval/rerank/claude"),
+        ("retrieval/test_fusion.py", "retrieval/fusion"),
+        ("commands/test_beir.py", "commands/beir"),
+        ("test_pipeline.py", "pipeline"),
+        ("index/test_embedding_cache.py", "index/embedding_cache"),
+        # A name that says nothing about which module, or names one of another unit.
+        ("score/test_small_metrics.py", None),
+        ("retrieval/test_beir_command.py", None),
+        ("test_sharded.py", None),
+        ("score/helpers.py", None),
+    ],
+)
+def test_the_naming_rule_itself(test: str, expected: str | None) -> None:
+    assert module_named_by(test, source_modules()) == expected
