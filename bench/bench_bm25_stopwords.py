@@ -21,11 +21,11 @@ from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_EN_PLUS
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.retrieval.builtin.bm25 import Bm25Retriever
 from retrieval_eval.retrieval.config import Bm25Config
-from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.query_scores import score_queries
 
 
 def ndcg(qrels: dict[str, dict[str, int]], rankings: dict[str, list[str]]) -> float:
-    per_query = evaluate(qrels, rankings, ["ndcg@10"])["ndcg@10"]
+    per_query = score_queries(qrels, rankings, ["ndcg@10"])["ndcg@10"]
     return float(np.mean(list(per_query.values())))
 
 

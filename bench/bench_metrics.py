@@ -53,7 +53,7 @@ def child_ours_files(queries: int, *, shuffle: bool = False) -> dict[str, float]
 
         run_path = shuffled(run_path)
     from retrieval_eval.score.kernels import compute
-    from retrieval_eval.score.measures import parse_measure
+    from retrieval_eval.score.measure_names import parse_measure
     from retrieval_eval.trec.files import read_qrels, read_run
     from retrieval_eval.trec.join import rank_against_qrels
 
@@ -83,16 +83,16 @@ def _pytrec_dicts(queries: int) -> tuple[dict[str, dict[str, int]], dict[str, di
 
 
 def child_ours_memory(queries: int) -> dict[str, float]:
-    """evaluate() on Python mappings: the call the Action makes (rankings already ranked)."""
+    """score_queries() on Python mappings: the call a run makes (rankings already ranked)."""
     qrels, run = _pytrec_dicts(queries)
     # The generator writes each query's lines in trec_eval order, and dicts keep it.
     rankings = {qid: list(docs) for qid, docs in run.items()}
     del run
-    from retrieval_eval.score.evaluate import evaluate
+    from retrieval_eval.score.query_scores import score_queries
 
     baseline = _peak_mb()
     start = time.perf_counter()
-    results = evaluate(qrels, rankings, OURS)
+    results = score_queries(qrels, rankings, OURS)
     seconds = time.perf_counter() - start
     means = {name: statistics.fmean(values.values()) for name, values in results.items()}
     return {"seconds": seconds, "peak_mb": _peak_mb(), "baseline_mb": baseline, **means}
@@ -304,7 +304,7 @@ def render(rows: list[dict[str, object]], args: argparse.Namespace) -> str:
         )
     lines += [
         "",
-        "From in-memory data (ours: `evaluate()` on ranked lists; ranx: warm, threads=1,",
+        "From in-memory data (ours: `score_queries()` on ranked lists; ranx: warm, threads=1,",
         "on Qrels/Run already built):",
         "",
         "| queries | ours | ranx warm | ranx / ours | ranx build Qrels+Run | ranx JIT (cold) |",

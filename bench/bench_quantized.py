@@ -35,7 +35,7 @@ from retrieval_eval.retrieval.registry import (  # noqa: E402
     close_retriever,
 )
 from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index  # noqa: E402
-from retrieval_eval.score.evaluate import evaluate  # noqa: E402
+from retrieval_eval.score.query_scores import score_queries  # noqa: E402
 
 
 def long_passages(corpus: Path, count: int) -> list[str]:
@@ -64,7 +64,7 @@ def ndcg(model_dir: Path, dataset: Path, threads: int) -> tuple[float, float]:
     timed = run_queries(retriever, [QuerySpec(q, t) for q, t in data.queries.items()], 10)
     close_retriever(retriever)
     ranking = {t.query_id: [hit.doc_id for hit in t.result.hits] for t in timed}
-    scores = evaluate(data.qrels, ranking, ["ndcg@10"])["ndcg@10"]
+    scores = score_queries(data.qrels, ranking, ["ndcg@10"])["ndcg@10"]
     return statistics.fmean(scores.get(q, 0.0) for q in data.qrels), index_s
 
 

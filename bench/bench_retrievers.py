@@ -39,7 +39,7 @@ from retrieval_eval.retrieval.registry import (
     close_retriever,
 )
 from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index
-from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.query_scores import score_queries
 
 MEASURES = ("ndcg@10", "mrr@10", "p@5", "recall@100")
 SYSTEMS = ("bm25", "bm25s-lucene", "bm25-1.2-0.75", "fts5", "like", "dense", "hybrid")
@@ -131,7 +131,7 @@ def child(system: str, dataset: Path) -> dict[str, object]:
     }
     before_mb = _rss_mb()
     index_s, query_s, rankings = runners.get(system, lambda: _ours(system, config, data))()
-    scores = evaluate(data.qrels, rankings, list(MEASURES))
+    scores = score_queries(data.qrels, rankings, list(MEASURES))
     return {
         "system": system,
         **{m: statistics.fmean(scores[m].values()) for m in MEASURES},

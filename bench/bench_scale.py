@@ -87,7 +87,7 @@ def _child(args: dict[str, Any]) -> dict[str, Any]:
     )
     from retrieval_eval.retrieval.search import RetrieverPool  # noqa: F401 (import cost, as a run)
     from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index
-    from retrieval_eval.score.evaluate import evaluate
+    from retrieval_eval.score.query_scores import score_queries
 
     data = json.loads(Path(args["corpus"]).read_text(encoding="utf-8"))
     corpus = Corpus(
@@ -117,7 +117,7 @@ def _child(args: dict[str, Any]) -> dict[str, Any]:
     latencies = sorted(t.latency_s * 1000 for t in timed)
     qrels = {qid: {doc: 1} for qid, _, doc in data["queries"]}
     ranking = {t.query_id: [hit.doc_id for hit in t.result.hits] for t in timed}
-    mrr = evaluate(qrels, ranking, ["mrr@10"])["mrr@10"]
+    mrr = score_queries(qrels, ranking, ["mrr@10"])["mrr@10"]
     return {
         "index_s": index_s,
         "query_p50_ms": latencies[len(latencies) // 2],

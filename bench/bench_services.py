@@ -35,7 +35,7 @@ from retrieval_eval.load.beir import load_beir
 from retrieval_eval.retrieval.builtin.collapse import ChunkTable
 from retrieval_eval.retrieval.builtin.dense import model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.query_scores import score_queries
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.services import chroma_server, postgres_server
@@ -93,7 +93,7 @@ def _exact(dataset: Path, cache_dir: Path) -> dict[str, float]:
         query = embedding.embed([text])[0].astype(np.float64)
         scores = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query))
         rankings[query_id] = [hit.doc_id for hit in table.top_documents(scores, everything, K)]
-    per_query = evaluate(data.qrels, rankings, list(MEASURES))
+    per_query = score_queries(data.qrels, rankings, list(MEASURES))
     return {m: float(np.mean(list(per_query[m].values()))) for m in MEASURES}
 
 

@@ -1,19 +1,24 @@
 """The package reads as the pipeline it runs, and its imports point one way.
 
 Each stage may import itself, the stages before it and the shared modules; it
-never imports a later stage or an edge. docs/architecture.md draws the same
-order. The walk reads every import statement in ``src/`` (also those inside
-functions), so a lazy import cannot hide an upward dependency.
+never imports a later stage, a tool or an edge. A tool is a program of its own
+beside the run: it may use the stages up to a point, and only its own command
+imports it. docs/architecture.md draws the same order. The walk reads every
+import statement in ``src/`` (also those inside functions), so a lazy import
+cannot hide an upward dependency, nor a circle between two modules of one unit.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "retrieval_eval"
+TESTS = Path(__file__).resolve().parent
 
 # The pipeline, first to last. `settings` composes the stages' own configuration types
 # (retriever tables, judge pricing, measure names), so it comes after them; `compare` is the
@@ -25,13 +30,27 @@ STAGES = (
     "index",
     "retrieval",
     "score",
-    "trec",
     "settings",
     "compare",
     "render",
     "pipeline",
     "prepare",
 )
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A unit that is its own program, not a stage of the run."""
+
+    after: str  # the last stage it may import (and every stage before it)
+    imported_by: frozenset[str]  # the only modules outside the tool that may import it
+
+
+# `trec` is `retrieval-eval trec`, trec_eval over run and qrels files: it reuses score/'s
+# kernels and measure names, and the run never calls it.
+TOOLS: Mapping[str, Tool] = {
+    "trec": Tool(after="score", imported_by=frozenset({"retrieval_eval.commands.trec"})),
+}
 # Small modules every stage may use; they import nothing but each other. `trust` keeps
 # secrets out of child processes and redacts every line written out; `sharding` picks a
 # shard's slice of chunks or queries; `claude_api` is the one Messages API call and reply
@@ -45,7 +64,7 @@ EDGES = frozenset({"action", "commands", "author", "cli", "__main__"})
 
 
 def unit_of(module: str) -> str:
-    """`retrieval_eval.score.measure` -> `score`; `retrieval_eval` -> ``""``."""
+    """`retrieval_eval.score.measurements` -> `score`; `retrieval_eval` -> ``""``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
 
@@ -71,13 +90,22 @@ def imports(path: Path) -> list[tuple[int, str]]:
 
 
 def allowed(importer: str, imported: str) -> bool:
-    if imported in SHARED or importer == imported:
+    """May module ``importer`` import module ``imported``?"""
+    importer_unit, imported_unit = unit_of(importer), unit_of(imported)
+    if imported_unit == "__version__":
+        imported_unit = ""
+    if importer_unit == imported_unit:
         return True
-    if importer in EDGES:
+    if imported_unit in TOOLS:
+        return importer in TOOLS[imported_unit].imported_by
+    if imported_unit in SHARED:
         return True
-    if importer in SHARED or imported in EDGES:
+    if importer_unit in EDGES:
+        return True
+    if importer_unit in SHARED or imported_unit in EDGES:
         return False
-    return STAGES.index(imported) <= STAGES.index(importer)
+    last = TOOLS[importer_unit].after if importer_unit in TOOLS else importer_unit
+    return STAGES.index(imported_unit) <= STAGES.index(last)
 
 
 def source_files() -> list[Path]:
@@ -88,39 +116,177 @@ def source_files() -> list[Path]:
 def violations() -> list[str]:
     found = []
     for path in source_files():
-        importer = unit_of(module_name(path))
+        importer = module_name(path)
         for line, name in imports(path):
-            imported = unit_of(name)
-            if imported == "__version__":
-                imported = ""
-            if not allowed(importer, imported):
+            if not allowed(importer, name):
                 where = path.relative_to(PACKAGE.parent)
-                found.append(f"{where}:{line}: {importer} imports {name}")
+                found.append(f"{where}:{line}: {unit_of(importer)} imports {name}")
     return found
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in source_files()}
+
+
+def imported_modules(path: Path, known: Mapping[str, Path]) -> set[str]:
+    """The package's modules this file imports; ``from a import b`` names ``a.b`` when b is one."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                found.add(submodule if submodule in known else node.module)
+    return {name for name in found if name in known}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module -> the modules of its own unit it imports (package ``__init__`` included)."""
+    known = modules()
+    return {
+        name: {
+            other
+            for other in imported_modules(path, known)
+            if other != name and unit_of(other) == unit_of(name)
+        }
+        for name, path in known.items()
+    }
+
+
+def circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """One circle ``[a, b, ..., a]`` for each group of modules that import each other.
+
+    The groups are the strongly connected components of more than one module (Tarjan's
+    algorithm); each is shown as its shortest circle through its first module by name.
+    """
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(_shortest_circle(graph, group) for group in groups)
+
+
+def _shortest_circle(graph: Mapping[str, set[str]], group: set[str]) -> list[str]:
+    start = min(group)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for other in sorted(graph.get(node, set()) & group):
+                if other == start:
+                    return [*paths[node], start]
+                if other not in paths:
+                    paths[other] = [*paths[node], other]
+                    following.append(other)
+        frontier = following
+    raise AssertionError(f"{sorted(group)} is not a circle")
+
+
+def as_files(circle: list[str]) -> str:
+    names = (str(modules()[name].relative_to(PACKAGE.parent)) for name in circle)
+    return " -> ".join(names)
 
 
 def test_every_unit_is_placed() -> None:
     units = {unit_of(module_name(path)) for path in source_files()}
-    assert units == set(STAGES) | SHARED | EDGES
+    assert units == set(STAGES) | set(TOOLS) | SHARED | EDGES
+    assert not set(STAGES) & set(TOOLS)
+    assert all(tool.after in STAGES for tool in TOOLS.values())
+    assert all(name in modules() for tool in TOOLS.values() for name in tool.imported_by)
 
 
 def test_imports_point_down_the_pipeline() -> None:
     assert violations() == []
 
 
+def test_no_unit_has_an_import_circle() -> None:
+    """Two modules of one unit that import each other, directly or through others, are one
+    module in two files: neither can be read (or imported) without the other."""
+    assert [as_files(circle) for circle in circles(import_graph())] == []
+
+
+@pytest.mark.parametrize(
+    ("graph", "expected"),
+    [
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+        ({"a": {"b"}, "b": {"a"}}, [["a", "b", "a"]]),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c", "a"]]),
+        (
+            {"a": {"b"}, "b": {"a"}, "x": {"y"}, "y": {"z"}, "z": {"x", "y"}},
+            [["a", "b", "a"], ["x", "y", "z", "x"]],
+        ),
+        ({"a": {"b", "c"}, "b": {"d"}, "c": {"a"}, "d": {"b"}}, [["a", "c", "a"], ["b", "d", "b"]]),
+    ],
+)
+def test_the_circle_finder(graph: dict[str, set[str]], expected: list[list[str]]) -> None:
+    assert circles(graph) == expected
+
+
+def test_a_function_level_import_counts(tmp_path: Path) -> None:
+    """A lazy import inside a function is an import too: it closes a circle all the same."""
+    source = tmp_path / "lazy.py"
+    source.write_text(
+        "def later() -> None:\n"
+        "    from retrieval_eval.score import kernels\n"
+        "    import retrieval_eval.score.stats\n",
+        encoding="utf-8",
+    )
+    found = imported_modules(source, modules())
+    assert found == {"retrieval_eval.score.kernels", "retrieval_eval.score.stats"}
+
+
 @pytest.mark.parametrize(
     ("importer", "imported", "expected"),
     [
-        ("score", "retrieval", True),
-        ("retrieval", "score", False),
-        ("render", "compare", True),
-        ("compare", "render", False),
-        ("load", "errors", True),
-        ("vocabulary", "settings", False),
-        ("pipeline", "action", False),
-        ("action", "pipeline", True),
-        ("trec", "score", True),
-        ("score", "trec", False),
+        ("retrieval_eval.score.kernels", "retrieval_eval.retrieval.base", True),
+        ("retrieval_eval.retrieval.base", "retrieval_eval.score.kernels", False),
+        ("retrieval_eval.render.markdown", "retrieval_eval.compare.gate", True),
+        ("retrieval_eval.compare.gate", "retrieval_eval.render.markdown", False),
+        ("retrieval_eval.load.corpus", "retrieval_eval.errors", True),
+        ("retrieval_eval.vocabulary", "retrieval_eval.settings", False),
+        ("retrieval_eval.pipeline", "retrieval_eval.action.main", False),
+        ("retrieval_eval.action.main", "retrieval_eval.pipeline", True),
+        # A tool uses the stages up to its own place, never those after it.
+        ("retrieval_eval.trec.kernels", "retrieval_eval.score.kernels", True),
+        ("retrieval_eval.trec.files", "retrieval_eval.load.input_files", True),
+        ("retrieval_eval.trec.report", "retrieval_eval.settings", False),
+        ("retrieval_eval.trec.report", "retrieval_eval.compare.gate", False),
+        ("retrieval_eval.trec.report", "retrieval_eval.commands.trec", False),
+        # Only its own command imports it: no stage, no other edge.
+        ("retrieval_eval.commands.trec", "retrieval_eval.trec.report", True),
+        ("retrieval_eval.commands.run", "retrieval_eval.trec.report", False),
+        ("retrieval_eval.action.main", "retrieval_eval.trec.report", False),
+        ("retrieval_eval.score.kernels", "retrieval_eval.trec.kernels", False),
+        ("retrieval_eval.pipeline", "retrieval_eval.trec.report", False),
+        ("retrieval_eval.trec.report", "retrieval_eval.trec.kernels", True),
     ],
 )
 def test_the_rule_itself(importer: str, imported: str, expected: bool) -> None:
@@ -138,3 +304,80 @@ def test_the_walk_reaches_every_sub_package() -> None:
         "retrieval_eval.retrieval.tune",
         "retrieval_eval.retrieval.tune.grid",
     } <= walked
+
+
+# The tests mirror the package: `tests/<unit>/test_<module>.py` tests `<unit>/<module>.py`
+# (`test_<module>_<aspect>.py` when one module has several test files). These suites are
+# laid out by threat and by image instead, and keep their own names.
+SUITES_OF_THEIR_OWN = ("security", "container")
+# Test modules whose subject is not one source module, and what it is.
+CROSS_CUTTING = {
+    "test_docs.py": "README.md, docs/ and action.yml say what the product does",
+    "test_examples.py": "the command retrievers in examples/, run as a user runs them",
+    "test_layout.py": "the package's layout, and these names",
+    "author/test_quickstart.py": "the README's Quickstart, run as written",
+    "render/test_screenshot_script.py": "scripts/screenshot/, which draws the README's picture",
+    "action/test_fake_github.py": "the suite's own fake GitHub API (tests/support/fake_github.py)",
+}
+
+
+def source_modules() -> set[str]:
+    """``score/kernels``, ``retrieval/fusion`` (a package), ``pipeline``, ..."""
+    return {name.removeprefix("retrieval_eval.").replace(".", "/") for name in modules()}
+
+
+def module_named_by(test: str, known: set[str]) -> str | None:
+    """The source module a test module's path names (``score/test_kernels.py`` ->
+    ``score/kernels``); the longest one when an aspect follows (``trec/test_report_parity.py``
+    -> ``trec/report``); None when it names none."""
+    path = Path(test)
+    name = path.stem.removeprefix("test_")
+    if name == path.stem:
+        return None
+    unit = "" if path.parent == Path(".") else f"{path.parent.as_posix()}/"
+    words = name.split("_")
+    for count in range(len(words), 0, -1):
+        candidate = unit + "_".join(words[:count])
+        if candidate in known:
+            return candidate
+    return None
+
+
+def listed_test_modules() -> list[str]:
+    return sorted(
+        path.relative_to(TESTS).as_posix()
+        for path in TESTS.rglob("test_*.py")
+        if path.relative_to(TESTS).parts[0] not in SUITES_OF_THEIR_OWN
+    )
+
+
+def test_every_test_module_is_named_after_the_source_module_it_tests() -> None:
+    known = source_modules()
+    unnamed = [
+        test
+        for test in listed_test_modules()
+        if test not in CROSS_CUTTING and module_named_by(test, known) is None
+    ]
+    assert unnamed == []
+    assert [test for test in CROSS_CUTTING if not (TESTS / test).is_file()] == []
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("score/test_kernels.py", "score/kernels"),
+        ("trec/test_report_parity.py", "trec/report"),
+        ("retrieval/rerank/test_claude.py", "retrieval/rerank/claude"),
+        ("retrieval/test_fusion.py", "retrieval/fusion"),
+        ("commands/test_beir.py", "commands/beir"),
+        ("test_pipeline.py", "pipeline"),
+        ("index/test_embedding_cache.py", "index/embedding_cache"),
+        # A name that says nothing about which module, or names one of another unit.
+        ("score/test_small_metrics.py", None),
+        ("retrieval/test_beir_command.py", None),
+        ("test_sharded.py", None),
+        ("score/helpers.py", None),
+    ],
+)
+def test_the_naming_rule_itself(test: str, expected: str | None) -> None:
+    assert module_named_by(test, source_modules()) == expected

@@ -2,9 +2,10 @@
 → gate → verdict → write.
 
 Only orchestration lives here; each step is a function in its own module.
-Everything that can fail on bad input (settings, datasets, baseline) is
-checked before the slow part starts, and nothing is written until every
-dataset has been evaluated, so an error never leaves half the files updated.
+The settings, the datasets and the baseline are checked before the slow part
+starts; the history (it only draws the report's sparklines) is read after it,
+when the report is assembled. Nothing is written until every dataset has been
+evaluated and the history read, so an error never leaves half the files updated.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetReport, RunReport
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
 from retrieval_eval.score.judge import ClaudeJudge, build_client
-from retrieval_eval.score.measure import dataset_fingerprint, measure_dataset, retrieval_types
+from retrieval_eval.score.measurements import dataset_fingerprint, measure_dataset, retrieval_types
 from retrieval_eval.settings import JudgeSettings, RunSettings
 from retrieval_eval.sharding import Shard
 from retrieval_eval.validate import Problem, ValidationReport, validate_datasets

@@ -61,7 +61,11 @@ class QueryResult(_Frozen):
 
 
 class Aggregate(_Frozen):
-    """Mean over the scored queries with its 95% bootstrap confidence interval."""
+    """Mean over the ``n`` queries that have the metric, with its 95% bootstrap interval.
+
+    For a measure those are the scored queries; groundedness counts only fixtures with
+    ``expected_keywords``, and the judge's mean the judged queries (it has no interval).
+    """
 
     value: float
     ci_low: float | None = None

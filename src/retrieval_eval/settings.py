@@ -190,7 +190,7 @@ class RunSettings(BaseModel):
     @field_validator("measures")
     @classmethod
     def _known_measures(cls, measures: tuple[str, ...]) -> tuple[str, ...]:
-        from retrieval_eval.score.measures import parse_measure
+        from retrieval_eval.score.measure_names import parse_measure
 
         canonical = []
         for name in measures:

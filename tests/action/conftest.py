@@ -4,9 +4,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.action.runner_env import TOKEN
 from tests.security.harness import repo  # a pull request on a real git repository
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from pydantic import SecretStr
 from retrieval_eval.action.changed_files import ChangedFiles, changed_files
 from retrieval_eval.action.github_api import FileChange, GitHubApi, GitHubApiError
 from tests.action.git_repo import commit_all, git, init_repo, write
-from tests.action.runner_env import TOKEN
 from tests.support.fake_github import FakeGitHub, Fault
+from tests.support.runner_env import TOKEN
 
 
 def repo_with_a_pull_request(tmp_path: Path) -> tuple[Path, str, str]:

@@ -14,9 +14,9 @@ from retrieval_eval.action.comment import (
     room_for_report,
 )
 from retrieval_eval.action.github_api import GitHubApi
-from tests.action.runner_env import TOKEN
 from tests.security.entry import new_world
 from tests.support.fake_github import GITHUB_ACTIONS_BOT, FakeGitHub
+from tests.support.runner_env import TOKEN
 
 HUMAN = {"login": "alice", "id": 1, "type": "User"}
 

@@ -9,8 +9,8 @@ import urllib.request
 import pytest
 from github import Auth, Github
 
-from tests.action.runner_env import TOKEN
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 
 def test_requests_without_a_token_are_401(github: FakeGitHub) -> None:

@@ -8,8 +8,8 @@ import pytest
 from pydantic import SecretStr
 
 from retrieval_eval.action.github_api import GITHUB_ACTIONS_BOT, GitHubApi, GitHubApiError
-from tests.action.runner_env import TOKEN
 from tests.support.fake_github import FakeGitHub, Fault
+from tests.support.runner_env import TOKEN
 
 HEAD = "a" * 40
 

@@ -6,7 +6,7 @@ import pytest
 
 from retrieval_eval.action.inputs import load_action_settings
 from retrieval_eval.errors import ConfigError
-from tests.action.runner_env import TOKEN, runner_env
+from tests.support.runner_env import TOKEN, runner_env
 
 
 def test_defaults_as_the_runner_passes_them(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from retrieval_eval.action.main import run_action
 from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.vocabulary import ExitCode
-from tests.action.runner_env import TOKEN, read_outputs, runner_env
+from tests.support.runner_env import TOKEN, read_outputs, runner_env
 
 
 def test_an_unreadable_event_still_leaves_a_summary_and_an_output(tmp_path: Path) -> None:

@@ -17,9 +17,10 @@ import pytest
 
 from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.project import CONFIG, NOTES, project_files
-from tests.action.runner_env import TOKEN
-from tests.security.harness import CONSOLE_SCRIPT, Repo
+from tests.security.harness import Repo
+from tests.support.action import CONSOLE_SCRIPT
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 pytestmark = pytest.mark.slow
 

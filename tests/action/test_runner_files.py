@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.action.runner_files import RunnerFiles
-from tests.action.runner_env import read_outputs
+from tests.support.runner_env import read_outputs
 
 
 def test_multiline_values_survive_and_cannot_inject_outputs(tmp_path: Path) -> None:

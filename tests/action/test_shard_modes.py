@@ -18,7 +18,7 @@ from retrieval_eval.index.model_install import default_model_dir
 from tests.action.git_repo import commit_all, git
 from tests.action.payloads import push_event
 from tests.action.project import CONFIG, SEMANTIC_FIXTURES, fixture_lines, new_project
-from tests.action.test_action_scenarios import (
+from tests.action.test_main_scenarios import (
     MARKER,
     RUN_URL,
     Repo,

@@ -13,7 +13,7 @@ from retrieval_eval.compare.baseline import BaselineDataset, BaselineQuery
 from retrieval_eval.compare.ratchet import ratchet_entry
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.vocabulary import LATENCY_P95
-from tests.action.runner_env import runner_env
+from tests.support.runner_env import runner_env
 
 QUERIES = ("q1", "q2", "q3")
 QUALITY = ("mrr@10", "ndcg@10")

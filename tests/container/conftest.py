@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.action.runner_env import TOKEN
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 NEEDS_DOCKER = {
     "test_runner_container.py",

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.action.git_repo import git
-from tests.action.runner_env import TOKEN, read_outputs, runner_env
+from tests.support.action import action_env
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN, read_outputs
 
 WORKSPACE = "/github/workspace"
 OUTPUT_FILE = "/github/file_commands/set_output_3f1c"
@@ -53,23 +54,18 @@ def run_container(
     for folder in (home, file_commands, workflow):
         folder.mkdir(parents=True, exist_ok=True)
     (workflow / "event.json").write_text(json.dumps(payload), encoding="utf-8")
-    env = runner_env(
+    env = action_env(
         Path(WORKSPACE),
         event_name=event_name,
         event_path=Path("/github/workflow/event.json"),
         api_url=api_url,
         sha=sha,
+        output=Path(OUTPUT_FILE),
+        summary=Path(SUMMARY_FILE),
+        home=Path("/github/home"),
         **inputs,
     )
-    env.update(
-        {
-            "HOME": "/github/home",
-            "CI": "true",
-            "GITHUB_OUTPUT": OUTPUT_FILE,
-            "GITHUB_STEP_SUMMARY": SUMMARY_FILE,
-            "RUNNER_TEMP": "/github/runner_temp",
-        }
-    )
+    env.update({"CI": "true", "RUNNER_TEMP": "/github/runner_temp"})
     command = [
         "docker", "run", "--rm", f"--network={network}", "--workdir", WORKSPACE,
         "-v", f"{workspace}:{WORKSPACE}",

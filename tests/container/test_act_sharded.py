@@ -29,7 +29,6 @@ import pytest
 from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import pull_request_event
 from tests.action.project import CONFIG, SEMANTIC_FIXTURES, fixture_lines, project_files
-from tests.action.runner_env import TOKEN
 from tests.action.test_shard_modes import without_timings
 from tests.container.runner import (
     record_timing,
@@ -38,6 +37,7 @@ from tests.container.runner import (
     serve_base_commit_files,
 )
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 

@@ -26,9 +26,9 @@ import pytest
 from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import pull_request_event
 from tests.action.project import project_files
-from tests.action.runner_env import TOKEN
 from tests.container.runner import record_timing, run_act, serve_base_commit_files
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 

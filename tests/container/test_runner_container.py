@@ -17,7 +17,6 @@ import pytest
 from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import pull_request_event, push_event, workflow_dispatch_event
 from tests.action.project import REGRESSING_NOTES, new_project
-from tests.action.runner_env import TOKEN
 from tests.container.runner import (
     ContainerRun,
     record_timing,
@@ -25,6 +24,7 @@ from tests.container.runner import (
     serve_base_commit_files,
 )
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 

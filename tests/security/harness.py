@@ -7,10 +7,6 @@ author (or a broken environment) can do, and asserts what the reviewer sees.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,11 +17,10 @@ import pytest
 from tests.action.git_repo import commit_all, git, write
 from tests.action.payloads import pull_request_event, push_event
 from tests.action.project import new_project
-from tests.action.runner_env import TOKEN, read_outputs, runner_env
+from tests.support.action import run_action
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
-# The entry point a user's runner starts (the container's ENTRYPOINT), never `python -m`.
-CONSOLE_SCRIPT = str(Path(sys.executable).with_name("retrieval-eval"))
 MARKER = "<!-- retrieval-eval:retrieval-eval -->"
 
 
@@ -72,43 +67,18 @@ class Repo:
         **inputs: str,
     ) -> Run:
         self.count += 1
-        run_dir = self.runs / f"run{self.count}"
-        run_dir.mkdir(parents=True)
-        event_path = run_dir / "event.json"
-        event_path.write_text(json.dumps(payload), encoding="utf-8")
         inputs.setdefault("github_retry_seconds", "5")
-        env = runner_env(
+        run = run_action(
             self.path,
+            self.runs / f"run{self.count}",
             event_name=event_name,
-            event_path=event_path,
+            payload=payload,
             api_url=self.github.base_url,
             sha=sha,
+            extra_env=extra_env,
             **inputs,
         )
-        env.update(
-            GITHUB_OUTPUT=str(run_dir / "github_output"),
-            GITHUB_STEP_SUMMARY=str(run_dir / "step_summary.md"),
-            PATH=os.environ.get("PATH", "/usr/bin:/bin"),
-            HOME=str(run_dir),
-            LANG="C.UTF-8",
-        )
-        env.update(extra_env or {})
-        completed = subprocess.run(
-            [CONSOLE_SCRIPT, "action"],
-            cwd=self.path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        summary = run_dir / "step_summary.md"
-        return Run(
-            returncode=completed.returncode,
-            log=completed.stdout + completed.stderr,
-            outputs=read_outputs(run_dir / "github_output"),
-            summary=summary.read_text(encoding="utf-8") if summary.exists() else "",
-        )
+        return Run(returncode=run.returncode, log=run.log, outputs=run.outputs, summary=run.summary)
 
     def pull_request(
         self,

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from tests.action.runner_env import TOKEN
 from tests.security.entry import World, new_world
 from tests.security.harness import MARKER
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 OTHER_BOT = {"login": "release-notes[bot]", "id": 7, "type": "Bot"}
 APP = {"login": "retrieval-checks[bot]", "id": 99, "type": "Bot"}

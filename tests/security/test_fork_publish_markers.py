@@ -13,11 +13,11 @@ import pytest
 
 from retrieval_eval.action.comment import find_own_comment
 from retrieval_eval.action.github_api import GITHUB_ACTIONS_BOT, Comment
-from tests.action.action_run import run_action
 from tests.action.payloads import workflow_run_event
-from tests.action.runner_env import TOKEN
 from tests.render.github_html import read
+from tests.support.action import run_action
 from tests.support.fake_github import FakeGitHub
+from tests.support.runner_env import TOKEN
 
 HEAD = "a" * 40
 FORGED = "<!-- retrieval-eval:nightly-benchmark -->"

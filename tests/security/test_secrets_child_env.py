@@ -18,8 +18,8 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.action.runner_env import TOKEN
 from tests.security.entry import ActionRun, World, run_cli, world_in
+from tests.support.runner_env import TOKEN
 
 
 @pytest.fixture

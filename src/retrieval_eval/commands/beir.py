@@ -28,8 +28,8 @@ from retrieval_eval.retrieval.registry import (
     close_retriever,
 )
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
-from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.latency import latency_summary
+from retrieval_eval.score.query_scores import score_queries
 from retrieval_eval.vocabulary import ExitCode
 
 BUILT_IN = ("dense", "bm25", "hybrid", "like")
@@ -109,7 +109,7 @@ def beir(
             close_retriever(retriever)
 
     rankings = {t.query_id: [hit.doc_id for hit in t.result.hits] for t in timed}
-    per_query = evaluate(data.qrels, rankings, list(MEASURES))
+    per_query = score_queries(data.qrels, rankings, list(MEASURES))
     latency = latency_summary([t.latency_s for t in timed])
     summary: dict[str, object] = {
         "dataset": str(directory),

@@ -60,9 +60,9 @@ def trec(
     from the rank column, exactly as trec_eval does.
     """
     from retrieval_eval.trec.report import as_json as to_json
-    from retrieval_eval.trec.report import format_trec, trec_evaluate
+    from retrieval_eval.trec.report import format_trec, score_trec_run
 
-    result = trec_evaluate(qrels, run, measures, complete=complete, level=level, max_docs=max_docs)
+    result = score_trec_run(qrels, run, measures, complete=complete, level=level, max_docs=max_docs)
     if as_json:
         click.echo(json.dumps(to_json(result, per_query=per_query), indent=2))
     else:

@@ -36,8 +36,8 @@ from retrieval_eval.retrieval.timed import QuerySpec, time_index
 from retrieval_eval.retrieval.tune.cached_runs import retrieve_sides
 from retrieval_eval.retrieval.tune.grid import expand_grid, parse_param, settings_label, toml_block
 from retrieval_eval.score.cross_validation import cross_validate
-from retrieval_eval.score.evaluate import evaluate
-from retrieval_eval.score.measures import parse_measure
+from retrieval_eval.score.measure_names import parse_measure
+from retrieval_eval.score.query_scores import score_queries
 from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
 
@@ -217,13 +217,13 @@ def _tune(
     k = parse_measure(measure).k or depth
     scores = np.empty((len(grid), len(judged)), dtype=np.float64)
     for row, rankings in enumerate(cached.grid_rankings(grid, k)):
-        per_query = evaluate(data.qrels, rankings, [measure])[measure]
+        per_query = score_queries(data.qrels, rankings, [measure])[measure]
         scores[row] = [per_query[qid] for qid in judged]
     search_s = time.perf_counter() - started
     result = cross_validate(scores, judged, folds=folds, seed=seed)
     alone = {}
     for side in HYBRID_SIDES:
-        per_query = evaluate(data.qrels, cached.side_rankings(side, k), [measure])[measure]
+        per_query = score_queries(data.qrels, cached.side_rankings(side, k), [measure])[measure]
         alone[side] = float(np.mean([per_query[qid] for qid in judged]))
 
     best = grid[result.in_sample_best]

@@ -1,10 +1,12 @@
 """Gate one dataset's measurements: against its baseline, its thresholds and its own fixtures.
 
-The relative gate compares means over the queries both runs share, so adding
-or removing a fixture can never pass for a regression (or cause one); the
+The relative gate compares a measure's means over the queries both runs share, so
+adding or removing a fixture can never pass for a regression (or cause one); the
 added and removed queries are listed instead. Removing (or renaming) most of a
 dataset's queries would leave that comparison nothing to say, so more than
-``max_removed_share`` of them missing fails, like a removed dataset.
+``max_removed_share`` of them missing fails, like a removed dataset. Latency p95 and
+cost per query are not per-query means: when gated, this run's value over all its
+queries is compared with the one the baseline recorded.
 """
 
 from __future__ import annotations

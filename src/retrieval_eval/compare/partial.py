@@ -21,7 +21,7 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.results import DatasetReport, Latency, QueryResult
 from retrieval_eval.score.latency import cost_summary, latency_summary
-from retrieval_eval.score.measure import aggregates, breakdowns
+from retrieval_eval.score.measurements import aggregates, breakdowns
 from retrieval_eval.score.repeats import merge_spreads
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.sharding import Shard

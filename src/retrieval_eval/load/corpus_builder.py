@@ -1,8 +1,9 @@
 """The rules every corpus format shares, applied in one place.
 
 Whatever the source (JSONL, BEIR, Markdown, Bear), a duplicate id must name
-both places it was defined, and an empty document is skipped (and counted, so
-the report can warn) rather than indexed as noise.
+both places it was defined, and an empty document is skipped rather than indexed as
+noise, and counted (``retrieval-eval validate`` warns about it; a dataset may still
+name it).
 """
 
 from __future__ import annotations

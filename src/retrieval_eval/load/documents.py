@@ -29,8 +29,9 @@ class Document:
 class Corpus:
     """A loaded corpus.
 
-    ``skipped_empty`` lists ids of empty documents that were warned about and left
-    out; they still count as existing when datasets are checked against the corpus.
+    ``skipped_empty`` lists ids of empty documents that were left out (``retrieval-eval
+    validate`` warns about them); they still count as existing when datasets are checked
+    against the corpus.
     """
 
     documents: tuple[Document, ...]

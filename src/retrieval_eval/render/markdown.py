@@ -1,9 +1,10 @@
 """Render report.md / the PR comment from the packaged template.
 
-One template, rendered twice: in full for report.md and the step summary, and
-capped for a PR comment (GitHub rejects bodies over 65,536 characters). Capping
-shows fewer rows per section, each with a note saying how many were left out,
-rather than cutting the text mid-table.
+One template, rendered in full for report.md and capped for the Action's two other
+copies: the PR comment (GitHub rejects bodies over 65,536 characters) and the job
+summary (the runner refuses one over 1 MiB, counted in bytes). Capping shows fewer
+rows per section, each with a note saying how many were left out, rather than
+cutting the text mid-table.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from retrieval_eval.compare.history import SPARKLINE_POINTS
 from retrieval_eval.compare.verdict import check_text
 from retrieval_eval.render.filters import FILTERS
+from retrieval_eval.render.gate_note import latency_cost_note
 from retrieval_eval.render.summary import (
     dataset_status,
     delta_text,
@@ -57,6 +59,7 @@ def template_environment() -> SandboxedEnvironment:
         check_text=check_text,
         dataset_status=dataset_status,
         delta_text=delta_text,
+        latency_cost_note=latency_cost_note,
         metric_row=metric_row,
         no_break=no_break,
         resolution=resolution_text,

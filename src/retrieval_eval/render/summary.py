@@ -1,7 +1,8 @@
 """What the top of the comment says about each dataset: failing or not, its status, its trend.
 
-A reviewer reads the verdict, then one row per dataset, failing rows first; only the
-failing datasets are shown in full. These helpers decide that order and the words.
+A reviewer reads the verdict, then one row per dataset, failing rows first; the failing
+datasets' sections follow, open, and the passing ones' inside one collapsed section.
+These helpers decide that order and the words.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Per-query values of every measure, vectorised over all queries at once.
 
-Definitions follow trec_eval (checked against pytrec_eval in tests/score):
+Definitions follow trec_eval (checked against pytrec_eval, trec_eval's own C code, in tests/trec):
 
 - ``p@k``      relevant in the top k, divided by k even if fewer were returned.
 - ``recall@k`` relevant in the top k / relevant judged.
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrieval_eval.score.measures import Measure
+from retrieval_eval.score.measure_names import Measure
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from retrieval_eval.results import RepeatSpread
-from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.query_scores import score_queries
 
 # Two per-query values closer than this are the same score (float summation noise).
 _SAME = 1e-12
@@ -26,7 +26,7 @@ def repeated_measures(
 ) -> tuple[dict[str, dict[str, float]], RepeatSpread]:
     """Measure name -> query id -> the mean over ``runs`` (rankings, one mapping per
     repeat); and the spread between the repeats."""
-    scored = [evaluate(qrels, rankings, list(measures)) for rankings in runs]
+    scored = [score_queries(qrels, rankings, list(measures)) for rankings in runs]
     means: dict[str, dict[str, float]] = {}
     per_repeat: dict[str, tuple[float, ...]] = {}
     varied: dict[str, int] = {}

@@ -37,7 +37,7 @@ import math
 import numpy as np
 
 from retrieval_eval.score.kernels import compute
-from retrieval_eval.score.measures import Measure
+from retrieval_eval.score.measure_names import Measure
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
 from retrieval_eval.trec.graded import gain_measure
 from retrieval_eval.trec.hits import TrecHits

@@ -39,7 +39,7 @@ class TrecResult:
     text: dict[str, tuple[str, ...]]  # printed name -> per-query text (relstring)
 
 
-def trec_evaluate(
+def score_trec_run(
     qrels_path: Path,
     run_path: Path,
     measure_names: tuple[str, ...] = (),

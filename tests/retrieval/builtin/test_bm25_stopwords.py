@@ -12,7 +12,7 @@ import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 
 from retrieval_eval.load.beir import load_beir
-from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.query_scores import score_queries
 
 CLI = Path(sys.executable).parent / "retrieval-eval"
 
@@ -30,7 +30,9 @@ def _reference(directory: Path, *, with_title: bool) -> float:
         tokens = bm25s.tokenize([query], stopwords=words, show_progress=False)
         found, _ = model.retrieve(tokens, k=100, show_progress=False)
         rankings[qid] = [ids[i] for i in found[0]]
-    return float(np.mean(list(evaluate(data.qrels, rankings, ["ndcg@10"])["ndcg@10"].values())))
+    return float(
+        np.mean(list(score_queries(data.qrels, rankings, ["ndcg@10"])["ndcg@10"].values()))
+    )
 
 
 def _ours(directory: Path, tmp_path: Path, stopwords: str) -> float:

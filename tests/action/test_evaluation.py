@@ -7,8 +7,8 @@ from pathlib import Path
 from retrieval_eval.action.inputs import load_action_settings
 from tests.action.git_repo import git
 from tests.action.payloads import pull_request_event
-from tests.action.runner_env import runner_env
 from tests.security.harness import Repo, Run
+from tests.support.runner_env import runner_env
 
 KEY = "sk-ant-action-secret-0815"
 

@@ -1,67 +1,17 @@
-"""The gate's two decisions as tables: a metric row's status, and the run's verdict.
+"""The run's verdict and headline as a table (compare/verdict.py's decide).
 
-The end-to-end gate tests (test_gate.py) run real retrievers; these pin every
-branch of each decision on hand-built inputs, one row of the table each.
+The end-to-end gate tests (test_gate.py) run real retrievers; this pins every
+branch of the decision on hand-built inputs, one row of the table each.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.compare.gate import row_status
 from retrieval_eval.compare.verdict import decide
 from retrieval_eval.results import DatasetReport, FixtureFailure, MetricRow
-from retrieval_eval.settings import Threshold
-from retrieval_eval.vocabulary import RowStatus, Verdict
+from retrieval_eval.vocabulary import Verdict
 from tests.render.reports import dataset, mrr_row, query
-
-FLOOR = Threshold(min=0.5)  # passes at 0.6, fails at 0.4
-CEILING = Threshold(max=500.0)  # a latency ceiling: fails at 600
-
-
-@pytest.mark.parametrize(
-    ("drop", "gated", "threshold", "current", "has_baseline", "expected"),
-    [
-        # A gated drop beyond the 5% tolerance regresses, whatever the threshold says.
-        (0.10, True, FLOOR, 0.6, True, "regressed"),
-        (0.10, True, None, 0.6, True, "regressed"),
-        # At the tolerance (float noise included) it does not.
-        (0.05, True, None, 0.6, True, "ok"),
-        (0.05 + 1e-12, True, None, 0.6, True, "ok"),
-        # An ungated drop never regresses; its threshold is its only gate.
-        (0.50, False, FLOOR, 0.6, True, "ok"),
-        (0.50, False, None, 0.6, True, "not-gated"),
-        # A breached threshold, with or without a baseline.
-        (None, True, FLOOR, 0.4, False, "below-threshold"),
-        (0.00, True, FLOOR, 0.4, True, "below-threshold"),
-        (None, False, CEILING, 600.0, False, "above-ceiling"),
-        (0.01, False, CEILING, 600.0, True, "above-ceiling"),
-        # No baseline value: new when the dataset has a baseline, ok when it is being set.
-        (None, True, None, 0.6, True, "new"),
-        (None, True, None, 0.6, False, "ok"),
-        # Better than the baseline by more than float noise is an improvement.
-        (-0.10, True, None, 0.6, True, "improved"),
-        (-1e-12, True, None, 0.6, True, "ok"),
-        (0.0, True, FLOOR, 0.6, True, "ok"),
-    ],
-)
-def test_row_status(
-    drop: float | None,
-    gated: bool,
-    threshold: Threshold | None,
-    current: float,
-    has_baseline: bool,
-    expected: RowStatus,
-) -> None:
-    status = row_status(
-        drop,
-        gated=gated,
-        tolerance=0.05,
-        threshold=threshold,
-        current=current,
-        has_baseline=has_baseline,
-    )
-    assert status == expected
 
 
 def _dataset(

@@ -14,7 +14,7 @@ import pytest
 
 from tests.action.git_repo import commit_all, git
 from tests.action.project import CONFIG, NOTES, REGRESSING_NOTES, new_project
-from tests.action.test_action_scenarios import MARKER, Repo, branch, establish_baseline_on_main
+from tests.action.test_main_scenarios import MARKER, Repo, branch, establish_baseline_on_main
 from tests.support.fake_github import FakeGitHub
 
 pytestmark = pytest.mark.slow

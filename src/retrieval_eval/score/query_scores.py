@@ -1,4 +1,7 @@
-"""Score ranked results against graded judgments: the one call the Action makes.
+"""Score ranked results against graded judgments, per query.
+
+Every run scores its datasets with it (``measurements.py``, for ``run``, the shards and the
+Action alike), and so do ``beir`` and ``tune``.
 
 Which queries count differs from trec_eval on purpose. trec_eval averages over
 the queries present in both qrels and run (unless ``-c``), so a retriever that
@@ -14,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from retrieval_eval.score.kernels import compute
-from retrieval_eval.score.measures import parse_measure
+from retrieval_eval.score.measure_names import parse_measure
 from retrieval_eval.score.ranked import from_mappings
 
 
-def evaluate(
+def score_queries(
     qrels: Mapping[str, Mapping[str, int]],
     rankings: Mapping[str, Sequence[str]],
     measures: Sequence[str],

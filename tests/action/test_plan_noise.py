@@ -17,7 +17,7 @@ import pytest
 from tests.action.git_repo import commit_all, init_repo, write
 from tests.action.project import FIXTURES as PROJECT_FIXTURES
 from tests.action.project import REGRESSING_NOTES, fixture_lines, new_project
-from tests.action.test_action_scenarios import Repo, branch, establish_baseline_on_main
+from tests.action.test_main_scenarios import Repo, branch, establish_baseline_on_main
 from tests.compare.noise_project import QUERIES, answers, config, project_files
 from tests.support.fake_github import FakeGitHub
 

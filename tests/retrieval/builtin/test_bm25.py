@@ -12,7 +12,7 @@ from retrieval_eval.load.documents import Corpus, Document
 from retrieval_eval.retrieval.builtin.bm25 import Bm25Retriever
 from retrieval_eval.retrieval.config import Bm25Config
 from retrieval_eval.retrieval.timed import QuerySpec, run_queries
-from retrieval_eval.score.evaluate import evaluate
+from retrieval_eval.score.query_scores import score_queries
 
 
 def _index(corpus: Corpus, **settings: object) -> Bm25Retriever:
@@ -135,7 +135,7 @@ def test_cranfield_quality_matches_the_measured_band(cranfield_beir: Path) -> No
     retriever = _index(data.corpus)
     timed = run_queries(retriever, [QuerySpec(q, t) for q, t in data.queries.items()], 100)
     rankings = {t.query_id: [h.doc_id for h in t.result.hits] for t in timed}
-    scores = evaluate(data.qrels, rankings, ["ndcg@10"])["ndcg@10"]
+    scores = score_queries(data.qrels, rankings, ["ndcg@10"])["ndcg@10"]
     assert sum(scores.values()) / len(scores) == pytest.approx(0.3165, abs=0.01)
 
 

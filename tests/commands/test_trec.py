@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from retrieval_eval.errors import InputError
 from retrieval_eval.trec import tokens as trec_tokens
 from retrieval_eval.trec.files import read_qrels
-from retrieval_eval.trec.report import format_trec, trec_evaluate
+from retrieval_eval.trec.report import format_trec, score_trec_run
 
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -243,7 +243,7 @@ def test_irregular_whitespace_comments_and_long_scores_parse_like_clean_files(
     ):
         (tmp_path / f"{name}.qrels").write_text(qrels_text)
         (tmp_path / f"{name}.run").write_text(run_text)
-        result = trec_evaluate(
+        result = score_trec_run(
             tmp_path / f"{name}.qrels", tmp_path / f"{name}.run", ("map", "ndcg_cut.3", "num_ret")
         )
         outputs.append(format_trec(result, per_query=True))
@@ -257,15 +257,15 @@ def test_lines_split_across_read_blocks(
 ) -> None:
     qrels, run = cranfield_files
     measures = ("map", "ndcg_cut.10", "P.5", "num_ret")
-    whole = format_trec(trec_evaluate(qrels, run, measures), per_query=True)
+    whole = format_trec(score_trec_run(qrels, run, measures), per_query=True)
     long_id = "x" * 300  # longer than a whole block: the buffer has to grow
     long_run = tmp_path / "run_with_long_id"
     long_run.write_text(run.read_text() + f"1 Q0 {long_id} 1 -100 t\n")
     monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", 64)
-    assert format_trec(trec_evaluate(qrels, run, measures), per_query=True) == whole
-    with_long = format_trec(trec_evaluate(qrels, long_run, measures), per_query=True)
+    assert format_trec(score_trec_run(qrels, run, measures), per_query=True) == whole
+    with_long = format_trec(score_trec_run(qrels, long_run, measures), per_query=True)
     monkeypatch.undo()
-    assert with_long == format_trec(trec_evaluate(qrels, long_run, measures), per_query=True)
+    assert with_long == format_trec(score_trec_run(qrels, long_run, measures), per_query=True)
 
 
 def _trec_order_lines(run: dict[str, dict[str, str]]) -> list[str]:
@@ -450,10 +450,12 @@ def test_any_mix_of_line_endings_reads_like_newlines(
     (tmp_path / "clean").write_text("\n".join(lines) + "\n")
     measures = ("map", "P.2", "num_ret", "recip_rank")
     want = format_trec(
-        trec_evaluate(tmp_path / "qrels", tmp_path / "clean", measures), per_query=True
+        score_trec_run(tmp_path / "qrels", tmp_path / "clean", measures), per_query=True
     )
     monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", block)
-    got = format_trec(trec_evaluate(tmp_path / "qrels", tmp_path / "run", measures), per_query=True)
+    got = format_trec(
+        score_trec_run(tmp_path / "qrels", tmp_path / "run", measures), per_query=True
+    )
     assert got == want
 
 

@@ -2,7 +2,8 @@
 
 Aggregates are means over the scored queries: a query that returned nothing
 scores 0 and stays in the mean, while ``expect_empty`` fixtures are left out
-of every mean — they pass or fail on their own negative assertion.
+of every mean — they pass or fail on their own negative assertion. Groundedness
+is measured only on fixtures with ``expected_keywords``, so its mean is over those.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from retrieval_eval.results import (
 )
 from retrieval_eval.retrieval.search import SearchedDataset
 from retrieval_eval.score.breakdown import group_means, group_members
-from retrieval_eval.score.evaluate import evaluate
 from retrieval_eval.score.groundedness import groundedness
 from retrieval_eval.score.latency import cost_summary, latency_summary
+from retrieval_eval.score.query_scores import score_queries
 from retrieval_eval.score.repeats import repeated_measures
 from retrieval_eval.score.stats import bootstrap_ci
 from retrieval_eval.vocabulary import GROUNDEDNESS
@@ -45,7 +46,7 @@ def measure_dataset(
     scored = [lf for lf in fixtures if not lf.fixture.expect_empty]
     qrels = {lf.fixture.query_id: lf.fixture.grades() for lf in scored}
     rankings = {qid: [hit.doc_id for hit in by_id[qid].result.hits] for qid in qrels}
-    per_measure = evaluate(qrels, rankings, list(measures))
+    per_measure = score_queries(qrels, rankings, list(measures))
     spread = None
     if searched.repeats:  # each query's mean over the repeats is its value
         more = [

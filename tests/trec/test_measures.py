@@ -1,3 +1,5 @@
+"""trec_eval's measure names, parameters and defaults (trec/measures.py)."""
+
 from __future__ import annotations
 
 import re
@@ -5,56 +7,7 @@ import re
 import pytest
 
 from retrieval_eval.errors import ConfigError
-from retrieval_eval.score.measures import parse_measure
 from retrieval_eval.trec.measures import parse_trec_measures
-
-
-@pytest.mark.parametrize(
-    ("text", "name"),
-    [
-        ("mrr@10", "mrr@10"),
-        ("MRR@10", "mrr@10"),
-        ("mrr", "mrr"),
-        ("ndcg@10", "ndcg@10"),
-        ("p@5", "p@5"),
-        ("recall@100", "recall@100"),
-        ("map", "map"),
-        ("map@10", "map@10"),
-        ("hit_rate@3", "hit_rate@3"),
-        ("r_precision", "r_precision"),
-    ],
-)
-def test_parse_measure_canonical_names(text: str, name: str) -> None:
-    assert parse_measure(text).name == name
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        (
-            "ndcg",
-            "measure 'ndcg' needs a cut-off, e.g. ndcg@10; accepted: mrr, mrr@K, ndcg@K, p@K, "
-            "recall@K, map, map@K, hit_rate@K, r_precision (K >= 1)",
-        ),
-        ("p@0", "measure 'p@0' has cut-off 0; cut-offs start at 1"),
-        (
-            "r_precision@5",
-            "unknown measure 'r_precision@5'; accepted: mrr, mrr@K, ndcg@K, p@K, recall@K, "
-            "map, map@K, hit_rate@K, r_precision (K >= 1)",
-        ),
-        (
-            "precision@5",
-            "unknown measure 'precision@5'; accepted: mrr, mrr@K, ndcg@K, p@K, recall@K, "
-            "map, map@K, hit_rate@K, r_precision (K >= 1)",
-        ),
-    ],
-)
-def test_parse_measure_errors_name_the_input_and_the_accepted_forms(
-    text: str, message: str
-) -> None:
-    with pytest.raises(ConfigError) as error:
-        parse_measure(text)
-    assert str(error.value) == message
 
 
 def test_trec_measures_follow_trec_eval_order_and_defaults() -> None:

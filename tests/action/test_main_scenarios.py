@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.index.model_install import default_model_dir
-from tests.action.action_run import ActionRun, run_action
 from tests.action.git_repo import commit_all, git, write
 from tests.action.payloads import (
     pull_request_event,
@@ -29,8 +28,9 @@ from tests.action.project import (
     fixture_lines,
     new_project,
 )
-from tests.action.runner_env import TOKEN
+from tests.support.action import ActionRun, run_action
 from tests.support.fake_github import FakeGitHub, Fault
+from tests.support.runner_env import TOKEN
 
 # Each scenario starts the Action as a process once or more (about 3 s each).
 pytestmark = pytest.mark.slow

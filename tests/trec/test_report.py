@@ -2,7 +2,7 @@
 
 1,000 seeded random qrels/run pairs through each entry point: the ``trec``
 file path (must equal trec_eval exactly, query set included) and the
-``evaluate`` API (same values; its query set is documented to differ).
+``score_queries`` API (same values; its query set is documented to differ).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from retrieval_eval.score.evaluate import evaluate
-from retrieval_eval.trec.report import trec_evaluate
+from retrieval_eval.score.query_scores import score_queries
+from retrieval_eval.trec.report import score_trec_run
 from tests.trec.random_cases import random_case, write_case
 
 CASES = 1000
@@ -46,7 +46,7 @@ def test_trec_files_match_pytrec_eval_on_random_pairs(tmp_path: Path) -> None:
         expected = _pytrec(case.qrels, case.run, PYTREC_MEASURES)
         if not expected:
             continue  # no query in both files: trec_eval refuses too (tested elsewhere)
-        result = trec_evaluate(qrels_path, run_path, TREC_MEASURES)
+        result = score_trec_run(qrels_path, run_path, TREC_MEASURES)
         assert list(result.query_ids) == sorted(expected), f"seed {seed}: query set"
         for name, values in result.per_query.items():
             for qid, value in zip(result.query_ids, values.tolist(), strict=True):
@@ -72,7 +72,7 @@ def test_complete_flag_averages_over_every_qrels_query(tmp_path: Path) -> None:
         # A query absent from the run is scored against an empty ranking: every measure 0.
         empty_run = {qid: case.run.get(qid, {}) for qid in case.qrels}
         expected = _pytrec(case.qrels, empty_run, PYTREC_MEASURES)
-        result = trec_evaluate(
+        result = score_trec_run(
             qrels_path, run_path, ("map", "ndcg_cut.10", "num_rel", "num_ret"), complete=True
         )
         assert list(result.query_ids) == sorted(case.qrels)
@@ -140,7 +140,7 @@ def test_evaluate_matches_pytrec_eval_on_random_pairs() -> None:
             )
             for qid, docs in case.run.items()
         }
-        ours = evaluate(case.qrels, rankings, OUR_MEASURES)
+        ours = score_queries(case.qrels, rankings, OUR_MEASURES)
         scored = {
             qid: {doc: float(len(r) - i) for i, doc in enumerate(r)} for qid, r in rankings.items()
         }
@@ -179,6 +179,6 @@ def test_line_order_does_not_change_numbers(tmp_path: Path, seed: int) -> None:
             type(case)(case.qrels, case.run, case.score_text, order), folder, seed
         )
         results.append(
-            trec_evaluate(qrels_path, run_path, ("map", "ndcg_cut.5", "recip_rank")).summary
+            score_trec_run(qrels_path, run_path, ("map", "ndcg_cut.5", "recip_rank")).summary
         )
     assert results[0] == results[1] == results[2]

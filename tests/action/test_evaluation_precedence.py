@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.action.action_run import run_action
 from tests.action.git_repo import commit_all, write
 from tests.action.payloads import push_event
 from tests.action.project import CONFIG, new_project
+from tests.support.action import run_action
 from tests.support.fake_github import FakeGitHub
 
 FILE_KEYS = """\

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from retrieval_eval.trec import tokens as trec_tokens
 from retrieval_eval.trec.measures import parse_trec_measures
-from retrieval_eval.trec.report import TrecResult, format_trec, trec_evaluate
+from retrieval_eval.trec.report import TrecResult, format_trec, score_trec_run
 from tests.trec.random_cases import Case, random_case, write_case
 
 CLI = Path(sys.executable).with_name("retrieval-eval")
@@ -263,7 +263,7 @@ def test_every_measure_matches_trec_eval_on_random_pairs(tmp_path: Path, level: 
         want = oracle(case.qrels, case.run, level)
         if not want:
             continue
-        result = trec_evaluate(qrels_path, run_path, ("all_trec",), level=level)
+        result = score_trec_run(qrels_path, run_path, ("all_trec",), level=level)
         assert list(result.query_ids) == sorted(want), f"seed {seed}: query set"
         checked += _check_values(result, want, f"seed {seed}")
     assert checked > 5_000
@@ -282,7 +282,7 @@ def test_max_docs_per_query_counts_only_the_top_of_each_ranking(tmp_path: Path, 
         want = oracle(case.qrels, _cut_run(case.run, depth))
         if not want:
             continue
-        result = trec_evaluate(qrels_path, run_path, ("all_trec",), max_docs=depth)
+        result = score_trec_run(qrels_path, run_path, ("all_trec",), max_docs=depth)
         checked += _check_values(result, want, f"seed {seed}")
     assert checked > 1_000
 
@@ -457,7 +457,7 @@ def test_any_id_length_file_size_and_query_order_parses_like_trec_eval(
     want = oracle(case.qrels, case.run)
     if not want:
         return
-    result = trec_evaluate(qrels_path, run_path, (nickname,))
+    result = score_trec_run(qrels_path, run_path, (nickname,))
     assert list(result.query_ids) == sorted(want)
     _check_values(result, want, "drawn")
     names = printed_names((nickname,))
