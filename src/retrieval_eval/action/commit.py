@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from retrieval_eval.action.deliver import deliver
-from retrieval_eval.action.evaluation import Evaluated, evaluate
+from retrieval_eval.action.evaluation import Evaluated, run_and_record
 from retrieval_eval.action.event import CommitActivity
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
@@ -33,7 +33,7 @@ def run_commit(
     commands: RunnerFiles,
 ) -> ExitCode:
     run = plan.settings
-    result = evaluate(settings, plan, notices=(), write_baseline=True, commands=commands)
+    result = run_and_record(settings, plan, notices=(), write_baseline=True, commands=commands)
     if result.verdict == "baseline-established" and run is not None:
         commands.notice(
             f"Baseline established in {run.baseline.name}; commit it in a following step "

@@ -37,7 +37,7 @@ class Evaluated:
     metrics: dict[str, dict[str, float]]
 
 
-def evaluate(
+def run_and_record(
     settings: ActionSettings,
     plan: RunPlan,
     *,

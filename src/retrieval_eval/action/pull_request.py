@@ -19,7 +19,7 @@ from retrieval_eval.action.baseline_source import (
 from retrieval_eval.action.changed_files import ChangedFiles, changed_files
 from retrieval_eval.action.checkout import checked_out_code_problem
 from retrieval_eval.action.deliver import deliver, mark_comment_skipped
-from retrieval_eval.action.evaluation import Evaluated, evaluate, failed
+from retrieval_eval.action.evaluation import Evaluated, failed, run_and_record
 from retrieval_eval.action.event import PullRequestActivity
 from retrieval_eval.action.fork import ForkMetadata, write_fork_results
 from retrieval_eval.action.github_api import GitHubApi
@@ -75,7 +75,7 @@ def run_pull_request(
         if stale is not None:
             notices.append(stale)
         # The baseline read from the base commit is a scratch copy: never write to it.
-        result = evaluate(
+        result = run_and_record(
             settings,
             plan,
             baseline=choice.path,
