@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from tests.action.project import CONFIG, new_project
+from tests.support.action import CONSOLE_SCRIPT
 
 pytestmark = pytest.mark.slow
 
-CONSOLE_SCRIPT = str(Path(sys.executable).with_name("retrieval-eval"))
 SECRET = "my-secret-value-0123456789"
 
 # The commands that run a retriever or read the configured corpus, each with the arguments

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from tests.action.git_repo import commit_all, git, init_repo
-from tests.security.entry import CONSOLE_SCRIPT
+from tests.support.action import CONSOLE_SCRIPT
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # What the base image is built from; its tag is a hash of them (scripts/release.sh).
