@@ -187,11 +187,12 @@ def next_steps(outcome: RunOutcome, settings: RunSettings | None, here: Path) ->
             lines.append(f'  [dataset_thresholds."{_toml_key(dataset.name)}"]')
             for row in rows:
                 bound = "max" if row.status == "above-ceiling" else "min"
-                value = (
-                    math.ceil(row.current * 100) / 100
-                    if bound == "max"
-                    else math.floor(row.current * 100) / 100
+                # Rounded away from the bar at the precision the report shows the metric in.
+                scale = 10 ** (
+                    4 if row.metric.endswith("_usd") else 1 if row.metric.endswith("_ms") else 2
                 )
+                rounding = math.ceil if bound == "max" else math.floor
+                value = rounding(row.current * scale) / scale
                 lines.append(f'  "{_toml_key(row.metric)}" = {{ {bound} = {value:g} }}')
         return lines
     if outcome.verdict == "invalid":
