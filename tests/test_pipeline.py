@@ -90,7 +90,10 @@ def test_bad_config_exits_2_naming_key_and_file(project: Project) -> None:
     (project.root / "retrieval-eval.toml").write_text("tolerence = 0.1\n", encoding="utf-8")
     result = cli(project, "run")
     assert result.returncode == 2
-    assert result.stderr.strip() == "error: retrieval-eval.toml: unknown key 'tolerence'"
+    assert (
+        result.stderr.strip()
+        == "error: retrieval-eval.toml: unknown key 'tolerence'; did you mean 'tolerance'?"
+    )
 
 
 @pytest.mark.slow

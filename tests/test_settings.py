@@ -95,7 +95,7 @@ def test_unknown_key_names_the_key_and_the_file(tmp_path: Path) -> None:
     config.write_text("tolerence = 0.1\n", encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         load(tmp_path)
-    assert str(caught.value) == f"{config}: unknown key 'tolerence'"
+    assert str(caught.value) == f"{config}: unknown key 'tolerence'; did you mean 'tolerance'?"
 
 
 def test_unknown_nested_key_names_its_path(tmp_path: Path) -> None:
@@ -103,7 +103,7 @@ def test_unknown_nested_key_names_its_path(tmp_path: Path) -> None:
     config.write_text("[retrievers.bm25]\nk_1 = 1.2\n", encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         load(tmp_path)
-    assert str(caught.value) == f"{config}: unknown key 'retrievers.bm25.k_1'"
+    assert str(caught.value) == f"{config}: unknown key 'retrievers.bm25.k_1'; did you mean 'k1'?"
 
 
 def test_bad_value_names_the_key_and_what_is_wrong(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ invoked, so ``retrieval-eval validate`` does not pay for importing chromadb.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import select
 import sys
@@ -49,6 +50,16 @@ class _LazyGroup(click.Group):
         module_name, attribute = entry[0].split(":")
         command: click.Command = getattr(importlib.import_module(module_name), attribute)
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and name not in _COMMANDS and not name.startswith("-"):
+            close = difflib.get_close_matches(name, list(_COMMANDS), n=2, cutoff=0.5)
+            hint = " Did you mean " + " or ".join(f"'{c}'" for c in close) + "?" if close else ""
+            ctx.fail(f"No such command '{name}'.{hint}")
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Listing must not import every command (and with them chromadb).

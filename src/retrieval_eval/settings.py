@@ -8,12 +8,14 @@ so a run is fully described by it.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -26,7 +28,7 @@ from pydantic import (
     model_validator,
 )
 
-from retrieval_eval.errors import ConfigError
+from retrieval_eval.errors import ConfigError, shown_path
 from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
@@ -515,22 +517,85 @@ def _sources(
 
 
 def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> RunSettings:
+    """Every problem, one per line, each as `SOURCE: message`: a user fixing a file sees
+    all of it at once."""
     try:
         return RunSettings.model_validate(merged)
     except ValidationError as error:
-        first = error.errors()[0]
-        key = _key_path(first["loc"], merged) or "(settings)"
-        top = str(first["loc"][0]) if first["loc"] else ""
-        source = source_of.get(top, "settings")
-        kind: str = first["type"]
-        if kind == "extra_forbidden":
-            message = f"unknown key '{key}'"
+        found: list[tuple[str, str, str, str]] = []  # (source, key, anchor, message)
+        for problem in error.errors():
+            location = problem["loc"]
+            key = _key_path(location, merged) or "(settings)"
+            top = str(location[0]) if location else ""
+            source = source_of.get(top, "settings")
+            if problem["type"] == "extra_forbidden":
+                message = f"unknown key '{key}'"
+                guess = _closest_key(location)
+                if guess is not None:
+                    message += f"; did you mean '{guess}'?"
+            else:
+                message = f"bad value for '{key}': {_plain(problem['msg'])}"
+            # A union member's own step (`literal[False]`) names no key of the file.
+            tagged = bool(location) and "[" in str(location[-1])
+            anchor = _key_path(location[:-1], merged) if tagged else key
+            found.append((source, key, anchor, message))
+        # A value a union rejects is reported once per member: keep the deepest, which says
+        # what is wrong inside the table (`{ mn = 0.5 }`), not that it is not `false` either.
+        lines: list[tuple[str, str]] = []
+        for source, key, anchor, message in found:
+            deeper = any(o != key and o.startswith(anchor + ".") for _, o, _, _ in found)
+            if not deeper and (source, message) not in lines:
+                lines.append((source, message))
+        # The first line's source is the error's file; each further line names its own.
+        first_source, first_message = lines[0]
+        rest = [f"{shown_path(source)}: {message}" for source, message in lines[1:]]
+        raise ConfigError("\n".join([first_message, *rest]), file=first_source) from None
+
+
+def _closest_key(location: tuple[int | str, ...]) -> str | None:
+    """The known key nearest the mistyped last step of ``location``, if one is close."""
+    if not location:
+        return None
+    keys = _known_keys(location[:-1])
+    matches = difflib.get_close_matches(str(location[-1]), keys, n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def _known_keys(location: tuple[int | str, ...]) -> list[str]:
+    """The keys the settings model accepts at ``location`` (pydantic's steps for unions
+    and validators, which name no model field, are stepped over)."""
+    types: list[Any] = [RunSettings]
+    for part in location:
+        stepped: list[Any] = []
+        for candidate in _flatten(types):
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                field = candidate.model_fields.get(str(part)) or next(
+                    (f for f in candidate.model_fields.values() if f.alias == str(part)), None
+                )
+                if field is not None:
+                    stepped.append(field.annotation)
+            elif get_origin(candidate) in (dict, Mapping) and get_args(candidate):
+                stepped.append(get_args(candidate)[-1])
+            elif get_origin(candidate) in (list, tuple) and get_args(candidate):
+                stepped.append(get_args(candidate)[0])
+        if stepped:
+            types = stepped
+    keys: list[str] = []
+    for candidate in _flatten(types):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            for name, field in candidate.model_fields.items():
+                keys.append(field.alias or name)
+    return keys
+
+
+def _flatten(types: list[Any]) -> list[Any]:
+    flat: list[Any] = []
+    for candidate in types:
+        if get_origin(candidate) in (Union, UnionType, Annotated):
+            flat.extend(_flatten(list(get_args(candidate))))
         else:
-            message = f"bad value for '{key}': {_plain(first['msg'])}"
-        more = len(error.errors()) - 1
-        if more:
-            message += f" (and {more} more problem{'s' if more > 1 else ''})"
-        raise ConfigError(message, file=source) from None
+            flat.append(candidate)
+    return flat
 
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")

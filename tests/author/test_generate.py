@@ -117,7 +117,9 @@ def test_existing_files_are_not_replaced_without_force(project: Path) -> None:
     (project / "datasets" / "semantic.jsonl").write_text("mine\n")
     result = retrieval_eval("generate", cwd=project)
     assert result.returncode == 2
-    assert "semantic.jsonl: exists; pass --force to replace it" in result.stderr
+    assert (
+        "semantic.jsonl: exists; pass --append to add fixtures to it, or --force" in result.stderr
+    )
     assert (project / "datasets" / "semantic.jsonl").read_text() == "mine\n"
 
 

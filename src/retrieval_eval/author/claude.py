@@ -61,11 +61,17 @@ class CachedClaude:
         self.calls = 0
         self.cached_calls = 0
 
-    def ask(self, prompt: str, *, about: str) -> Reply:
+    def _cache_path(self, prompt: str) -> Path:
         key = hashlib.sha256(
             json.dumps([self.model, self._version, prompt], ensure_ascii=False).encode()
         ).hexdigest()
-        path = self._cache_dir / key[:2] / f"{key}.json"
+        return self._cache_dir / key[:2] / f"{key}.json"
+
+    def is_cached(self, prompt: str) -> bool:
+        return _read_cache(self._cache_path(prompt)) is not None
+
+    def ask(self, prompt: str, *, about: str) -> Reply:
+        path = self._cache_path(prompt)
         cached = _read_cache(path)
         if cached is not None:
             self.cached_calls += 1

@@ -43,6 +43,19 @@ _RETRIEVAL_MARKERS = re.compile(
     r"embedding|retriev\w*|vector_store|vectorstore|tsvector)\b",
     re.IGNORECASE,
 )
+# Definitions that mark a file as the user's own retriever, whatever it imports: a TF-IDF
+# module of the standard library alone still has `class DocsSearch` or `def search(`.
+_RETRIEVER_DEFINITIONS = re.compile(
+    r"^\s*(?:class\s+\w*(?:Search|Retriev)\w*\b"
+    r"|(?:async\s+)?def\s+(?:search|retrieve)\w*\s*\("
+    r"|(?:export\s+)?(?:async\s+)?function\s+(?:search|retrieve)\w*\s*\(|func\s+\w*Search)",
+    re.MULTILINE,
+)
+# File and folder names that mark retrieval code: `search/`, `retriever.py`, `rag/`, ...
+RETRIEVAL_NAMES = ("search", "retriever", "retrieval", "rag", "index", "ranking")
+_NAME_WORDS = re.compile(r"[a-z0-9]+")
+# Tests of the retriever do not change its numbers; their folders stay out of `paths`.
+_TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__"})
 _PREFIX_BYTES = 64 * 1024
 _MAX_FILES = 20_000
 
@@ -59,6 +72,8 @@ class CorpusGuess:
 class Detected:
     corpus: CorpusGuess | None
     code_dirs: tuple[str, ...]  # folders holding retrieval code, relative, / separators
+    # Markdown in a documentation folder (`docs/`), not chosen while anything else was found.
+    skipped_docs: CorpusGuess | None = None
 
 
 def detect(root: Path) -> Detected:
@@ -89,16 +104,30 @@ def detect(root: Path) -> Detected:
                 )
             elif lower.endswith(_BEAR_SUFFIXES) and _is_bear(path):
                 candidates.append(CorpusGuess(_rel(path, root), "bear", 0, "a Bear database"))
-            elif path.suffix in _CODE_SUFFIXES and _is_retrieval_code(path):
+            elif path.suffix in _CODE_SUFFIXES and _is_retrieval_code(path, rel):
                 code_dirs.add(rel or ".")
-    candidates.extend(_markdown_roots(markdown))
+    roots = _markdown_roots(markdown)
+    docs = [r for r in roots if _in_docs(r.path)]
+    candidates.extend(r for r in roots if not _in_docs(r.path))
     corpus = max(candidates, key=_rank, default=None)
-    return Detected(corpus=corpus, code_dirs=_outermost(code_dirs))
+    in_docs = max(docs, key=_rank, default=None)
+    if corpus is None and in_docs is not None:
+        # Nothing else to choose: a documentation folder is the corpus (docs/notes/ often is).
+        reason = f"{in_docs.documents} Markdown notes in a documentation folder"
+        return Detected(
+            corpus=CorpusGuess(in_docs.path, "markdown", in_docs.documents, reason),
+            code_dirs=_outermost(code_dirs),
+        )
+    return Detected(corpus=corpus, code_dirs=_outermost(code_dirs), skipped_docs=in_docs)
+
+
+def _in_docs(rel: str) -> bool:
+    return rel.split("/")[0] in {"docs", "doc"}
 
 
 def _markdown_roots(counts: dict[str, int]) -> list[CorpusGuess]:
     """Folders of notes: the outermost folder whose subtree holds at least 3 notes,
-    excluding `docs/`-style documentation folders at the repository root."""
+    `docs/`-style documentation folders included (the caller ranks them last)."""
     totals: dict[str, int] = {}
     for rel, count in counts.items():
         parts = rel.split("/") if rel else []
@@ -107,7 +136,7 @@ def _markdown_roots(counts: dict[str, int]) -> list[CorpusGuess]:
             totals[key] = totals.get(key, 0) + count
     roots = []
     for rel, total in totals.items():
-        if not rel or rel.split("/")[0] in {"docs", "doc"} or total < 3:
+        if not rel or total < 3:
             continue
         parent = rel.rpartition("/")[0]
         if parent and totals.get(parent, 0) == total:
@@ -165,5 +194,14 @@ def _is_bear(path: Path) -> bool:
     return prefix.startswith(_SQLITE_MAGIC) and b"ZSFNOTE" in prefix
 
 
-def _is_retrieval_code(path: Path) -> bool:
-    return bool(_RETRIEVAL_MARKERS.search(_prefix(path).decode("utf-8", "replace")))
+def _is_retrieval_code(path: Path, rel: str) -> bool:
+    folders = rel.split("/") if rel else []
+    if any(folder.lower() in _TEST_DIRS for folder in folders):
+        return False
+    words = {w for part in (*folders, path.stem) for w in _NAME_WORDS.findall(part.lower())}
+    if words & {"test", "tests", "conftest"}:
+        return False
+    if words & set(RETRIEVAL_NAMES):
+        return True
+    text = _prefix(path).decode("utf-8", "replace")
+    return bool(_RETRIEVAL_MARKERS.search(text) or _RETRIEVER_DEFINITIONS.search(text))

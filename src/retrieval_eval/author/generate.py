@@ -18,7 +18,7 @@ import math
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from retrieval_eval.author.claude import CachedClaude, CostCapReached
@@ -102,48 +102,86 @@ def generate(
     checker: Checker,
     *,
     progress: Callable[[str], None] = lambda message: None,
+    existing: Mapping[RetrievalType, Sequence[Fixture]] | None = None,
 ) -> GenerateResult:
+    """``existing`` holds the fixtures already in each file (``--append``): their ids are
+    not reused and their documents are asked about last."""
     docs = [d for d in corpus.documents if len(d.text.strip()) >= _MIN_DOC_CHARS]
     order = stratified_order(docs, seed=plan.seed)
     rare = RareTerms(corpus)
     result = GenerateResult(files=[])
-    used: set[str] = set()
+    used = _used_documents(existing)
     try:
         for retrieval_type in plan.types:
             file_result = FileResult(retrieval_type)
             result.files.append(file_result)
-            _fill_file(file_result, plan, order, used, rare, claude, checker, corpus, progress)
+            taken = {f.query_id for f in (existing or {}).get(retrieval_type, ())}
+            requests = _requests(retrieval_type, plan, order, used, corpus, taken, rare)
+            _fill_file(file_result, requests, plan, rare, claude, checker, corpus, progress)
     except CostCapReached as error:
         result.stopped = error.message
     return result
 
 
-def _fill_file(
-    out: FileResult,
+def first_prompt(
+    corpus: Corpus,
+    plan: GeneratePlan,
+    existing: Mapping[RetrievalType, Sequence[Fixture]] | None = None,
+) -> str | None:
+    """The first prompt `generate` will send, known before any retriever is indexed:
+    when its answer is not cached, the run needs an API key. None when nothing is asked."""
+    if not plan.types:
+        return None
+    docs = [d for d in corpus.documents if len(d.text.strip()) >= _MIN_DOC_CHARS]
+    order = stratified_order(docs, seed=plan.seed)
+    used = _used_documents(existing)
+    rtype = plan.types[0]
+    taken = {f.query_id for f in (existing or {}).get(rtype, ())}
+    rare = RareTerms(corpus)
+    request = next(_requests(rtype, plan, order, used, corpus, taken, rare), None)
+    return _prompt(request, rare) if request is not None else None
+
+
+def _used_documents(existing: Mapping[RetrievalType, Sequence[Fixture]] | None) -> set[str]:
+    return {
+        i for fixtures in (existing or {}).values() for f in fixtures for i in f.expected_top_k_ids
+    }
+
+
+@dataclass(frozen=True)
+class _Request:
+    query_id: str
+    style: Style
+    sources: tuple[Document, ...]
+    tag: str | None
+    empty: bool = False  # an `expect_empty` case, about sources[0] with a tag nothing has
+
+
+def _requests(
+    rtype: RetrievalType,
     plan: GeneratePlan,
     order: list[Document],
     used: set[str],
-    rare: RareTerms,
-    claude: CachedClaude,
-    checker: Checker,
     corpus: Corpus,
-    progress: Callable[[str], None],
-) -> None:
-    rtype = out.retrieval_type
+    taken: set[str],
+    rare: RareTerms,
+) -> Iterator[_Request]:
+    """The queries of one file, in order; the caller stops when it has kept enough."""
     styles = STYLES[rtype]
     # Documents not yet asked about come first, so each file covers different documents.
     queue = [d for d in order if d.id not in used] + [d for d in order if d.id in used]
-    by_id = {d.id: d for d in order}
     counter = 0
     tag_cases = _tag_cases(plan, corpus, queue) if plan.tags else []
     position = 0
-    while len(out.kept) < plan.per_file and (tag_cases or position < len(queue)):
+    while tag_cases or position < len(queue):
         counter += 1
         query_id = f"{ID_PREFIX[rtype]}-{counter:03d}"
+        if query_id in taken:
+            continue
         if tag_cases:
             doc, tag = tag_cases.pop(0)
             if doc is None:
-                _empty_case(out, query_id, tag, corpus, claude, queue[0], rare)
+                yield _Request(query_id, "tag_filter", (queue[0],), tag, empty=True)
                 continue
             style: Style = "tag_filter"
             sources: tuple[Document, ...] = (doc,)
@@ -160,27 +198,56 @@ def _fill_file(
                 else:
                     sources = (doc, partner)
         used.update(s.id for s in sources)
-        progress(f"{query_id}: {style} about {', '.join(s.id for s in sources)}")
-        _make_one(out, query_id, style, sources, tag, plan, claude, checker, rare, by_id)
+        yield _Request(query_id, style, sources, tag)
+
+
+def _prompt(request: _Request, rare: RareTerms, feedback: str | None = None) -> str:
+    if request.empty:
+        doc = request.sources[0]
+        alone = (Passage(doc.id, doc.title, doc.text),)
+        return build_prompt("tag_filter", alone, rare_terms=rare.of(doc), tag=request.tag)
+    terms = tuple(t for s in request.sources for t in rare.of(s))
+    passages = tuple(Passage(s.id, s.title, s.text) for s in request.sources)
+    return build_prompt(
+        request.style, passages, rare_terms=terms, tag=request.tag, feedback=feedback
+    )
+
+
+def _fill_file(
+    out: FileResult,
+    requests: Iterator[_Request],
+    plan: GeneratePlan,
+    rare: RareTerms,
+    claude: CachedClaude,
+    checker: Checker,
+    corpus: Corpus,
+    progress: Callable[[str], None],
+) -> None:
+    while len(out.kept) < plan.per_file:
+        request = next(requests, None)
+        if request is None:
+            return
+        if request.empty:
+            _empty_case(out, request, claude, rare)
+            continue
+        ids = ", ".join(s.id for s in request.sources)
+        progress(f"{request.query_id}: {request.style} about {ids}")
+        _make_one(out, request, plan, claude, checker, rare)
 
 
 def _make_one(
     out: FileResult,
-    query_id: str,
-    style: Style,
-    sources: tuple[Document, ...],
-    tag: str | None,
+    request: _Request,
     plan: GeneratePlan,
     claude: CachedClaude,
     checker: Checker,
     rare: RareTerms,
-    by_id: Mapping[str, Document],
 ) -> None:
+    query_id, style, sources, tag = request.query_id, request.style, request.sources, request.tag
     terms = tuple(t for s in sources for t in rare.of(s))
-    passages = tuple(Passage(s.id, s.title, s.text) for s in sources)
     feedback: str | None = None
     for attempt in range(plan.attempts):
-        prompt = build_prompt(style, passages, rare_terms=terms, tag=tag, feedback=feedback)
+        prompt = _prompt(request, rare, feedback)
         reply = claude.ask(prompt, about=f"{query_id} ({', '.join(s.id for s in sources)})")
         answer = parse_answer(reply.text, about=query_id)
         fixture = _fixture(out.retrieval_type, query_id, style, sources, tag, answer)
@@ -247,22 +314,16 @@ def _context_from(text: str, answer: Answer) -> str:
     return best[:500]
 
 
-def _empty_case(
-    out: FileResult,
-    query_id: str,
-    tag: str,
-    corpus: Corpus,
-    claude: CachedClaude,
-    doc: Document,
-    rare: RareTerms,
-) -> None:
+def _empty_case(out: FileResult, request: _Request, claude: CachedClaude, rare: RareTerms) -> None:
     """An `expect_empty` case: a real query filtered by a tag no document carries."""
-    passages = (Passage(doc.id, doc.title, doc.text),)
-    prompt = build_prompt("tag_filter", passages, rare_terms=rare.of(doc), tag=tag)
-    answer = parse_answer(claude.ask(prompt, about=f"{query_id} (tag {tag})").text, about=query_id)
+    tag = request.tag
+    assert tag is not None  # an empty case is always filtered by its absent tag
+    prompt = _prompt(request, rare)
+    reply = claude.ask(prompt, about=f"{request.query_id} (tag {tag})")
+    answer = parse_answer(reply.text, about=request.query_id)
     out.kept.append(
         Fixture(
-            query_id=query_id,
+            query_id=request.query_id,
             query=answer.query,
             retrieval_type=out.retrieval_type,
             expected_top_k_ids=[],

@@ -8,6 +8,9 @@ load it, and each workflow must parse as YAML with the job and steps we wrote.
 
 from __future__ import annotations
 
+import json
+import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -18,7 +21,8 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from retrieval_eval.author.detect import Detected
 from retrieval_eval.errors import InputError
-from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.fileio import atomic_write_bytes, atomic_write_text
+from retrieval_eval.retrieval.config import CustomConfig
 from retrieval_eval.settings import RunSettings
 
 ACTION = "org/retrieval-eval@v1"
@@ -31,7 +35,7 @@ BASELINE_WORKFLOW = Path(".github/workflows/retrieval-eval-baseline.yml")
 WORKFLOWS = (WORKFLOW, BASELINE_WORKFLOW, PUBLISH_WORKFLOW)
 DATASETS_README = "README.md"
 
-Outcome = Literal["written", "unchanged", "kept", "overwritten"]
+Outcome = Literal["written", "unchanged", "kept", "overwritten", "appended"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,8 @@ def plan_files(
     datasets: str,
     fork_safe: bool,
     action: str = ACTION,
+    code_paths: Sequence[str] = (),
+    custom: Mapping[str, object] | None = None,
 ) -> list[PlannedFile]:
     env = SandboxedEnvironment(
         loader=PackageLoader("retrieval_eval.author", "templates"),
@@ -69,8 +75,10 @@ def plan_files(
         "corpus_reason": reason,
         "datasets": _toml_string(datasets),
         "action": action,
-        "paths": workflow_paths(detected, corpus=corpus, datasets=datasets),
+        "paths": workflow_paths(detected, corpus=corpus, datasets=datasets, code_paths=code_paths),
         "fork_safe": fork_safe,
+        # A configured [retrievers.custom] survives `init --force`.
+        "custom_table": _custom_table(custom) if custom is not None else "",
         # The datasets start at the minimum size validation accepts: a tenth of it may lose
         # its answer before the gate fails on the count alone.
         "queries": RunSettings().min_fixtures,
@@ -93,14 +101,124 @@ def plan_files(
     return files
 
 
-def workflow_paths(detected: Detected, *, corpus: str, datasets: str) -> list[str]:
+def workflow_paths(
+    detected: Detected, *, corpus: str, datasets: str, code_paths: Sequence[str] = ()
+) -> list[str]:
     """The Action's `paths` input: what, when changed, can change the numbers."""
     paths = [f"{folder}/**" for folder in detected.code_dirs]
     corpus_glob = corpus if Path(corpus).suffix else f"{corpus.rstrip('/')}/**"
-    for entry in (corpus_glob, f"{datasets.rstrip('/')}/**", str(CONFIG), "baseline.json"):
+    for entry in (
+        *code_paths,
+        corpus_glob,
+        f"{datasets.rstrip('/')}/**",
+        str(CONFIG),
+        "baseline.json",
+    ):
         if entry not in paths and not any(_covered(entry, p) for p in paths):
             paths.append(entry)
     return paths
+
+
+def existing_custom_table(root: Path) -> Mapping[str, object] | None:
+    """The `[retrievers.custom]` table of the configuration file, as written there."""
+    try:
+        data = tomllib.loads((root / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # reading the configuration itself reports what is wrong with it
+    table = (
+        data.get("retrievers", {}).get("custom")
+        if isinstance(data.get("retrievers"), dict)
+        else None
+    )
+    return table if isinstance(table, dict) else None
+
+
+def _custom_table(data: Mapping[str, object]) -> str:
+    """The body of a `[retrievers.custom]` table holding what ``data`` sets."""
+    return "\n".join(f"{_toml_key(key)} = {_toml_value(value)}" for key, value in data.items())
+
+
+def _toml_key(key: str) -> str:
+    return (
+        key
+        if key.replace("_", "").replace("-", "").isalnum() and key.isascii()
+        else json.dumps(key)
+    )
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
+    if isinstance(value, dict):
+        items = ", ".join(f"{_toml_key(str(k))} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    raise InputError(f"cannot write {value!r} back into [retrievers.custom]", file=CONFIG)
+
+
+def custom_code_paths(custom: CustomConfig | None, root: Path) -> list[str]:
+    """The `paths` entries for the code `[retrievers.custom]` runs: the folder of the
+    factory's module, or of each file of the repository the command names (a file at
+    the repository root is listed itself, not the whole repository)."""
+    if custom is None:
+        return []
+    files: list[Path] = []
+    if custom.python is not None:
+        module = custom.python.partition(":")[0].split(".")
+        for candidate in (Path(*module).with_suffix(".py"), Path(*module) / "__init__.py"):
+            if (root / candidate).is_file():
+                files.append(candidate)
+                break
+        else:
+            # Not found as a file: the top package's folder is still the best guess.
+            files.append(Path(module[0]) / "__init__.py")
+    for word in custom.command or []:
+        base = root / (custom.cwd or Path("."))
+        candidate = (base / word).resolve()
+        if candidate.is_file() and candidate.is_relative_to(root.resolve()):
+            files.append(candidate.relative_to(root.resolve()))
+    entries: list[str] = []
+    for file in files:
+        entry = file.as_posix() if len(file.parts) == 1 else f"{file.parent.as_posix()}/**"
+        if entry not in entries:
+            entries.append(entry)
+    return entries
+
+
+# What init adds to .gitignore: the report folder and the embedding cache (a committed
+# cache is never used, see index/tracked_files.py).
+GITIGNORE = Path(".gitignore")
+
+
+def gitignore_lines() -> tuple[str, ...]:
+    defaults = RunSettings()
+    return (f"{defaults.report_dir.as_posix()}/", f"{defaults.cache_dir.as_posix()}/")
+
+
+def add_gitignore(root: Path) -> tuple[Outcome, list[str]]:
+    """Append the entries .gitignore lacks; the user's lines are kept byte for byte."""
+    target = root / GITIGNORE
+    if target.exists() and not target.is_file():
+        raise InputError("exists and is not a regular file; move it away", file=target)
+    current = target.read_bytes() if target.is_file() else b""
+    have = {line.strip().strip(b"/") for line in current.splitlines()}
+    missing = [line for line in gitignore_lines() if line.strip("/").encode() not in have]
+    if not missing:
+        return "unchanged", []
+    prefix = current if not current or current.endswith(b"\n") else current + b"\n"
+    added = "# retrieval-eval: its report and embedding cache\n" + "".join(
+        f"{line}\n" for line in missing
+    )
+    try:
+        atomic_write_bytes(target, prefix + added.encode())
+    except OSError as error:
+        raise InputError(f"could not write: {error.strerror or error}", file=target) from None
+    return ("written" if not current else "appended"), missing
 
 
 def _covered(entry: str, pattern: str) -> bool:

@@ -13,6 +13,7 @@ from retrieval_eval.author.claude import CachedClaude
 from retrieval_eval.author.generate import (
     Checker,
     GeneratePlan,
+    first_prompt,
     fixture_line,
     flagged_line,
 )
@@ -24,14 +25,18 @@ from retrieval_eval.commands.run import anthropic_api_key
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.corpus import load_corpus
-from retrieval_eval.load.fixtures import RetrievalType
+from retrieval_eval.load.fixtures import Fixture, LocatedFixture, RetrievalType
 from retrieval_eval.prepare import prepared_run
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, build_client
 from retrieval_eval.validate import validate_datasets
+from retrieval_eval.validate.fixture_file import read_fixture_file
 from retrieval_eval.vocabulary import ExitCode
 
 _TYPES: tuple[str, ...] = get_args(RetrievalType)
+# Fixtures generated beyond `min_fixtures` by default, so review can reject some and the
+# file still validates.
+MARGIN = 5
 _CHECKERS = ("bm25", "dense", "like", "hybrid")
 
 
@@ -59,9 +64,8 @@ def _csv(
 @click.option(
     "--per-file",
     type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="Fixtures to keep in each dataset file.",
+    help="Fixtures to keep in each dataset file. Default: the config's min_fixtures plus "
+    f"{MARGIN} to reject in review (25 with the defaults).",
 )
 @click.option(
     "--types",
@@ -106,9 +110,15 @@ def _csv(
 )
 @click.option("--config", "config_file", type=click.Path(path_type=Path), help="Config file.")
 @click.option("--force", is_flag=True, help="Overwrite dataset files that exist.")
+@click.option(
+    "--append",
+    is_flag=True,
+    help="Add --per-file new fixtures to dataset files that exist, keeping every line "
+    "already there (reviewed or not).",
+)
 def generate(
     corpus_path: Path | None,
-    per_file: int,
+    per_file: int | None,
     types: tuple[str, ...],
     tags: bool,
     out: Path | None,
@@ -119,6 +129,7 @@ def generate(
     flagged_path: Path | None,
     config_file: Path | None,
     force: bool,
+    append: bool,
 ) -> int:
     """Write synthetic fixtures (ground_truth_source "synthetic") for each dataset file.
 
@@ -138,11 +149,32 @@ def generate(
         typed_inputs=tuple(path for path in (corpus_path, out) if path is not None),
     ) as ready:
         settings = ready.settings
+        if force and append:
+            raise click.UsageError("--force replaces the files and --append adds to them: pick one")
+        if per_file is None:
+            per_file = settings.min_fixtures + MARGIN
         targets = [settings.datasets / f"{kind}.jsonl" for kind in types]
-        existing = [t for t in targets if t.exists()]
-        if existing and not force:
-            raise InputError("exists; pass --force to replace it", file=existing[0])
+        existing_files = [t for t in targets if t.exists()]
+        if existing_files and not (force or append):
+            raise InputError(
+                "exists; pass --append to add fixtures to it, or --force to replace it",
+                file=existing_files[0],
+            )
+        existing = _read_existing(existing_files) if append else {}
+        if per_file + min((len(f) for f in existing.values()), default=0) <= settings.min_fixtures:
+            click.echo(
+                f"warning: --per-file {per_file} leaves no room to reject: a file needs "
+                f"{settings.min_fixtures} fixtures (min_fixtures) to validate, so one rejection "
+                f"in review makes it invalid; use --per-file {settings.min_fixtures + MARGIN}",
+                err=True,
+            )
         corpus = load_corpus(settings.corpus)
+        plan = GeneratePlan(
+            types=cast(tuple[RetrievalType, ...], types),
+            per_file=per_file,
+            tags=tags,
+            seed=seed,
+        )
         key = anthropic_api_key()
         client = (
             build_client(
@@ -162,6 +194,14 @@ def generate(
             pricing=settings.judge.pricing(),
             max_cost_usd=max_cost_usd,
         )
+        # Before the slow part: without a key, go on only when the first answer is cached
+        # (a re-run of a cached generation needs no key at all).
+        first = first_prompt(corpus, plan, existing)
+        if client is None and first is not None and not claude.is_cached(first):
+            raise ConfigError(
+                "ANTHROPIC_API_KEY is not set and the answers are not cached: "
+                "export ANTHROPIC_API_KEY=sk-ant-... and run generate again"
+            )
         retrievers = [build_retriever(name, settings.retrievers) for name in check_with]
         try:
             for retriever in retrievers:
@@ -169,18 +209,13 @@ def generate(
                     f"indexing {len(corpus.documents)} documents for {retriever.name}", err=True
                 )
                 retriever.index(corpus)
-            plan = GeneratePlan(
-                types=cast(tuple[RetrievalType, ...], types),
-                per_file=per_file,
-                tags=tags,
-                seed=seed,
-            )
             result = run_generate(
                 corpus,
                 plan,
                 claude,
                 Checker(retrievers),
                 progress=lambda m: click.echo(m, err=True),
+                existing=existing,
             )
         finally:
             for retriever in retrievers:
@@ -190,7 +225,10 @@ def generate(
         for file in result.files:
             path = settings.datasets / f"{file.retrieval_type}.jsonl"
             lines = [fixture_line(f) for f in sorted(file.kept, key=lambda f: f.query_id)]
-            atomic_write_text(path, "".join(line + "\n" for line in lines))
+            kept_text = path.read_text(encoding="utf-8") if file.retrieval_type in existing else ""
+            if kept_text and not kept_text.endswith("\n"):
+                kept_text += "\n"
+            atomic_write_text(path, kept_text + "".join(line + "\n" for line in lines))
         flagged_file = flagged_path or settings.report_dir / "generate-flagged.jsonl"
         if flagged:
             atomic_write_text(flagged_file, "".join(flagged_line(f) + "\n" for f in flagged))
@@ -201,8 +239,11 @@ def generate(
             raise ConfigError(f"generated fixtures do not validate: {report.problems[0]}")
 
         for file in result.files:
+            before = len(existing.get(file.retrieval_type, ()))
+            kept_note = f" ({before} kept, {len(file.kept)} added)" if before else ""
             click.echo(
-                f"{settings.datasets.name}/{file.retrieval_type}.jsonl: {len(file.kept)} fixtures "
+                f"{settings.datasets.name}/{file.retrieval_type}.jsonl: "
+                f"{before + len(file.kept)} fixtures{kept_note} "
                 f"({len(file.flagged)} flagged, {file.regenerated} regenerated)"
             )
             if len(file.kept) < per_file and result.stopped is None:
@@ -220,3 +261,21 @@ def generate(
             return int(ExitCode.FAILED)
         click.echo("next: retrieval-eval review FILE marks the ones you check as human-annotated")
         return int(ExitCode.OK)
+
+
+def _read_existing(files: list[Path]) -> dict[RetrievalType, list[Fixture]]:
+    """The fixtures already in each file (``--append``); a file that does not read is
+    reported the way `validate` reports it, and nothing is generated."""
+    existing: dict[RetrievalType, list[Fixture]] = {}
+    for path in files:
+        kind = cast(RetrievalType, path.stem)
+        fixtures: list[Fixture] = []
+        for item in read_fixture_file(path):
+            if isinstance(item, LocatedFixture):
+                fixtures.append(item.fixture)
+            else:
+                raise InputError(
+                    f"{item.message}; fix it before --append", file=path, line=item.line
+                )
+        existing[kind] = fixtures
+    return existing

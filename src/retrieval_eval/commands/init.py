@@ -6,11 +6,18 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.author.detect import detect
+from retrieval_eval.author.detect import RETRIEVAL_NAMES, detect
 from retrieval_eval.author.scaffold import (
     CONFIG,
+    GITIGNORE,
+    WORKFLOW,
     WORKFLOWS,
+    WrittenFile,
+    add_gitignore,
     check_workflow,
+    custom_code_paths,
+    existing_custom_table,
+    gitignore_lines,
     plan_files,
     write_files,
 )
@@ -49,22 +56,49 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
     """
     root = root.resolve()
     detected = detect(root)
-    if corpus is None:
+    existing = (
+        read_configuration(workdir=root, config_file=CONFIG, overrides={})
+        if (root / CONFIG).is_file()
+        else None
+    )
+    corpus_found = True
+    if corpus is None and existing is not None:
+        # A configured repository: its corpus, not a new guess the kept file would not hold.
+        corpus = _relative(existing.corpus, root)
+        click.echo(f"corpus: {corpus} (from {CONFIG})")
+    elif corpus is None:
         if detected.corpus is None:
             corpus = "corpus"
-            click.echo(
-                "warning: no corpus found (a folder of Markdown notes, a JSONL file, a BEIR "
-                'folder or a Bear database); wrote corpus = "corpus": edit it, or run '
-                "init --corpus PATH --force",
-                err=True,
-            )
+            corpus_found = False
         else:
             corpus = detected.corpus.path
             click.echo(f"corpus: {corpus} ({detected.corpus.reason})")
-    if detected.code_dirs:
-        click.echo("retrieval code: " + ", ".join(detected.code_dirs))
-    planned = plan_files(detected, corpus=corpus, datasets=datasets, fork_safe=fork_safe)
+    skipped = detected.skipped_docs
+    if skipped is not None and skipped.path != corpus:
+        click.echo(
+            f"note: {skipped.documents} Markdown files in {skipped.path}/ were skipped because "
+            f"a documentation folder usually documents the project; if they are your corpus, "
+            f"run: retrieval-eval init --corpus {skipped.path} --force",
+            err=True,
+        )
+    custom = existing.retrievers.custom if existing is not None else None
+    code_paths = custom_code_paths(custom, root)
+    found_code = [f"{folder}/**" for folder in detected.code_dirs] + code_paths
+    if found_code:
+        click.echo("retrieval code: " + ", ".join(p.removesuffix("/**") for p in found_code))
+    else:
+        click.echo(_NO_RETRIEVER_WARNING, err=True)
+    planned = plan_files(
+        detected,
+        corpus=corpus,
+        datasets=datasets,
+        fork_safe=fork_safe,
+        code_paths=code_paths,
+        custom=existing_custom_table(root) if custom is not None else None,
+    )
     results = write_files(root, planned, force=force)
+    gitignore, _ = add_gitignore(root)
+    results.append(WrittenFile(GITIGNORE, gitignore))
     (root / datasets).mkdir(parents=True, exist_ok=True)
 
     # Check what is on disk now, whether written or kept, the way a run will read it.
@@ -77,13 +111,27 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
         note = {
             "written": "written",
             "overwritten": "overwritten (--force)",
+            "appended": "appended " + ", ".join(gitignore_lines()),
             "unchanged": "unchanged",
             "kept": "exists and differs; kept (use --force to overwrite)",
         }[result.outcome]
         click.echo(f"{result.path}: {note}")
-    steps = [
+    config_written = any(
+        r.path == CONFIG and r.outcome in ("written", "overwritten") for r in results
+    )
+    if not corpus_found and config_written:
+        click.echo(
+            "warning: no corpus found (a folder of Markdown notes, a JSONL file, a BEIR "
+            f'folder or a Bear database); wrote corpus = "corpus" in {CONFIG}: set it to '
+            "yours, or run: retrieval-eval init --corpus PATH --force",
+            err=True,
+        )
+    steps: list[tuple[str, str]] = []
+    if not (root / corpus).exists():
+        steps.append((f"edit {CONFIG}", f'set corpus = "PATH": {corpus} does not exist'))
+    steps += [
         (
-            f"retrieval-eval generate --corpus {corpus} --per-file 20",
+            "retrieval-eval generate",
             "synthetic fixtures (needs ANTHROPIC_API_KEY)",
         ),
         (
@@ -100,3 +148,19 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
     for command, why in steps:
         click.echo(f"  {command.ljust(width)}   # {why}")
     return int(ExitCode.OK)
+
+
+_NO_RETRIEVER_WARNING = f"""\
+warning: no retrieval code found (looked for files and folders named
+  {", ".join(RETRIEVAL_NAMES)}; classes named *Search* or *Retriever*; functions
+  search or retrieve; search-engine imports). The workflow's `paths` leaves your retriever
+  out, so a pull request that changes only it is skipped with a green status.
+  Name your retriever in {CONFIG}:
+    [retrievers.custom]
+    python = "module:factory"
+  then run `retrieval-eval init --force` (it keeps that table and adds its folder to
+  `paths`), or add its folder to `paths` in {WORKFLOW}, e.g. `src/my_search/**`."""
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.author.review import Console, DatasetLines, Review, SkipState
+from retrieval_eval.commands.run import use_color
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.prepare import prepared_run
@@ -81,7 +82,8 @@ def review(
 
 def _console() -> Console:
     def ask(prompt: str) -> str:
-        click.echo(click.style(prompt, bold=True) + " > ", nl=False)
+        shown = click.style(prompt, bold=True) if use_color() else prompt  # NO_COLOR
+        click.echo(shown + " > ", nl=False)
         line = sys.stdin.readline()
         if not line:
             click.echo("")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -15,8 +16,10 @@ from pydantic import SecretStr
 from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.pipeline import RunOutcome, run_evaluation, run_shard
 from retrieval_eval.prepare import Prepared, prepared_run
-from retrieval_eval.settings import RunSettings
+from retrieval_eval.render.terminal import terminal_summary
+from retrieval_eval.settings import CONFIG_FILE_NAME, RunSettings
 from retrieval_eval.sharding import parse_shard
+from retrieval_eval.vocabulary import BREACHED
 
 _PATH = click.Path(path_type=Path)
 
@@ -117,23 +120,106 @@ def show_progress(choice: bool | None) -> bool:
     return sys.stderr.isatty() and not os.environ.get("CI")
 
 
-def report_outcome(outcome: RunOutcome, *, print_report: bool) -> None:
-    """Problems and errors on stderr; the report itself on stdout."""
+def report_outcome(
+    outcome: RunOutcome,
+    *,
+    print_report: bool,
+    markdown: bool | None = None,
+    settings: RunSettings | None = None,
+) -> None:
+    """Problems and errors on stderr; the report on stdout: on a terminal a summary
+    (``markdown`` prints report.md instead; None: the command has no such flag),
+    elsewhere report.md's text, which scripts read.
+    Then what to do next, when the verdict asks for something."""
     here = Path.cwd()
     for problem in outcome.problems:
-        # Paths relative to where the user stands, as editors and CI logs link them.
-        shown = (
-            problem.file.relative_to(here) if problem.file.is_relative_to(here) else problem.file
-        )
-        click.echo(f"{shown}:{problem.line}: {problem.message}", err=True)
+        click.echo(f"{_shown(problem.file, here)}:{problem.line}: {problem.message}", err=True)
     if outcome.error is not None:
         click.echo(f"error: {outcome.error}", err=True)
     if print_report and outcome.markdown is not None:
-        click.echo(outcome.markdown, nl=False)
+        if markdown or outcome.report is None or not sys.stdout.isatty():
+            click.echo(outcome.markdown, nl=False)
+        else:
+            shown = _shown(outcome.report_markdown, here) if outcome.report_markdown else None
+            hint = "--markdown prints it" if markdown is not None else ""
+            summary = terminal_summary(
+                outcome.report, report_markdown=shown, color=use_color(), hint=hint
+            )
+            click.echo(summary, nl=False, color=use_color())
     if outcome.report_json is not None:
         click.echo(f"report: {outcome.report_json} and {outcome.report_markdown}", err=True)
     if outcome.error is None:  # an error's status line would repeat the `error:` line
         click.echo(outcome.status_description, err=True)
+    for line in next_steps(outcome, settings, here):
+        click.echo(line, err=True)
+
+
+def use_color() -> bool:
+    """Colour on a terminal unless NO_COLOR is set to anything non-empty (no-color.org)."""
+    return not os.environ.get("NO_COLOR") and sys.stdout.isatty()
+
+
+def next_steps(outcome: RunOutcome, settings: RunSettings | None, here: Path) -> list[str]:
+    """What the user does after this verdict, as commands and snippets to copy."""
+    report = outcome.report
+    if outcome.verdict == "baseline-established" and outcome.baseline_written:
+        files = [settings.baseline, settings.history] if settings is not None else []
+        shown = [_shown(f, here) for f in files if f is not None and f.is_file()] or [
+            Path("baseline.json")
+        ]
+        names = " ".join(str(f) for f in shown)
+        return [
+            f"next: commit {' and '.join(str(f) for f in shown)}: pull requests are gated "
+            f"against the committed baseline",
+            f'  git add {names} && git commit -m "Record the retrieval baseline"',
+        ]
+    if outcome.verdict == "threshold" and report is not None:
+        lines: list[str] = []
+        for dataset in report.datasets:
+            rows = [r for r in dataset.rows if r.status in BREACHED]
+            if not rows:
+                continue
+            if not lines:
+                lines.append(
+                    "next: if a bound does not fit a dataset, give that file its own in "
+                    f"{CONFIG_FILE_NAME} (`false` removes it; docs/configuration.md):"
+                )
+            lines.append(f'  [dataset_thresholds."{_toml_key(dataset.name)}"]')
+            for row in rows:
+                bound = "max" if row.status == "above-ceiling" else "min"
+                # Rounded away from the bar at the precision the report shows the metric in.
+                scale = 10 ** (
+                    4 if row.metric.endswith("_usd") else 1 if row.metric.endswith("_ms") else 2
+                )
+                rounding = math.ceil if bound == "max" else math.floor
+                value = rounding(row.current * scale) / scale
+                lines.append(f'  "{_toml_key(row.metric)}" = {{ {bound} = {value:g} }}')
+        return lines
+    if outcome.verdict == "invalid":
+        messages = " ".join(p.message for p in outcome.problems)
+        lines = [
+            "next: fix the lines above; `retrieval-eval validate` checks them again in seconds"
+        ]
+        if "human-annotated fixtures; at least" in messages:
+            lines.append(
+                "  too few human-annotated: `retrieval-eval review FILE` marks the ones you check"
+            )
+        if "valid fixtures; at least" in messages:
+            lines.append(
+                "  too few fixtures: `retrieval-eval generate --append` adds synthetic ones "
+                "to review"
+            )
+        return lines
+    return []
+
+
+def _toml_key(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _shown(path: Path, here: Path) -> Path:
+    # Paths relative to where the user stands, as editors and CI logs link them.
+    return path.relative_to(here) if path.is_relative_to(here) else path
 
 
 @click.command("run")
@@ -142,13 +228,19 @@ def report_outcome(outcome: RunOutcome, *, print_report: bool) -> None:
     "--quiet", is_flag=True, help="Do not print the report (the files are still written)."
 )
 @click.option(
+    "--markdown",
+    is_flag=True,
+    help="Print report.md on a terminal too, instead of the summary (it is what is printed "
+    "when stdout is not a terminal).",
+)
+@click.option(
     "--shard",
     metavar="I/N",
     help="Evaluate only shard I of N of the queries (chosen by hash of the query id) and "
     "write a partial result (partial.json) into --report-dir; `retrieval-eval merge` "
     "combines the N partials into the report.",
 )
-def run(quiet: bool, progress: bool | None, shard: str | None, **flags: Any) -> int:
+def run(quiet: bool, markdown: bool, progress: bool | None, shard: str | None, **flags: Any) -> int:
     """Evaluate every dataset, compare with the baseline and write the report.
 
     Exit 0: passed (or baseline established). 1: a metric regressed, a threshold
@@ -160,7 +252,7 @@ def run(quiet: bool, progress: bool | None, shard: str | None, **flags: Any) -> 
         outcome = run_evaluation(
             ready.settings, progress=show_progress(progress), anthropic_api_key=anthropic_api_key()
         )
-    report_outcome(outcome, print_report=not quiet)
+    report_outcome(outcome, print_report=not quiet, markdown=markdown, settings=ready.settings)
     return int(outcome.exit_code)
 
 

@@ -1,0 +1,103 @@
+"""The summary `retrieval-eval run` prints on a terminal: the verdict, one line per
+dataset, the worst regressed queries and where the full report is. report.md keeps
+everything; this is what a person reads before deciding to open it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from retrieval_eval.render.filters import number, percent, rank, status_text
+from retrieval_eval.results import DatasetReport, MetricRow, QueryMove, RunReport
+from retrieval_eval.vocabulary import BREACHED, metric_label
+
+# Worst regressed queries shown, over all datasets.
+WORST_QUERIES = 5
+_QUERY_CHARS = 60
+# Control characters (escape sequences included) never reach the terminal from a dataset.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_VERDICT_COLOUR = {
+    "passed": "green",
+    "baseline-established": "cyan",
+    "regression": "red",
+    "threshold": "red",
+    "invalid": "red",
+    "error": "yellow",
+}
+
+
+def terminal_summary(
+    report: RunReport, *, report_markdown: Path | None, color: bool, hint: str = ""
+) -> str:
+    paint = _painter(color)
+    lines = [paint(report.headline, _VERDICT_COLOUR.get(report.verdict, ""), bold=True), ""]
+    width = max((len(d.name) for d in report.datasets), default=0)
+    for dataset in report.datasets:
+        lines.append("  " + _dataset_line(dataset, width, paint))
+    worst = sorted(
+        ((d.name, move) for d in report.datasets if d.comparison for move in _regressed(d)),
+        key=lambda item: item[1].current - item[1].baseline,
+    )[:WORST_QUERIES]
+    if worst:
+        lines += ["", "Worst regressed queries:"]
+        for name, move in worst:
+            lines.append(
+                f"  {name} {_clean(move.query_id)}  {_clean(move.query, _QUERY_CHARS)!r}  "
+                f"{metric_label(move.metric)} {number(move.baseline, move.metric)} → "
+                f"{number(move.current, move.metric)}, first relevant rank "
+                f"{rank(move.rank_before)} → {rank(move.rank_after)}"
+            )
+    if report_markdown is not None:
+        lines += ["", f"Full report: {report_markdown}{f' ({hint})' if hint else ''}"]
+    return "\n".join(lines) + "\n"
+
+
+def _regressed(dataset: DatasetReport) -> tuple[QueryMove, ...]:
+    comparison = dataset.comparison
+    if comparison is None:
+        return ()
+    return tuple(m for m in comparison.regressed_most if m.current < m.baseline)
+
+
+def _dataset_line(dataset: DatasetReport, width: int, paint: Callable[..., str]) -> str:
+    row = _headline_row(dataset)
+    head = f"{dataset.name.ljust(width)}  {dataset.retriever:<8} {dataset.num_queries:>4} queries"
+    if row is None:
+        return head
+    change = (
+        f"{number(row.baseline, row.metric)} → {number(row.current, row.metric)} "
+        f"({percent(row.delta_pct)})"
+        if row.baseline is not None
+        else number(row.current, row.metric)
+    )
+    status = status_text(row.status)
+    bad = row.status == "regressed" or row.status in BREACHED
+    colour = "red" if bad else "green" if row.status in ("ok", "improved") else ""
+    return f"{head}  {metric_label(row.metric)} {change}  {paint(status, colour)}"
+
+
+def _headline_row(dataset: DatasetReport) -> MetricRow | None:
+    """The row that decided the dataset: a failing one first, else the first gated one."""
+    rows = [r for r in dataset.rows if r.gated] or list(dataset.rows)
+    failing = [r for r in rows if r.status == "regressed" or r.status in BREACHED]
+    chosen = failing or rows
+    return chosen[0] if chosen else None
+
+
+def _clean(text: str, limit: int | None = None) -> str:
+    flat = _CONTROL.sub(" ", text)
+    if limit is not None and len(flat) > limit:
+        return flat[: limit - 1] + "…"
+    return flat
+
+
+def _painter(color: bool) -> Callable[..., str]:
+    def paint(text: str, colour: str, *, bold: bool = False) -> str:
+        if not color or (not colour and not bold):
+            return text
+        return click.style(text, fg=colour or None, bold=bold)
+
+    return paint
