@@ -24,7 +24,7 @@ from retrieval_eval.trec.values import (
     as_bytes_strings,
     load_words,
     parse_floats,
-    parse_ints,
+    parse_grades,
     widen,
     words_for,
 )
@@ -169,7 +169,7 @@ def _read(
             runid = block.buffer[int(tag_starts[-1]) : int(tag_ends[-1])].tobytes()
         else:
             grade_words = words_for(block.buffer, *block.span(3), capped=False)
-            value_parts.append(parse_ints(grade_words, block.line_numbers, path, "relevance"))
+            value_parts.append(parse_grades(grade_words, block.line_numbers, path, "relevance"))
         first_rows.append(rows)
         first_lines.append(int(block.line_numbers[0]))
         explicit.append(None if block.starts is None else block.line_numbers)
