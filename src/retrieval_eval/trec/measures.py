@@ -168,17 +168,24 @@ def _cutoffs(family: str, text: str, kind: ParamKind) -> tuple[float, ...]:
         )
     if len(set(values)) != len(values):
         raise ConfigError(f"measure '{family}.{text}': duplicate cut-offs")
-    return tuple(float(v) for v in values)
+    return tuple(values) if kind == "long" else tuple(float(v) for v in values)
 
 
 _LEADING_INT = re.compile(r"\s*([+-]?[0-9]+)")
 _LEADING_FLOAT = re.compile(r"\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
 
 
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
 def _c_strtol(text: str) -> int:
-    """The leading integer of ``text``, 0 if none: how trec_eval reads a cut-off."""
+    """The leading integer of ``text``, 0 if none: how trec_eval reads a cut-off.
+
+    Out of range, C's ``strtol`` gives the nearest 64-bit ``long`` (``P.99999999999999999999``
+    is ``P_9223372036854775807``). Cut-offs stay Python ints so their printed names are exact.
+    """
     match = _LEADING_INT.match(text)
-    return int(match.group(1)) if match else 0
+    return min(max(int(match.group(1)), _LONG_MIN), _LONG_MAX) if match else 0
 
 
 def _c_atof(text: str, family: str) -> float:
