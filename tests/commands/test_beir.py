@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -135,3 +136,26 @@ def test_an_id_field_instead_of_underscore_id_gets_a_hint(tmp_path: Path, name: 
         f"error: {path}:1: no '_id' field, but an 'id' one: BEIR names its ids '_id'; "
         "rename the field"
     )
+
+
+@pytest.mark.parametrize("retriever", ["bm25"])
+def test_a_title_only_document_scores_as_the_same_words_written_as_text(
+    tmp_path: Path, retriever: str
+) -> None:
+    """A title with an empty text was indexed as "title\\ntitle": BM25 counted its words
+    twice, so it outscored the same words written as the text."""
+    corpus = [
+        {"_id": "d1", "title": "wing flutter tests", "text": ""},
+        {"_id": "d2", "title": "", "text": "wing flutter tests"},
+        {"_id": "d3", "text": "heat transfer in a boundary layer"},
+        {"_id": "d4", "text": "buckling of thin shells"},
+    ]
+    queries = [{"_id": "q1", "text": "flutter"}]
+    folder = write_beir(tmp_path / "titles", corpus, queries, [("q1", "d2", 1)])
+    run_path = tmp_path / "run.txt"
+    done = run_cli("beir", folder, "--retriever", retriever, "--run", run_path)
+    assert done.returncode == 0, done.stderr
+    run = [line.split() for line in run_path.read_text().splitlines()]
+    assert [row[2] for row in run] == ["d1", "d2"]
+    # Equal scores: d2 is written one step below d1, the run file's tie rule.
+    assert float(run[1][4]) == math.nextafter(float(run[0][4]), -math.inf)
