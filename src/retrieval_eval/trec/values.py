@@ -124,10 +124,10 @@ def parse_grades(words: WordArray, line_numbers: IntArray, path: Path, what: str
     """Qrels grades read as trec_eval reads them, with C's ``atol``.
 
     The leading integer counts and the rest of the token is ignored: ``1.0`` and ``1.5``
-    are 1, ``0.3`` is 0, ``1e+8`` is 1, ``1_000`` is 1; values past 64 bits clamp to the
-    nearest 64-bit integer, as glibc's ``atol`` (``strtol``) does. A token with no leading
-    digits, which ``atol`` would silently read as 0, is refused: it is almost always a
-    column in the wrong place.
+    are 1, ``0.3`` is 0, ``1e+8`` is 1, ``1_000`` is 1. Two departures, both errors naming
+    the line: a token with no leading digits, which ``atol`` would silently read as 0 (it
+    is almost always a column in the wrong place), and a value past 64 bits, which
+    ``atol`` clamps and trec_eval then fails on (it sizes a table by the highest grade).
     """
     strings = as_bytes_strings(words)
     try:
@@ -143,7 +143,15 @@ def parse_grades(words: WordArray, line_numbers: IntArray, path: Path, what: str
             raise InputError(
                 f"{what} {text!r} is not an integer", file=path, line=int(line_numbers[row])
             )
-        out[row] = min(max(int(match.group()), _INT64_MIN), _INT64_MAX)
+        value = int(match.group())
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise InputError(
+                f"{what} {token.decode('utf-8', 'replace')!r} is out of range; "
+                f"grades must lie within ±{_INT64_MAX:,}",
+                file=path,
+                line=int(line_numbers[row]),
+            )
+        out[row] = value
     return out
 
 
