@@ -137,3 +137,13 @@ def test_params_are_kept_in_order_and_printed_as_typed(values: list[float]) -> N
     (measure,) = parse_trec_measures([f"relstring.{text}"])
     assert measure.name == f"relstring_{text}"
     assert measure.params == tuple(values)
+
+
+def test_a_wide_recall_level_is_cut_in_its_name_as_trec_eval_prints_it(tmp_path: Path) -> None:
+    """trec_eval prints a double cut-off with %3.2f into 8 characters: 123456 is "123456.0"."""
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    done = run_cli("-m", "Rprec_mult.123456,0.5", "qrels", "run", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    names = [line.split("\t")[0].rstrip() for line in done.stdout.splitlines()]
+    assert names == ["Rprec_mult_0.50", "Rprec_mult_123456.0"]

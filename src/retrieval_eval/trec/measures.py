@@ -20,6 +20,7 @@ from retrieval_eval.errors import ConfigError
 
 ParamKind = Literal["none", "long", "double", "beta", "params"]
 
+_DOUBLE_NAME_ROOM = 8
 _LONG_DEFAULT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 # utility = p1 * relevant retrieved + p2 * other retrieved + p3 * relevant missed
@@ -117,7 +118,9 @@ class TrecMeasure:
         if kind == "long":
             return f"{self.family}_{int(self.param or 0)}"
         if kind == "double":
-            return f"{self.family}_{self.param:3.2f}"
+            # trec_eval formats it with "%3.2f" into room for 8 characters, so a cut-off of
+            # 123456 prints as "123456.0" and one of 1e9 as "10000000".
+            return f"{self.family}_{f'{self.param:3.2f}'[:_DOUBLE_NAME_ROOM]}"
         if kind in ("beta", "params") and self.label is not None:
             return f"{self.family}_{self.label}"
         return self.family
