@@ -147,3 +147,21 @@ def test_a_wide_recall_level_is_cut_in_its_name_as_trec_eval_prints_it(tmp_path:
     assert done.returncode == 0, done.stderr
     names = [line.split("\t")[0].rstrip() for line in done.stdout.splitlines()]
     assert names == ["Rprec_mult_0.50", "Rprec_mult_123456.0"]
+
+
+def test_rbp_takes_trec_evals_persistence_parameter(tmp_path: Path) -> None:
+    """-m rbp.p=0.5 was refused. By hand: q1's gains (grades over its highest, 2) are 0.5 at
+    rank 1 and 1 at rank 3: 0.5 * (0.5 + 1 * 0.25) = 0.375; q2's grade 1 at rank 2:
+    0.5 * (1 * 0.5) = 0.25."""
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    done = run_cli("-q", "-m", "rbp.p=0.5", "qrels", "run", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        "rbp_p=0.5             \tq1\t0.3750\n"
+        "rbp_p=0.5             \tq2\t0.2500\n"
+        "rbp_p=0.5             \tall\t0.3125\n"
+    )
+    for bad, message in (("rbp.2=3", "not gains per grade"), ("rbp.p", "name=value pairs")):
+        refused = run_cli("-m", bad, "qrels", "run", cwd=tmp_path)
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr

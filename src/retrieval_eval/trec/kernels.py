@@ -92,6 +92,8 @@ def trec_values(hits: TrecHits, measure: TrecMeasure, level: int) -> FloatArray:
     if family == "binG":
         return _bin_g(ranked)
     if family in _GAIN_FAMILIES:
+        if family == "rbp":
+            return gain_measure(hits, family, level, measure.params[0])
         return gain_measure(hits, family, level)
     if family == "relative_P":
         return _relative_precision(ranked, int(param or 0))

@@ -18,7 +18,7 @@ from typing import Literal
 
 from retrieval_eval.errors import ConfigError
 
-ParamKind = Literal["none", "long", "double", "beta", "params"]
+ParamKind = Literal["none", "long", "double", "beta", "params", "pairs"]
 
 _DOUBLE_NAME_ROOM = 8
 _LONG_DEFAULT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -27,6 +27,7 @@ RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #           + p4 * (documents in the collection - retrieved - relevant + relevant retrieved),
 # the collection size being 0 here as in trec_eval without -N.
 UTILITY_COEFFICIENTS = (1.0, -1.0, 0.0, 0.0)
+RBP_PERSISTENCE = 0.9  # rbp's p; -m rbp.p=0.95 sets it
 
 # trec_eval 10.0's measure table order (its measures.c): measures print in this order.
 FAMILIES: dict[str, tuple[ParamKind, tuple[float, ...]]] = {
@@ -64,7 +65,7 @@ FAMILIES: dict[str, tuple[ParamKind, tuple[float, ...]]] = {
     "set_map": ("none", ()),
     "set_F": ("beta", (1.0,)),
     "num_nonrel_judged_ret": ("none", ()),
-    "rbp": ("none", ()),
+    "rbp": ("pairs", (RBP_PERSISTENCE,)),
     "rbp_resid": ("none", ()),
     "unj": ("long", (5, 10, 20)),
 }
@@ -121,7 +122,7 @@ class TrecMeasure:
             # trec_eval formats it with "%3.2f" into room for 8 characters, so a cut-off of
             # 123456 prints as "123456.0" and one of 1e9 as "10000000".
             return f"{self.family}_{f'{self.param:3.2f}'[:_DOUBLE_NAME_ROOM]}"
-        if kind in ("beta", "params") and self.label is not None:
+        if kind in ("beta", "params", "pairs") and self.label is not None:
             return f"{self.family}_{self.label}"
         return self.family
 
@@ -158,6 +159,9 @@ def parse_trec_measures(arguments: tuple[str, ...] | list[str]) -> list[TrecMeas
         given = params.get(family)
         if kind == "none":
             measures.append(TrecMeasure(family))
+        elif kind == "pairs":
+            values = defaults if given is None else _persistence(family, given)
+            measures.append(TrecMeasure(family, label=given, params=values))
         elif kind == "params":
             values = defaults if given is None else _params(family, given)
             measures.append(TrecMeasure(family, label=given, params=values))
@@ -170,6 +174,25 @@ def parse_trec_measures(arguments: tuple[str, ...] | list[str]) -> list[TrecMeas
             values = defaults if given is None else _cutoffs(family, given, kind)
             measures.extend(TrecMeasure(family, value) for value in values)
     return measures
+
+
+def _persistence(family: str, text: str) -> tuple[float, ...]:
+    """rbp's ``name=value`` parameters: ``p=0.95`` sets the persistence (the last one given
+    wins, as in trec_eval). trec_eval's other pairs, gains per grade (``2=3.5``), are not
+    supported."""
+    persistence = RBP_PERSISTENCE
+    for part in text.split(","):
+        name, equals, value = part.partition("=")
+        if not equals or not name or not value:
+            raise ConfigError(f"measure '{family}.{text}': parameters are name=value pairs")
+        if name != "p":
+            raise ConfigError(
+                f"measure '{family}.{text}': only p=PERSISTENCE is supported, not gains per grade"
+            )
+        persistence = _c_atof(value, family)
+    if not math.isfinite(persistence):
+        raise ConfigError(f"measure '{family}.{text}': p must be a finite number")
+    return (persistence,)
 
 
 def _params(family: str, text: str) -> tuple[float, ...]:
