@@ -3,8 +3,8 @@
 The reference is bm25s scoring whole documents with its own tokenizer
 (``bm25s.tokenize``: lowercase, ``\\b\\w\\w+\\b`` words, an English stop-word
 list) and Lucene's formula at k1=0.9, b=0.4. Our ``bm25`` is measured with no
-stop words, with Lucene's 33-word list and with the 179-word ``en`` list
-(``stopwords = "en"``).
+stop words, with Lucene's 33-word list and with the 179-word list
+(``stopwords = "en-179"``).
 
     .venv/bin/python bench/bench_bm25_stopwords.py DIR
 """
@@ -47,7 +47,7 @@ def main(directory: Path) -> None:
             found, _ = model.retrieve(tokens, k=100, show_progress=False)
             rankings[qid] = [ids[i] for i in found[0]]
         print(f"{label:<32} ndcg@10 {ndcg(data.qrels, rankings):.4f}")
-    for stopwords in (False, True, "en"):
+    for stopwords in (False, True, "en-179"):
         retriever = Bm25Retriever(Bm25Config(stopwords=stopwords))
         retriever.index(data.corpus)
         rankings = {

@@ -189,9 +189,8 @@ def test_complete_flag_and_json(tmp_path: Path) -> None:
             "qrels; check the query ids",
         ),
         ("1 0 a 1\n", "1 Q0 a 1 nan t\n", "run:1: score is NaN; scores must be numbers"),
-        # Python's (and numpy's) number syntax once read these as 10 and 15, where C's
-        # strtol/strtod (trec_eval) stop at the underscore.
-        ("1 0 a 1_0\n", "1 Q0 a 1 1.0 t\n", "qrels:1: relevance '1_0' is not an integer"),
+        # Python's (and numpy's) number syntax once read this as 15, where C's strtod
+        # (trec_eval) stops at the underscore. (A grade "1_0" is atol's 1.)
         ("1 0 a 1\n", "1 Q0 a 1 1_5 t\n", "run:1: score '1_5' is not a number"),
         # Once "unexpected OverflowError ... a bug in retrieval-eval".
         (
@@ -459,6 +458,17 @@ def test_any_mix_of_line_endings_reads_like_newlines(
     assert got == want
 
 
+def _atol(text: str) -> int | None:
+    """glibc's atol, written out: the leading integer; None if none or past 64 bits (which
+    atol clamps and trec_eval then fails on: it sizes a table by the highest grade)."""
+    sign, digits = (text[0], text[1:]) if text[:1] in "+-" else ("", text)
+    leading = len(digits) - len(digits.lstrip("0123456789"))
+    if leading == 0:
+        return None
+    value = int(sign + digits[:leading])
+    return value if -(2**63) <= value < 2**63 else None
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     grades=st.lists(
@@ -467,29 +477,45 @@ def test_any_mix_of_line_endings_reads_like_newlines(
             st.integers(-(2**63), 2**63 - 1).map(lambda n: f"+{n}" if n >= 0 else str(n)),
             st.integers(2**63, 2**80).flatmap(lambda n: st.sampled_from([str(n), f"-{n + 1}"])),
             st.from_regex(r"\A-?[0-9]{1,3}_[0-9]{1,3}\Z"),
+            st.from_regex(r"\A[+-]?[0-9]{1,3}(\.[0-9]*|e\+?[0-9]+|x[0-9a-f]+|\.1\.11)\Z"),
+            st.from_regex(r"\A[+-]?[a-z.][a-z0-9.]{0,4}\Z"),
         ),
         min_size=1,
         max_size=20,
     )
 )
-def test_grades_are_64_bit_integers_in_c_syntax_or_a_line_named_error(grades: list[str]) -> None:
+def test_grades_are_read_like_atol_or_a_line_named_error(grades: list[str]) -> None:
+    """trec_eval reads a grade with atol: ``1.0`` is 1, ``2.7`` is 2, ``1e+8`` is 1, ``1_0``
+    is 1. Before, ``1.0`` stopped the run ("not an integer")."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "qrels"
         path.write_text("".join(f"1 0 d{i} {grade}\n" for i, grade in enumerate(grades)))
-        bad = [
-            i
-            for i, grade in enumerate(grades)
-            if "_" in grade or not -(2**63) <= int(grade) < 2**63
-        ]
+        read = [_atol(grade) for grade in grades]
+        bad = [i for i, value in enumerate(read) if value is None]
         if not bad:
-            assert read_qrels(path).value.tolist() == [int(grade) for grade in grades]
+            assert read_qrels(path).value.tolist() == read
             return
         with pytest.raises(InputError) as raised:
             read_qrels(path)
         assert raised.value.line == bad[0] + 1
         assert repr(grades[bad[0]]) in raised.value.message
+
+
+def test_a_grade_written_as_a_decimal_scores_as_trec_eval_reads_it(tmp_path: Path) -> None:
+    """``1.0`` and ``2.5`` are trec_eval's 1 and 2 (atol); ``0.9`` is 0, judged non-relevant."""
+    decimal = tmp_path / "qrels.decimal"
+    decimal.write_text("1 0 a 1.0\n1 0 b 2.5\n1 0 c 0.9\n2 0 a 1.000\n")
+    plain = tmp_path / "qrels.plain"
+    plain.write_text("1 0 a 1\n1 0 b 2\n1 0 c 0\n2 0 a 1\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 c 1 3 t\n1 Q0 b 2 2 t\n1 Q0 a 3 1 t\n2 Q0 a 1 1 t\n")
+    want = run_cli("-q", "-m", "all_trec", plain, run)
+    got = run_cli("-q", "-m", "all_trec", decimal, run)
+    assert want.returncode == 0, want.stderr
+    assert (got.returncode, got.stderr, got.stdout) == (0, "", want.stdout)
+    assert "relstring             \t1\t'021'\n" in got.stdout
 
 
 def test_gzipped_and_piped_files_read_as_the_plain_ones(tmp_path: Path) -> None:

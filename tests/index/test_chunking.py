@@ -116,3 +116,13 @@ def test_heading_only_document_is_still_one_chunk() -> None:
 def test_overlap_must_stay_below_half_the_cap(overlap: int) -> None:
     with pytest.raises(ValueError, match="overlap"):
         chunk_document(Document("d", "", "x"), max_tokens=30, overlap=overlap)
+
+
+def test_a_title_without_text_is_indexed_once() -> None:
+    """It was "title\ntitle": the title as the context line and again as the body."""
+    chunks = chunk_document(
+        Document("d", "Two Square-Root Approximations", ""), max_tokens=64, overlap=8
+    )
+    assert [(c.section, c.text) for c in chunks] == [("", "Two Square-Root Approximations")]
+    (heading_only,) = chunk_document(Document("d", "Trip", "# Budget\n"), max_tokens=64, overlap=8)
+    assert heading_only.text == "Trip\n# Budget"  # headings only: still titled, as before

@@ -8,6 +8,7 @@ writes can be re-scored with ``retrieval-eval trec`` or trec_eval itself.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -98,6 +99,8 @@ def beir(
         )
         try:
             data = load_beir(directory, split)
+            for note in data.notes:
+                click.echo(f"note: {note}", err=True)
             setup_s = time_index(retriever, data.corpus)
             queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
             timed = run_queries(retriever, queries, k)
@@ -189,13 +192,25 @@ def _rerank_latency(timed: list[TimedResult]) -> dict[str, float | None]:
 
 
 def trec_run(timed: list[TimedResult], *, run_name: str) -> str:
-    """``qid Q0 docid rank score run`` lines, ranks from 1 in our order."""
-    lines = [
-        f"{t.query_id} Q0 {hit.doc_id} {rank} {hit.score:.6f} {run_name}"
-        for t in timed
-        for rank, hit in enumerate(t.result.hits, start=1)
-    ]
-    return "".join(line + "\n" for line in lines)
+    """``qid Q0 docid rank score run`` lines, ranks from 1 in our order.
+
+    trec_eval ignores the rank column and sorts by score, breaking ties by document id
+    *descending*, while our retrievers break them by document id ascending. So each
+    written score is the retriever's, exactly (``repr`` round-trips through C's
+    ``strtod``), lowered to just below the previous line's where it would tie with it
+    or exceed it: scores strictly decrease with rank, and trec_eval ranks the documents
+    exactly as we did, so ``retrieval-eval trec`` and trec_eval reproduce our numbers.
+    """
+    lines: list[str] = []
+    for t in timed:
+        previous = math.inf
+        for rank, hit in enumerate(t.result.hits, start=1):
+            score = hit.score if math.isfinite(hit.score) else previous
+            if score >= previous:
+                score = math.nextafter(previous, -math.inf)
+            previous = score
+            lines.append(f"{t.query_id} Q0 {hit.doc_id} {rank} {score!r} {run_name}\n")
+    return "".join(lines)
 
 
 def _available_cores() -> int:

@@ -13,7 +13,8 @@ Rules (docs/retrievers.md repeats them for users):
   Plain text (JSONL, BEIR) has no headings and is one section.
 - Every chunk starts with a context line: the section path, preceded by the
   document title unless the title is already the first heading or the text
-  already begins with it (BEIR collections such as Cranfield repeat it).
+  already begins with it (BEIR collections such as Cranfield repeat it). A
+  document with a title and no text is its title, once.
 - A section longer than the cap is cut into windows of at most ``max_tokens``
   tokens (context line included) that overlap by ``overlap`` tokens; cuts land on
   word boundaries when one lies in the window's second half.
@@ -101,11 +102,15 @@ def chunk_document(
     if not 0 <= overlap < max_tokens // 2:
         raise ValueError(f"overlap {overlap} must be in [0, {max_tokens // 2})")
     sections = split_sections(document.text)
+    title_only = False
     if not sections:
-        # A document made only of headings is still findable by them.
-        heading_only = document.text.strip() or document.title.strip()
-        sections = [Section((), heading_only)] if heading_only else []
-    with_title = _needs_title(document, sections)
+        # A document made only of headings is still findable by them, and one with a
+        # title but no text by its title, indexed once (not as its context line too).
+        heading_only = document.text.strip()
+        title_only = not heading_only and bool(document.title.strip())
+        body = heading_only or document.title.strip()
+        sections = [Section((), body)] if body else []
+    with_title = not title_only and _needs_title(document, sections)
     chunks: list[Chunk] = []
     for section in sections:
         context = SECTION_SEPARATOR.join(

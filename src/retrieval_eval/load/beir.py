@@ -28,6 +28,7 @@ class BeirData:
     corpus: Corpus
     queries: dict[str, str]
     qrels: dict[str, dict[str, int]]
+    notes: tuple[str, ...] = ()  # what was set aside, for the user to see
 
     def judgment_count(self) -> int:
         return sum(len(judged) for judged in self.qrels.values())
@@ -41,15 +42,26 @@ def load_beir(directory: Path, split: str = "test") -> BeirData:
         hint = f" (available splits: {', '.join(available)})" if available else ""
         raise InputError(f"no qrels for split {split!r}{hint}", file=qrels_path)
     corpus = load_beir_corpus(directory)
-    all_queries = _load_queries(directory)
-    qrels = _load_qrels(qrels_path, all_queries, corpus.ids() | frozenset(corpus.skipped_empty))
+    all_queries, empty = _load_queries(directory)
+    qrels = _load_qrels(
+        qrels_path, all_queries, corpus.ids() | frozenset(corpus.skipped_empty), empty
+    )
     if not qrels:
         raise InputError(
             "no judgments in this split; expected lines of query-id, corpus-id, score",
             file=qrels_path,
         )
     queries = {query_id: all_queries[query_id] for query_id in qrels}
-    return BeirData(corpus=corpus, queries=queries, qrels=qrels)
+    notes: tuple[str, ...] = ()
+    if empty:
+        path, _ = next(iter(empty.values()))
+        shown = ", ".join(repr(query_id) for query_id in list(empty)[:5])
+        more = f" and {len(empty) - 5} more" if len(empty) > 5 else ""
+        notes = (
+            f"{path}: skipped {len(empty)} quer{'y' if len(empty) == 1 else 'ies'} without "
+            f"text that the {split!r} split does not judge ({shown}{more})",
+        )
+    return BeirData(corpus=corpus, queries=queries, qrels=qrels, notes=notes)
 
 
 def beir_file(directory: Path, name: str) -> Path | None:
@@ -85,28 +97,35 @@ def load_beir_corpus(directory: Path) -> Corpus:
     return builder.build_file(path, '{"_id", "title", "text"}')
 
 
-def _load_queries(directory: Path) -> dict[str, str]:
+def _load_queries(directory: Path) -> tuple[dict[str, str], dict[str, tuple[Path, int]]]:
+    """The queries with text, and where each query without text is (an error only if
+    the split judges it: some published collections carry unjudged empty queries)."""
     path = _required_file(directory, "queries.jsonl")
     queries: dict[str, str] = {}
+    empty: dict[str, tuple[Path, int]] = {}
     first_line: dict[str, int] = {}
     for number, record in iter_objects_or_raise(path):
         query_id = _required_id(record, path, number)
-        if query_id in queries:
+        if query_id in first_line:
             raise InputError(
                 f"duplicate query id {query_id!r} (first defined at {path}:{first_line[query_id]})",
                 file=path,
                 line=number,
             )
         text = _optional_text(record, "text", path, number)
-        if not text.strip():
-            raise InputError(f"query {query_id!r} has no text", file=path, line=number)
-        queries[query_id] = text
         first_line[query_id] = number
-    return queries
+        if text.strip():
+            queries[query_id] = text
+        else:
+            empty[query_id] = (path, number)
+    return queries, empty
 
 
 def _load_qrels(
-    path: Path, queries: dict[str, str], document_ids: frozenset[str]
+    path: Path,
+    queries: dict[str, str],
+    document_ids: frozenset[str],
+    empty_queries: dict[str, tuple[Path, int]],
 ) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     first = True
@@ -139,6 +158,14 @@ def _load_qrels(
                 file=path,
                 line=number,
             )
+        if query_id in empty_queries:
+            where, line = empty_queries[query_id]
+            raise InputError(
+                f"query {query_id!r} has no text, and {path.name} judges it (line {number}); "
+                "give it its text or remove its judgments",
+                file=where,
+                line=line,
+            )
         if query_id not in queries:
             raise InputError(
                 f"query id {query_id!r} is not in queries.jsonl", file=path, line=number
@@ -159,6 +186,13 @@ _MAX_GRADE = 2**63 - 1
 
 
 def _required_id(record: dict[str, Any], path: Path, number: int) -> str:
+    if "_id" not in record and "id" in record:
+        raise InputError(
+            "no '_id' field, but an 'id' one: BEIR names its ids '_id'; rename the field "
+            "(for example: jq -c '{_id: .id} + del(.id)' FILE)",
+            file=path,
+            line=number,
+        )
     value = record.get("_id")
     # Some BEIR exports write numeric ids; they name the same document as their string form.
     if isinstance(value, int) and not isinstance(value, bool):

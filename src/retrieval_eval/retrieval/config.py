@@ -64,8 +64,9 @@ class Bm25Config(_Strict):
     k1: float = Field(default=0.9, ge=0.0)
     b: float = Field(default=0.4, ge=0.0, le=1.0)
     stemming: bool = False
-    # True: Lucene's 33 English stop words; "en": the larger 179-word English list; False: none.
-    stopwords: bool | Literal["en"] = True
+    # True or "lucene": Lucene's 33 English stop words; "en-179": the larger 179-word English
+    # list ("en", its former name, still works); False: none. See tokenizer.STOPWORD_LISTS.
+    stopwords: bool | Literal["lucene", "en-179", "en"] = True
     chunk_tokens: int = Field(default=512, ge=16)
     chunk_overlap: int = Field(default=64, ge=0)
 

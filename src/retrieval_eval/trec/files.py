@@ -24,13 +24,14 @@ from retrieval_eval.trec.values import (
     as_bytes_strings,
     load_words,
     parse_floats,
-    parse_ints,
+    parse_grades,
     widen,
     words_for,
 )
 
 RUN_LAYOUT = "qid Q0 docid rank score tag"
 QRELS_LAYOUT = "qid iter docid rel"
+BEIR_QRELS_HEADER = (b"query-id", b"corpus-id", b"score")
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,8 @@ def read_run(path: Path) -> Columns:
 
 
 def read_qrels(path: Path) -> Columns:
+    """Parse a qrels file: TREC's four columns, or BEIR's three under their header line
+    (``query-id corpus-id score``, as BEIR's ``qrels/*.tsv`` files start)."""
     return _read(path, fields=4, extra_ok=False, layout=QRELS_LAYOUT, value_column=3, group=False)
 
 
@@ -148,9 +151,13 @@ def _read(
     runid = b""
     previous_qid: WordArray | None = None
     last_code = -1
-    for block in read_blocks(path, fields, extra_fields_allowed=extra_ok, layout=layout):
+    header = () if value_column == 4 else BEIR_QRELS_HEADER
+    for block in read_blocks(
+        path, fields, extra_fields_allowed=extra_ok, layout=layout, header=header
+    ):
         if block.lines == 0:
             continue
+        doc_column = 1 if block.ends.shape[1] == len(BEIR_QRELS_HEADER) else 2
         query_words = words_for(block.buffer, *block.span(0), capped=False)
         if query_parts and query_parts[-1].starts is None:
             # The last block's queries changed almost every line: look up every line.
@@ -162,14 +169,14 @@ def _read(
         query_parts.append(part)
         previous_qid = query_words[-1]
         last_code = part.last_code()
-        doc_parts.append(words_for(block.buffer, *block.span(2)))
+        doc_parts.append(words_for(block.buffer, *block.span(doc_column)))
         if value_column == 4:
             value_parts.append(_scores(block, path))
             tag_starts, tag_ends = block.span(5)
             runid = block.buffer[int(tag_starts[-1]) : int(tag_ends[-1])].tobytes()
         else:
-            grade_words = words_for(block.buffer, *block.span(3), capped=False)
-            value_parts.append(parse_ints(grade_words, block.line_numbers, path, "relevance"))
+            grade_words = words_for(block.buffer, *block.span(doc_column + 1), capped=False)
+            value_parts.append(parse_grades(grade_words, block.line_numbers, path, "relevance"))
         first_rows.append(rows)
         first_lines.append(int(block.line_numbers[0]))
         explicit.append(None if block.starts is None else block.line_numbers)

@@ -15,7 +15,7 @@ order in double precision, as trec_eval adds them.
 - ``Rndcg``: the mean nDCG at each rank where the ideal gain changes, up to where
   it reaches 0, plus the end of the ranking if it runs past that rank by two or
   more; 0 for a query with nothing relevant at the ``-l`` level.
-- ``rbp`` (p = 0.9): (1 - p) * sum of gain * p^(rank - 1), gains divided by the
+- ``rbp`` (p = 0.9 unless given): (1 - p) * sum of gain * p^(rank - 1), gains divided by the
   query's highest grade when that is above 1.
 - ``rbp_resid``: p^num_ret + (1 - p) * sum of p^(rank - 1) over the retrieved
   documents without a judgment of 0 or more; 0 if there is none.
@@ -27,15 +27,18 @@ import numpy as np
 
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
 from retrieval_eval.trec.hits import TrecHits
+from retrieval_eval.trec.measures import RBP_PERSISTENCE
 from retrieval_eval.trec.segments import last_of_each, positions_within, running_sums
 
-RBP_PERSISTENCE = 0.9
 # Terms of rbp_resid more than this many ranks after its first term cannot change
 # the sum: with p = 0.9, p ** 400 is below half a unit in the last place of 1.
 _RESID_HORIZON = 512
 
 
-def gain_measure(hits: TrecHits, family: str, level: int) -> FloatArray:
+def gain_measure(
+    hits: TrecHits, family: str, level: int, persistence: float = RBP_PERSISTENCE
+) -> FloatArray:
+    """``persistence`` is rbp's p (rbp_resid keeps trec_eval's 0.9)."""
     graded = hits.ranked(1)  # hits and ideal gains by grade, whatever the level
     if family == "G":
         return _g(graded)
@@ -44,7 +47,7 @@ def gain_measure(hits: TrecHits, family: str, level: int) -> FloatArray:
     if family == "Rndcg":
         return _rndcg(graded, hits.num_at_or_above(level))
     if family == "rbp":
-        return _rbp(graded)
+        return _rbp(graded, persistence)
     if family == "rbp_resid":
         return _rbp_resid(hits)
     raise ValueError(f"no gain kernel for {family}")
@@ -142,24 +145,24 @@ def _dcg_up_to(
     return np.where(valid, dcg[clipped], 0.0)
 
 
-def _powers(count: int) -> FloatArray:
+def _powers(count: int, persistence: float = RBP_PERSISTENCE) -> FloatArray:
     """p^0 .. p^count by repeated multiplication, as trec_eval steps them."""
-    steps = np.full(count + 1, RBP_PERSISTENCE, dtype=np.float64)
+    steps = np.full(count + 1, persistence, dtype=np.float64)
     steps[0] = 1.0
     return np.cumprod(steps).astype(np.float64)
 
 
-def _rbp(graded: RankedHits) -> FloatArray:
+def _rbp(graded: RankedHits, persistence: float) -> FloatArray:
     query, rank, gain = graded.hit_query, graded.hit_rank, graded.hit_gain
     highest = np.zeros(graded.num_queries, dtype=np.float64)
     has_ideal = graded.num_rel > 0
     highest[has_ideal] = graded.ideal_gains[graded.ideal_offsets[:-1][has_ideal]]
     top = highest[query]
     scaled = np.where(top > 1.0, gain / np.where(top > 1.0, top, 1.0), gain)
-    powers = _powers(int(rank.max(initial=0)))
+    powers = _powers(int(rank.max(initial=0)), persistence)
     weights = scaled * powers[rank - 1]
     total = np.bincount(query, weights=weights, minlength=graded.num_queries).astype(np.float64)
-    return (1.0 - RBP_PERSISTENCE) * total
+    return (1.0 - persistence) * total
 
 
 def _rbp_resid(hits: TrecHits) -> FloatArray:

@@ -16,17 +16,18 @@ throughout), so the printed ``%6.4f`` values agree to the last digit:
 - ``success_K``, ``set_P``, ``set_recall``, ``set_F`` (beta = its parameter), ``ndcg``
   (no cut-off; gains are the grades, whatever the relevance level).
 - ``gm_bpref``: per query log(max(bpref, 1e-5)), summarised like ``gm_map``.
-- ``11pt_avg``: the mean of the eleven ``iprec_at_recall`` values (0.0 to 1.0),
-  added from 1.0 down.
+- ``11pt_avg``: the mean of the ``iprec_at_recall`` values at its recall levels
+  (0.0, 0.1, ..., 1.0 unless given), added from the last level down.
 - ``binG``: each relevant retrieved document adds 1 / log2(2 + judged-or-not
   documents above it that are not relevant); divided by R.
 - ``relative_P_K``: relevant in the top K / min(K, R) (0 when R is 0).
 - ``set_relative_P``: relevant retrieved / min(retrieved, R); ``set_map``:
-  (relevant retrieved)^2 / (retrieved * R); ``utility``: relevant retrieved minus
-  the other retrieved documents (trec_eval's default coefficients 1, -1, 0, 0).
+  (relevant retrieved)^2 / (retrieved * R); ``utility``: p1 * relevant retrieved +
+  p2 * other retrieved + p3 * relevant missed + p4 * (0 - retrieved - R + relevant
+  retrieved), trec_eval's default coefficients being 1, -1, 0, 0.
 - ``num_nonrel_judged_ret``: retrieved documents judged below the level (0 or more).
 - ``unj_K``: retrieved documents in the top K without a judgment of 0 or more, / K.
-- ``relstring``: the first ten retrieved documents' grades as text (see relstring()).
+- ``relstring``: the first N (10) retrieved documents' grades as text (see relstring()).
 - ``G``, ``ndcg_rel``, ``Rndcg``, ``rbp``, ``rbp_resid``: see trec.graded.
 """
 
@@ -41,7 +42,7 @@ from retrieval_eval.score.measure_names import Measure
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
 from retrieval_eval.trec.graded import gain_measure
 from retrieval_eval.trec.hits import TrecHits
-from retrieval_eval.trec.measures import GEOMETRIC, RECALL_LEVELS, TrecMeasure
+from retrieval_eval.trec.measures import GEOMETRIC, TrecMeasure
 from retrieval_eval.trec.segments import positions_within, suffix_max
 
 MIN_GEO_MEAN = 0.00001
@@ -83,18 +84,23 @@ def trec_values(hits: TrecHits, measure: TrecMeasure, level: int) -> FloatArray:
     if family == "iprec_at_recall":
         return _interpolated_precision(ranked, float(param or 0.0))
     if family == "11pt_avg":
+        # trec_eval adds the levels' values from the last (highest) level down.
         total = np.zeros(hits.num_queries, dtype=np.float64)
-        for fraction in reversed(RECALL_LEVELS):
+        for fraction in reversed(measure.params):
             total += _interpolated_precision(ranked, fraction)
-        return total / len(RECALL_LEVELS)
+        return total / len(measure.params)
     if family == "binG":
         return _bin_g(ranked)
     if family in _GAIN_FAMILIES:
+        if family == "rbp":
+            return gain_measure(hits, family, level, measure.params[0])
         return gain_measure(hits, family, level)
     if family == "relative_P":
         return _relative_precision(ranked, int(param or 0))
-    if family in ("set_relative_P", "set_map", "utility"):
+    if family in ("set_relative_P", "set_map"):
         return _set_counts(ranked, family)
+    if family == "utility":
+        return _utility(ranked, measure.params)
     if family == "num_nonrel_judged_ret":
         below = (hits.judged_grade >= 0) & (hits.judged_grade < level)
         return np.bincount(hits.judged_query[below], minlength=hits.num_queries).astype(np.float64)
@@ -126,17 +132,22 @@ def summarise(measure: TrecMeasure, values: FloatArray) -> float:
     return total / values.size
 
 
-def relstring(hits: TrecHits) -> tuple[str, ...]:
-    """Per query, one character per document of the top ten: its grade (0-9, '>' above 9),
-    '.' for a negative grade (in the pool, not judged), '-' for a document not in the qrels."""
-    shown = np.minimum(hits.num_ret, RELSTRING_LENGTH)
-    chars = np.zeros((hits.num_queries, RELSTRING_LENGTH), dtype=np.uint8)
-    chars[np.arange(RELSTRING_LENGTH) < shown[:, None]] = ord("-")
-    top = hits.judged_rank <= RELSTRING_LENGTH
+def relstring(hits: TrecHits, length: float = RELSTRING_LENGTH) -> tuple[str, ...]:
+    """Per query, one character per document of the top ``length`` (its first parameter,
+    truncated toward zero as C's cast does): its grade (0-9, '>' above 9), '.' for a negative
+    grade (in the pool, not judged), '-' for a document not in the qrels."""
+    widest = int(hits.num_ret.max(initial=0))
+    width = max(0, min(int(length), widest))
+    if width == 0:
+        return ("",) * hits.num_queries
+    shown = np.minimum(hits.num_ret, width)
+    chars = np.zeros((hits.num_queries, width), dtype=np.uint8)
+    chars[np.arange(width) < shown[:, None]] = ord("-")
+    top = hits.judged_rank <= width
     grade = hits.judged_grade[top]
     symbol = np.where(grade > 9, ord(">"), np.where(grade < 0, ord("."), ord("0") + grade))
     chars[hits.judged_query[top], hits.judged_rank[top] - 1] = symbol
-    packed = np.ascontiguousarray(chars).view(f"S{RELSTRING_LENGTH}").reshape(-1)
+    packed = np.ascontiguousarray(chars).view(f"S{width}").reshape(-1)
     return tuple(text.decode("ascii") for text in packed.tolist())
 
 
@@ -170,12 +181,23 @@ def _set_counts(hits: RankedHits, family: str) -> FloatArray:
     both = (hits.num_ret > 0) & (hits.num_rel > 0)
     if family == "set_relative_P":
         np.divide(found, np.minimum(retrieved, relevant), out=out, where=both)
-    elif family == "set_map":
+    else:
         np.divide(found * found, retrieved * relevant, out=out, where=both)
-    else:  # utility with trec_eval's default coefficients, summed in its order
-        out = 1.0 * found + -1.0 * (retrieved - found)
-        out = out + 0.0 * (relevant - found)
-        out = out + 0.0 * (found - retrieved - relevant)
+    return out
+
+
+def _utility(hits: RankedHits, coefficients: tuple[float, ...]) -> FloatArray:
+    """p1 * a + p2 * b + p3 * c + p4 * d, summed left to right as trec_eval does, with a
+    collection of 0 documents (no -N). A query missing from the run (-c) scores 0: trec_eval
+    resets its utility after scoring the stand-in ranking."""
+    p1, p2, p3, p4 = coefficients
+    found = np.bincount(hits.hit_query, minlength=hits.num_queries).astype(np.float64)
+    retrieved = hits.num_ret.astype(np.float64)
+    relevant = hits.num_rel.astype(np.float64)
+    out = p1 * found + p2 * (retrieved - found)
+    out = out + p3 * (relevant - found)
+    out = out + p4 * (0.0 + found - retrieved - relevant)
+    out[hits.num_ret == 0] = 0.0
     return out
 
 

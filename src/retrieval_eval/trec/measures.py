@@ -3,23 +3,31 @@
 ``-m P.5,10`` marks the family ``P`` with cut-offs 5 and 10; ``-m P`` uses its
 default cut-offs. As in trec_eval, a family's parameters come from the first
 ``-m`` that gives any, integer cut-offs are read like C's ``strtol``
-(``ndcg_cut.23.4`` is ``ndcg_cut_23``), and the nicknames ``official`` and
+(``ndcg_cut.23.4`` is ``ndcg_cut_23``), ``relstring``, ``utility`` and ``11pt_avg``
+keep their parameters in the order given and print them as typed, and the nicknames ``official`` and
 ``all_trec`` mark several families at once (``all_trec``: every measure of
 trec_eval 10.0's ``all_trec``).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Literal
 
 from retrieval_eval.errors import ConfigError
 
-ParamKind = Literal["none", "long", "double", "beta"]
+ParamKind = Literal["none", "long", "double", "beta", "params", "pairs"]
 
+_DOUBLE_NAME_ROOM = 8
 _LONG_DEFAULT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+# utility = p1 * relevant retrieved + p2 * other retrieved + p3 * relevant missed
+#           + p4 * (documents in the collection - retrieved - relevant + relevant retrieved),
+# the collection size being 0 here as in trec_eval without -N.
+UTILITY_COEFFICIENTS = (1.0, -1.0, 0.0, 0.0)
+RBP_PERSISTENCE = 0.9  # rbp's p; -m rbp.p=0.95 sets it
 
 # trec_eval 10.0's measure table order (its measures.c): measures print in this order.
 FAMILIES: dict[str, tuple[ParamKind, tuple[float, ...]]] = {
@@ -35,13 +43,13 @@ FAMILIES: dict[str, tuple[ParamKind, tuple[float, ...]]] = {
     "recip_rank": ("none", ()),
     "iprec_at_recall": ("double", RECALL_LEVELS),
     "P": ("long", _LONG_DEFAULT),
-    "relstring": ("none", ()),
+    "relstring": ("params", (10.0,)),
     "recall": ("long", _LONG_DEFAULT),
     "infAP": ("none", ()),
     "gm_bpref": ("none", ()),
     "Rprec_mult": ("double", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
-    "utility": ("none", ()),
-    "11pt_avg": ("none", ()),
+    "utility": ("params", UTILITY_COEFFICIENTS),
+    "11pt_avg": ("params", RECALL_LEVELS),
     "binG": ("none", ()),
     "G": ("none", ()),
     "ndcg": ("none", ()),
@@ -57,7 +65,7 @@ FAMILIES: dict[str, tuple[ParamKind, tuple[float, ...]]] = {
     "set_map": ("none", ()),
     "set_F": ("beta", (1.0,)),
     "num_nonrel_judged_ret": ("none", ()),
-    "rbp": ("none", ()),
+    "rbp": ("pairs", (RBP_PERSISTENCE,)),
     "rbp_resid": ("none", ()),
     "unj": ("long", (5, 10, 20)),
 }
@@ -102,7 +110,8 @@ class TrecMeasure:
 
     family: str
     param: float | None = None
-    label: str | None = None  # set_F's parameter as typed (trec_eval prints it verbatim)
+    label: str | None = None  # parameters as typed, for the kinds trec_eval prints verbatim
+    params: tuple[float, ...] = ()  # a "params" family's values (its defaults if none given)
 
     @property
     def name(self) -> str:
@@ -110,8 +119,10 @@ class TrecMeasure:
         if kind == "long":
             return f"{self.family}_{int(self.param or 0)}"
         if kind == "double":
-            return f"{self.family}_{self.param:3.2f}"
-        if kind == "beta" and self.label is not None:
+            # trec_eval formats it with "%3.2f" into room for 8 characters, so a cut-off of
+            # 123456 prints as "123456.0" and one of 1e9 as "10000000".
+            return f"{self.family}_{f'{self.param:3.2f}'[:_DOUBLE_NAME_ROOM]}"
+        if kind in ("beta", "params", "pairs") and self.label is not None:
             return f"{self.family}_{self.label}"
         return self.family
 
@@ -148,6 +159,12 @@ def parse_trec_measures(arguments: tuple[str, ...] | list[str]) -> list[TrecMeas
         given = params.get(family)
         if kind == "none":
             measures.append(TrecMeasure(family))
+        elif kind == "pairs":
+            values = defaults if given is None else _persistence(family, given)
+            measures.append(TrecMeasure(family, label=given, params=values))
+        elif kind == "params":
+            values = defaults if given is None else _params(family, given)
+            measures.append(TrecMeasure(family, label=given, params=values))
         elif kind == "beta":
             if given is None:
                 measures.append(TrecMeasure(family, defaults[0]))
@@ -159,6 +176,42 @@ def parse_trec_measures(arguments: tuple[str, ...] | list[str]) -> list[TrecMeas
     return measures
 
 
+def _persistence(family: str, text: str) -> tuple[float, ...]:
+    """rbp's ``name=value`` parameters: ``p=0.95`` sets the persistence (the last one given
+    wins, as in trec_eval). trec_eval's other pairs, gains per grade (``2=3.5``), are not
+    supported."""
+    persistence = RBP_PERSISTENCE
+    for part in text.split(","):
+        name, equals, value = part.partition("=")
+        if not equals or not name or not value:
+            raise ConfigError(f"measure '{family}.{text}': parameters are name=value pairs")
+        if name != "p":
+            raise ConfigError(
+                f"measure '{family}.{text}': only p=PERSISTENCE is supported, not gains per grade"
+            )
+        persistence = _c_atof(value, family)
+    if not math.isfinite(persistence):
+        raise ConfigError(f"measure '{family}.{text}': p must be a finite number")
+    return (persistence,)
+
+
+def _params(family: str, text: str) -> tuple[float, ...]:
+    """A family whose parameters trec_eval keeps in the order given and prints as typed
+    (``utility_2,-1,0,0``, ``11pt_avg_.25,.5,.75``, ``relstring_20``)."""
+    values = tuple(_c_atof(part, family) for part in text.split(","))
+    if not all(math.isfinite(value) for value in values):
+        raise ConfigError(f"measure '{family}.{text}': parameters must be finite numbers")
+    if family == "utility" and len(values) != len(UTILITY_COEFFICIENTS):
+        raise ConfigError(
+            f"measure 'utility.{text}': utility takes 4 coefficients "
+            "(relevant retrieved, other retrieved, relevant missed, other missed)"
+        )
+    if family == "11pt_avg" and list(values) != sorted(values):
+        # trec_eval walks the levels from the last one down, assuming this order.
+        raise ConfigError(f"measure '11pt_avg.{text}': give the recall levels in ascending order")
+    return values
+
+
 def _cutoffs(family: str, text: str, kind: ParamKind) -> tuple[float, ...]:
     parts = text.split(",")
     values = sorted(_c_strtol(p) if kind == "long" else _c_atof(p, family) for p in parts)
@@ -168,17 +221,24 @@ def _cutoffs(family: str, text: str, kind: ParamKind) -> tuple[float, ...]:
         )
     if len(set(values)) != len(values):
         raise ConfigError(f"measure '{family}.{text}': duplicate cut-offs")
-    return tuple(float(v) for v in values)
+    return tuple(values) if kind == "long" else tuple(float(v) for v in values)
 
 
 _LEADING_INT = re.compile(r"\s*([+-]?[0-9]+)")
 _LEADING_FLOAT = re.compile(r"\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
 
 
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
 def _c_strtol(text: str) -> int:
-    """The leading integer of ``text``, 0 if none: how trec_eval reads a cut-off."""
+    """The leading integer of ``text``, 0 if none: how trec_eval reads a cut-off.
+
+    Out of range, C's ``strtol`` gives the nearest 64-bit ``long`` (``P.99999999999999999999``
+    is ``P_9223372036854775807``). Cut-offs stay Python ints so their printed names are exact.
+    """
     match = _LEADING_INT.match(text)
-    return int(match.group(1)) if match else 0
+    return min(max(int(match.group(1)), _LONG_MIN), _LONG_MAX) if match else 0
 
 
 def _c_atof(text: str, family: str) -> float:

@@ -67,7 +67,7 @@ def score_trec_run(
     text: dict[str, tuple[str, ...]] = {}
     for measure in measures:
         if measure.is_text:
-            text[measure.name] = relstring(hits)
+            text[measure.name] = relstring(hits, measure.params[0])
             continue
         values = trec_values(hits, measure, level)
         per_query[measure.name] = values

@@ -72,16 +72,26 @@ class Block:
 
 
 def read_blocks(
-    path: Path, fields: int, *, extra_fields_allowed: bool, layout: str
+    path: Path,
+    fields: int,
+    *,
+    extra_fields_allowed: bool,
+    layout: str,
+    header: tuple[bytes, ...] = (),
 ) -> Iterator[Block]:
     """Yield the file's data lines block by block, each line with exactly ``fields`` tokens.
 
     The blocks share one buffer: a block is valid only until the next one is
     requested. ``layout`` (e.g. ``qid Q0 docid rank score tag``) feeds error messages.
+    When the file's first line is ``header`` (its words, compared case-insensitively),
+    that line is skipped and every other line must have ``len(header)`` fields: the
+    header names the file's own layout (BEIR's ``query-id corpus-id score``), so the
+    blocks then have that many columns.
     """
     buffer = np.zeros(BLOCK_BYTES + PAD, dtype=np.uint8)
     filled = 0  # bytes of an unfinished line carried over from the previous read
     first_line = 1
+    sniffed = not header
     with open(path, "rb") as raw, _text_stream(raw, path) as handle:
         while True:
             if filled >= buffer.size - PAD:  # one line longer than the buffer: grow it
@@ -106,6 +116,11 @@ def read_blocks(
             if cut == 0:
                 filled = end
                 continue
+            if not sniffed:
+                sniffed = True
+                if _blank_header(buffer, cut, header):
+                    fields = len(header)
+                    layout = " ".join(word.decode() for word in header)
             block, newlines = _tokenize(
                 buffer, cut, first_line, path, fields, extra_fields_allowed, layout
             )
@@ -114,6 +129,17 @@ def read_blocks(
             carry = buffer[cut:end].copy()
             buffer[: carry.size] = carry
             filled = carry.size
+
+
+def _blank_header(buffer: Bytes, cut: int, header: tuple[bytes, ...]) -> bool:
+    """Whether the first line is ``header``; if so it becomes a blank line (numbers kept)."""
+    body = buffer[:cut]
+    first_end = int(np.flatnonzero(_line_ends(body))[0])
+    words = body[:first_end].tobytes().lower().split()
+    if tuple(words) != tuple(word.lower() for word in header):
+        return False
+    buffer[:first_end] = 32
+    return True
 
 
 def _after_last_newline(buffer: Bytes, end: int) -> int:

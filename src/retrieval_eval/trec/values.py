@@ -8,6 +8,7 @@ id instead of one gather per byte). Byte-swapped, the words compare like
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import TypeVar
 
@@ -119,30 +120,42 @@ def parse_floats(
     return out
 
 
-def parse_ints(words: WordArray, line_numbers: IntArray, path: Path, what: str) -> IntArray:
+def parse_grades(words: WordArray, line_numbers: IntArray, path: Path, what: str) -> IntArray:
+    """Qrels grades read as trec_eval reads them, with C's ``atol``.
+
+    The leading integer counts and the rest of the token is ignored: ``1.0`` and ``1.5``
+    are 1, ``0.3`` is 0, ``1e+8`` is 1, ``1_000`` is 1. Two departures, both errors naming
+    the line: a token with no leading digits, which ``atol`` would silently read as 0 (it
+    is almost always a column in the wrong place), and a value past 64 bits, which
+    ``atol`` clamps and trec_eval then fails on (it sizes a table by the highest grade).
+    """
     strings = as_bytes_strings(words)
     try:
         if not _has_underscore(strings):
             return strings.astype(np.int64)
     except (ValueError, OverflowError):
         pass
+    out = np.empty(strings.size, dtype=np.int64)
     for row, token in enumerate(strings.tolist()):
-        text = token.decode("utf-8", "replace")
-        try:
-            value = _python_number(int, token)
-        except ValueError:
+        match = _LEADING_INTEGER.match(token)
+        if match is None:
+            text = token.decode("utf-8", "replace")
             raise InputError(
                 f"{what} {text!r} is not an integer", file=path, line=int(line_numbers[row])
-            ) from None
+            )
+        value = int(match.group())
         if not _INT64_MIN <= value <= _INT64_MAX:
             raise InputError(
-                f"{what} {text!r} is out of range; grades must lie within ±{_INT64_MAX:,}",
+                f"{what} {token.decode('utf-8', 'replace')!r} is out of range; "
+                f"grades must lie within ±{_INT64_MAX:,}",
                 file=path,
                 line=int(line_numbers[row]),
             )
-    raise AssertionError("unreachable")  # pragma: no cover
+        out[row] = value
+    return out
 
 
+_LEADING_INTEGER = re.compile(rb"[+-]?[0-9]+")
 _Number = TypeVar("_Number", int, float)
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 

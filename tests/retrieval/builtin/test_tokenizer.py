@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval.retrieval.builtin.tokenizer import ENGLISH_STOPWORDS, KeywordTokenizer
+from retrieval_eval.retrieval.config import Bm25Config
 
 
 def test_lowercases_splits_on_non_word_characters_and_drops_stop_words() -> None:
@@ -53,3 +54,16 @@ def test_bm25_accepts_en_and_refuses_other_lists() -> None:
     assert Bm25Config(stopwords="en").stopwords == "en"
     with pytest.raises(ValidationError):
         Bm25Config(stopwords="fr")  # type: ignore[arg-type]
+
+
+def test_the_stop_word_lists_have_unambiguous_names() -> None:
+    """ "en" is bm25s's name for the 33-word list but was ours for the 179-word one: the
+    lists are now "lucene" and "en-179"; "en" keeps meaning the 179 words."""
+    assert Bm25Config(stopwords="lucene").stopwords == "lucene"
+    assert Bm25Config(stopwords="en-179").stopwords == "en-179"
+    text = "What is the cost and how much"
+    assert KeywordTokenizer(stopwords="lucene").tokenize(text) == KeywordTokenizer().tokenize(text)
+    assert KeywordTokenizer(stopwords="en-179").tokenize(text) == ["cost", "much"]
+    assert KeywordTokenizer(stopwords="en").tokenize(text) == ["cost", "much"]
+    assert KeywordTokenizer(stopwords="lucene").describe()["stopwords"] == "lucene-english-33"
+    assert KeywordTokenizer(stopwords="en-179").describe()["stopwords"] == "english-179"

@@ -6,7 +6,9 @@ Documented in docs/retrievers.md because scores depend on every rule here:
 2. split into Unicode word runs (``\\w+``: letters, digits and ``_`` in any script;
    everything else separates words, so ``state-of-the-art`` is four words);
 3. drop English stop words — Lucene's 33-word ``EnglishAnalyzer`` list, the
-   one Anserini's BEIR baselines use (also ``bm25s.stopwords.STOPWORDS_EN``);
+   one Anserini's BEIR baselines use (also ``bm25s.stopwords.STOPWORDS_EN``, which
+   bm25s calls "en"), or with ``stopwords = "en-179"`` bm25s's 179-word
+   ``STOPWORDS_EN_PLUS``;
 4. optionally stem with the Snowball English stemmer (PyStemmer).
 """
 
@@ -19,20 +21,27 @@ from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_EN_PLUS
 
 WORD = re.compile(r"\w+")
 ENGLISH_STOPWORDS: frozenset[str] = frozenset(STOPWORDS_EN)
-# `stopwords = "en"`: bm25s's 179-word English list (NLTK's, which includes Lucene's 33).
+# bm25s's 179-word English list (NLTK's, which includes Lucene's 33).
 ENGLISH_STOPWORDS_LONG: frozenset[str] = frozenset(STOPWORDS_EN_PLUS)
+# The names `stopwords` accepts for each list, and the name describe() reports it by.
+# "en" is the 179-word list's former name, kept so configurations that use it still
+# work; bm25s's own "en" is the 33-word list, hence the unambiguous names.
+STOPWORD_LISTS: dict[bool | str, tuple[str, frozenset[str]]] = {
+    True: ("lucene-english-33", ENGLISH_STOPWORDS),
+    "lucene": ("lucene-english-33", ENGLISH_STOPWORDS),
+    "en-179": ("english-179", ENGLISH_STOPWORDS_LONG),
+    "en": ("english-179", ENGLISH_STOPWORDS_LONG),
+}
 
 
 class KeywordTokenizer:
     def __init__(self, *, stopwords: bool | str = True, stemming: bool = False):
         self.stopwords = stopwords
-        self._dropped: frozenset[str] = (
-            ENGLISH_STOPWORDS_LONG
-            if stopwords == "en"
-            else ENGLISH_STOPWORDS
-            if stopwords
-            else frozenset()
-        )
+        named = STOPWORD_LISTS.get(stopwords) if stopwords is not False else None
+        if stopwords is not False and named is None:
+            raise ValueError(f"unknown stop word list {stopwords!r}")
+        self._list_name = named[0] if named else None
+        self._dropped: frozenset[str] = named[1] if named else frozenset()
         self.stemming = stemming
         self._stemmer = Stemmer.Stemmer("english") if stemming else None
 
@@ -49,10 +58,6 @@ class KeywordTokenizer:
         return {
             "lowercase": True,
             "split": r"\w+",
-            "stopwords": "english-179"
-            if self.stopwords == "en"
-            else "lucene-english-33"
-            if self.stopwords
-            else None,
+            "stopwords": self._list_name,
             "stemmer": "snowball-english" if self.stemming else None,
         }
