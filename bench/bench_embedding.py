@@ -148,6 +148,12 @@ def main() -> None:
         help="also measure ours with the session options it had before (legacy: arena, "
         "memory patterns and pre-packing off) and compare its vectors with ours",
     )
+    parser.add_argument(
+        "--peer-budget",
+        type=int,
+        default=None,
+        help="also measure ours with this token budget per model call (texts x padded length)",
+    )
     parser.add_argument("--no-cache-row", action="store_true")
     parser.add_argument(
         "--threads",
@@ -190,6 +196,11 @@ def main() -> None:
         theirs.__dict__["model"] = ort.InferenceSession(
             str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
         )
+    if args.peer_budget is not None:
+        wider = MiniLMEmbedding(
+            model_dir, intra_op_threads=threads, **{**batch, "token_budget": args.peer_budget}
+        )
+        sides.append((f"ours, token budget {args.peer_budget:,}", wider.embed))
     sides.append(("chromadb default", theirs))
     for _, embed in sides:
         embed(short[:64])  # warm-up: session creation and first-run allocations

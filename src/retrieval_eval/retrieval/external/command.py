@@ -11,8 +11,8 @@ docs/retrievers.md):
     ← {"hits": [{"id": "...", "score": 1.5, "text": "..."}], "cost_usd": 0.0001}
     ← {"error": "message"}   (to either request: the evaluation stops with it)
 
-A process whose `index` answer carries ``"batch": true`` (or a most number of
-queries per request) is sent many queries in one request instead, and answers
+A process whose `index` answer carries ``"batch": true`` (or the most queries it
+takes per request) is sent many queries in one request instead, and answers
 each with one line, in the order asked:
 
     → {"op": "search_many", "queries": [{"query": "...", "k": 10, "tags": []}, ...]}
