@@ -1,17 +1,24 @@
 """Embedding throughput: MiniLMEmbedding versus chromadb's default ONNX function, same run.
 
-Both read the same installed model.onnx, so the difference is only how the work is
-batched (chromadb pads every text to 256 tokens; we sort by length and pad each
-batch to its longest). Also times re-embedding an unchanged corpus through the
-cache. Prints a Markdown table; the numbers go into docs/benchmarks.md.
+Both read the same installed model.onnx, so the difference is how the work is batched
+(chromadb pads every text to 256 tokens; we sort by length and pad each batch to its
+longest) and the session's options. ``--peer-options`` adds a third side: ours with a
+session built from other options (``legacy``: arena, memory patterns and pre-packing
+off, as before they were left at onnxruntime's defaults), and checks its vectors
+against ours (least cosine over every text). Throughput is texts per CPU-second of
+this process (``time.process_time``, all threads) beside texts per wall second; pin
+the process to one core (``taskset -c 1``) with ``--threads 1`` on a shared machine.
+Also times re-embedding an unchanged corpus through the cache. Prints Markdown
+tables; the numbers go into docs/benchmarks.md.
 
-    .venv/bin/python bench/bench_embedding.py [--runs 5] [--short 2000] [--long 200] [--threads 1]
+    taskset -c 1 .venv/bin/python bench/bench_embedding.py --threads 1 --peer-options legacy
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -20,6 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import numpy as np
 import onnxruntime as ort
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
@@ -51,31 +59,57 @@ def passages(corpus: Path, count: int, words: int) -> list[str]:
     raise SystemExit(f"the corpus yields only {len(result)} passages of {words} words")
 
 
-def _seconds(embed: Callable[[list[str]], object], texts: list[str]) -> float:
-    start = time.perf_counter()
+def _seconds(embed: Callable[[list[str]], object], texts: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process) for one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
     embed(texts)
-    return time.perf_counter() - start
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def legacy_session(model_dir: Path, threads: int | None) -> ort.InferenceSession:
+    """The session MiniLMEmbedding built before its options were left at the defaults."""
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.enable_cpu_mem_arena = False
+    options.enable_mem_pattern = False
+    options.add_session_config_entry("session.disable_prepacking", "1")
+    if threads is not None:
+        options.intra_op_num_threads = threads
+    return ort.InferenceSession(
+        str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
+    )
 
 
 def _throughput_rows(
-    ours: MiniLMEmbedding,
-    theirs: ONNXMiniLM_L6_V2,
+    sides: Sequence[tuple[str, Callable[[list[str]], object]]],
     sets: Sequence[tuple[str, list[str]]],
     runs: int,
 ) -> list[str]:
+    """One row per text set: texts per CPU-second and per wall second for each side, and
+    each side's CPU time as a ratio of the first side's (higher: the first is faster)."""
     rows = []
     for label, texts in sets:
-        # Interleaved, so a load spike on this shared machine hits both sides alike.
-        ours_times, theirs_times = [], []
+        # Interleaved, so a load spike on this shared machine hits every side alike.
+        times: list[list[tuple[float, float]]] = [[] for _ in sides]
         for _ in range(runs):
-            ours_times.append(_seconds(ours.embed, texts))
-            theirs_times.append(_seconds(theirs, texts))
-        ours_s, theirs_s = statistics.median(ours_times), statistics.median(theirs_times)
-        rows.append(
-            f"| {label} | {len(texts)} | {len(texts) / ours_s:,.0f} | "
-            f"{len(texts) / theirs_s:,.0f} | **{theirs_s / ours_s:.2f}×** |"
-        )
+            for index, (_, embed) in enumerate(sides):
+                times[index].append(_seconds(embed, texts))
+        walls = [statistics.median(wall for wall, _ in side) for side in times]
+        cpus = [statistics.median(cpu for _, cpu in side) for side in times]
+        cells = [
+            f"{len(texts) / cpu:,.1f} ({len(texts) / wall:,.1f})"
+            for wall, cpu in zip(walls, cpus, strict=True)
+        ]
+        ratios = [f"**{cpu / cpus[0]:.2f}×**" for cpu in cpus[1:]]
+        rows.append(f"| {label} | {len(texts)} | " + " | ".join(cells + ratios) + " |")
     return rows
+
+
+def _least_cosine(a: object, b: object) -> float:
+    left, right = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    cosines = (left * right).sum(1) / np.linalg.norm(left, axis=1) / np.linalg.norm(right, axis=1)
+    return float(cosines.min())
 
 
 def _cache_row(model_dir: Path, texts: list[str], runs: int, threads: int) -> str:
@@ -106,6 +140,21 @@ def main() -> None:
     parser.add_argument("--short", type=int, default=2000, help="number of ~40-word passages")
     parser.add_argument("--long", type=int, default=200, help="number of 256-token passages")
     parser.add_argument("--batch-size", type=int, default=None)
+    parser.add_argument("--token-budget", type=int, default=None)
+    parser.add_argument(
+        "--peer-options",
+        choices=["legacy"],
+        default=None,
+        help="also measure ours with the session options it had before (legacy: arena, "
+        "memory patterns and pre-packing off) and compare its vectors with ours",
+    )
+    parser.add_argument(
+        "--peer-budget",
+        type=int,
+        default=None,
+        help="also measure ours with this token budget per model call (texts x padded length)",
+    )
+    parser.add_argument("--no-cache-row", action="store_true")
     parser.add_argument(
         "--threads",
         type=int,
@@ -125,8 +174,17 @@ def main() -> None:
     # 300 words of Cranfield text always exceed 256 wordpieces (230 words sometimes do
     # not), so every long passage is truncated to exactly 256 tokens by both.
     long = passages(corpus, args.long, 300)
-    batch = {} if args.batch_size is None else {"batch_size": args.batch_size}
+    batch: dict[str, int] = {}
+    if args.batch_size is not None:
+        batch["batch_size"] = args.batch_size
+    if args.token_budget is not None:
+        batch["token_budget"] = args.token_budget
     ours = MiniLMEmbedding(model_dir, intra_op_threads=threads, **batch)
+    sides: list[tuple[str, Callable[[list[str]], object]]] = [("ours", ours.embed)]
+    if args.peer_options == "legacy":
+        old = MiniLMEmbedding(model_dir, intra_op_threads=threads, **batch)
+        old.__dict__["_session"] = legacy_session(model_dir, threads)
+        sides.append(("ours, legacy session options", old.embed))
     theirs = ONNXMiniLM_L6_V2(preferred_providers=["CPUExecutionProvider"])
     if args.threads is not None:
         # chromadb builds its session in a cached property with no thread setting;
@@ -138,22 +196,42 @@ def main() -> None:
         theirs.__dict__["model"] = ort.InferenceSession(
             str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
         )
-    ours.embed(short[:64])  # warm-up: session creation and first-run allocations
-    theirs(short[:64])
+    if args.peer_budget is not None:
+        wider = MiniLMEmbedding(
+            model_dir, intra_op_threads=threads, **{**batch, "token_budget": args.peer_budget}
+        )
+        sides.append((f"ours, token budget {args.peer_budget:,}", wider.embed))
+    sides.append(("chromadb default", theirs))
+    for _, embed in sides:
+        embed(short[:64])  # warm-up: session creation and first-run allocations
+        embed(long[:8])
 
     print(
         f"threads: {args.threads or 'default'}, cores: {available_cores()}, "
-        f"runs: {args.runs} (medians), batch size: {ours.batch_size}\n"
+        f"runs: {args.runs} (medians), batch size: {ours.batch_size}, "
+        f"token budget: {ours.token_budget}, load average: {os.getloadavg()[0]:.1f}\n"
     )
-    print("| passages | count | ours (texts/s) | chromadb default (texts/s) | speed-up |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    for row in _throughput_rows(
-        ours, theirs, [("~40 words", short), ("256 tokens", long)], args.runs
-    ):
-        print(row)
-    print("\n| corpus | cold embed | cache-hit embed | embedded on 2nd run | cached / cold |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    print(_cache_row(model_dir, short, args.runs, threads))
+    if args.peer_options is not None:
+        least = min(_least_cosine(ours.embed(texts), sides[1][1](texts)) for texts in (short, long))
+        print(
+            f"least cosine, ours vs {sides[1][0]}, "
+            f"over all {len(short) + len(long)} texts: {least:.7f}\n"
+        )
+    names = [name for name, _ in sides]
+    print(
+        "| passages | count | "
+        + " | ".join(f"{name}: texts/CPU-s (texts/s)" for name in names)
+        + " | "
+        + " | ".join(f"{name} CPU / ours" for name in names[1:])
+        + " |"
+    )
+    print("| --- | ---: |" + " ---: |" * (2 * len(names) - 1))
+    for row in _throughput_rows(sides, [("~40 words", short), ("256 tokens", long)], args.runs):
+        print(row, flush=True)
+    if not args.no_cache_row:
+        print("\n| corpus | cold embed | cache-hit embed | embedded on 2nd run | cached / cold |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        print(_cache_row(model_dir, short, args.runs, threads))
 
 
 if __name__ == "__main__":

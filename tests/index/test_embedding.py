@@ -135,3 +135,39 @@ def test_config_round_trip_rebuilds_an_equivalent_function(
         assert rebuilt.get_config() == original.get_config()
         # chromadb never calls its rebuilt copies: they open no cache of their own.
         assert rebuilt.cache is None
+
+
+def test_session_keeps_onnxruntimes_arena_memory_patterns_and_prepacking(
+    embedder: MiniLMEmbedding,
+) -> None:
+    # With the three turned off, 256-token texts cost about 1.4x the CPU time, and peak
+    # memory was not lower (docs/benchmarks.md, "Embedding"): they stay at the defaults.
+    options = embedder._session.get_session_options()
+    assert options.enable_cpu_mem_arena
+    assert options.enable_mem_pattern
+    with pytest.raises(Exception, match="disable_prepacking"):
+        options.get_session_config_entry("session.disable_prepacking")
+
+
+def test_vectors_equal_those_of_a_session_with_arena_patterns_and_prepacking_off(
+    embedder: MiniLMEmbedding, model_dir: Path
+) -> None:
+    # The options change how onnxruntime lays out memory, never the arithmetic's result,
+    # so vectors in an embedding cache filled before stay valid.
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.enable_cpu_mem_arena = False
+    options.enable_mem_pattern = False
+    options.add_session_config_entry("session.disable_prepacking", "1")
+    options.intra_op_num_threads = 2
+    frugal = MiniLMEmbedding(model_dir, intra_op_threads=2)
+    frugal.__dict__["_session"] = ort.InferenceSession(
+        str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
+    )
+    texts = TEXTS + [f"{LONG} {i}" for i in range(10)] + [f"query {i} on heat" for i in range(20)]
+    ours, theirs = embedder.embed(texts), frugal.embed(texts)
+    cosines = (ours * theirs).sum(1) / np.linalg.norm(ours, axis=1) / np.linalg.norm(theirs, axis=1)
+    assert cosines.min() >= 0.99999

@@ -88,13 +88,10 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         options = ort.SessionOptions()
         options.log_severity_level = 3
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Memory over speed where the speed difference is small: without the arena and
-        # memory patterns onnxruntime frees each call's buffers instead of keeping the
-        # largest batch's high-water mark, and without pre-packing it keeps one copy of
-        # the weights instead of two (~80 MB less peak RSS, measured).
-        options.enable_cpu_mem_arena = False
-        options.enable_mem_pattern = False
-        options.add_session_config_entry("session.disable_prepacking", "1")
+        # The memory arena, memory patterns and weight pre-packing stay at onnxruntime's
+        # defaults (on): with them off, 256-token texts took about 1.4× the CPU time and
+        # peak RSS was not lower (docs/benchmarks.md, "Embedding"). The token budget per
+        # call is what bounds a batch's memory. None of the three changes the vectors.
         if self.intra_op_threads is not None:
             options.intra_op_num_threads = self.intra_op_threads
         return ort.InferenceSession(

@@ -65,6 +65,19 @@ def run_queries(
         return []
     if isinstance(retriever, QueryListRetriever):
         return retriever.search_queries(queries, k, on_result=on_result)
+    return search_one_by_one(retriever, queries, k, on_result=on_result)
+
+
+def search_one_by_one(
+    retriever: Retriever,
+    queries: Sequence[QuerySpec],
+    k: int,
+    *,
+    on_result: Callable[[TimedResult], None] | None = None,
+) -> list[TimedResult]:
+    """One ``search`` per query, each timed on its own, after one unrecorded warm-up."""
+    if not queries:
+        return []
     warm_up = queries[0]
     retriever.search(warm_up.text, k, warm_up.tags)
     results: list[TimedResult] = []

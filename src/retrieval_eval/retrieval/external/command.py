@@ -11,6 +11,15 @@ docs/retrievers.md):
     ← {"hits": [{"id": "...", "score": 1.5, "text": "..."}], "cost_usd": 0.0001}
     ← {"error": "message"}   (to either request: the evaluation stops with it)
 
+A process whose `index` answer carries ``"batch": true`` (or the most queries it
+takes per request) is sent many queries in one request instead, and answers
+each with one line, in the order asked:
+
+    → {"op": "search_many", "queries": [{"query": "...", "k": 10, "tags": []}, ...]}
+    ← {"hits": [...], "cost_usd": 0.0}     (one such line per query)
+
+Each query's latency is then the request's time divided by its queries.
+
 Closing stdin asks the process to exit. Everything the process says on stderr
 is kept (last lines) and quoted when it fails. How the process is run, so that
 nothing it does can hang the evaluation, is child_process.py's job.
@@ -32,8 +41,32 @@ from retrieval_eval.retrieval.answers import TopHits
 from retrieval_eval.retrieval.base import SearchResult
 from retrieval_eval.retrieval.external.answer_reader import Streamed, read_answer
 from retrieval_eval.retrieval.external.child_process import ChildExited, ChildProcess, ChildTimeout
+from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, search_one_by_one
 
 _EXIT_GRACE_S = 5.0
+# Queries per `search_many` request when the retriever says only `"batch": true`: the
+# pipe's round trip is paid once for this many, and one request's answers stay small.
+SEARCH_BATCH = 64
+# Answer lines up to this many characters are parsed whole: their parsed hits take at
+# most a few MB, whatever k is.
+_PARSED_WHOLE = 1 << 18
+# The most a retriever may ask for with `"batch": N`.
+MAX_SEARCH_BATCH = 4096
+
+
+def search_batch(value: object, label: str) -> int | None:
+    """Queries per `search_many` request from the `index` answer's `batch` (None: one
+    `search` per query)."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return SEARCH_BATCH
+    if isinstance(value, int) and 1 <= value <= MAX_SEARCH_BATCH:
+        return value
+    raise RetrievalEvalError(
+        f"{label}: `batch` in the index answer must be true, false or a number of queries "
+        f"from 1 to {MAX_SEARCH_BATCH:,}, got {_short(value)}"
+    )
 
 
 class CommandRetriever:
@@ -49,6 +82,7 @@ class CommandRetriever:
         self.label = f"custom retriever `{shlex.join(self.command)}`"
         self._process: ChildProcess | None = None
         self._described: dict[str, Any] = {}
+        self._batch: int | None = None  # queries per `search_many`; None: one `search` each
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def index(self, corpus: Corpus) -> None:
@@ -63,6 +97,7 @@ class CommandRetriever:
                 f"{self.label}: `describe` in the index answer must be an object"
             )
         self._described = describe
+        self._batch = search_batch(answer.get("batch"), self.label)
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
         top = TopHits(k, who=self.label)
@@ -71,15 +106,47 @@ class CommandRetriever:
             {"op": "search", "query": query, "k": k, "tags": list(tags)},
             on_hit=top.add_answer,
         )
-        raw_hits = answer.get("hits")
-        if not isinstance(raw_hits, list):
-            raise RetrievalEvalError(
-                f"{self.label}: answer to `search` lacks a `hits` list: {_short(answer)}"
-            )
-        if not isinstance(raw_hits, Streamed):  # `hits` was not a plain top-level array
-            for position, raw in enumerate(raw_hits):
-                top.add_answer(position, raw)
-        return top.result(answer.get("cost_usd", 0.0))
+        return _search_result(answer, top, f"{self.label}: answer to `search`")
+
+    def search_queries(
+        self,
+        queries: Sequence[QuerySpec],
+        k: int,
+        *,
+        on_result: Callable[[TimedResult], None] | None = None,
+    ) -> list[TimedResult]:
+        """Every query: in `search_many` requests when the retriever declared it can take
+        them, else one `search` each. In a batch, each query's latency is the request's
+        time divided by its queries (the mean; one slow query is spread over its batch)."""
+        if self._batch is None or not queries:
+            return search_one_by_one(self, queries, k, on_result=on_result)
+        self._search_many(queries[:1], k)  # the unrecorded warm-up, as one by one
+        results: list[TimedResult] = []
+        for start in range(0, len(queries), self._batch):
+            batch = queries[start : start + self._batch]
+            started = time.perf_counter()
+            answers = self._search_many(batch, k)
+            each = (time.perf_counter() - started) / len(batch)
+            for query, result in zip(batch, answers, strict=True):
+                timed = TimedResult(query.query_id, result, each)
+                results.append(timed)
+                if on_result is not None:
+                    on_result(timed)
+        return results
+
+    def _search_many(self, queries: Sequence[QuerySpec], k: int) -> list[SearchResult]:
+        request = {
+            "op": "search_many",
+            "queries": [{"query": q.text, "k": k, "tags": list(q.tags)} for q in queries],
+        }
+        self._send("search_many", request)
+        results = []
+        for position in range(len(queries)):
+            top = TopHits(k, who=self.label)
+            answer = self._receive("search_many", on_hit=top.add_answer)
+            where = f"{self.label}: answer {position + 1} of {len(queries)} to `search_many`"
+            results.append(_search_result(answer, top, where))
+        return results
 
     def describe(self) -> Mapping[str, object]:
         return {"retriever": self.name, "command": self.command, **self._described}
@@ -106,11 +173,16 @@ class CommandRetriever:
         request: dict[str, Any],
         on_hit: Callable[[int, Any], None] | None = None,
     ) -> dict[str, Any]:
+        # One deadline for the whole exchange: writing the request and reading its answer.
+        deadline = self._send(op, request)
+        return self._receive(op, on_hit, deadline)
+
+    def _send(self, op: str, request: dict[str, Any]) -> float:
+        """Write the request line; returns the deadline it was given."""
         if self._process is None:
             self._process = self._start()
         process = self._process
         line = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8") + b"\n"
-        # One deadline for the whole exchange: writing the request and reading its answer.
         deadline = time.monotonic() + self.timeout_s
         try:
             process.write(line, deadline)
@@ -118,6 +190,21 @@ class CommandRetriever:
             raise self._timed_out(op, f"did not read the `{op}` request") from None
         except ChildExited:
             raise self._exited(op) from None
+        return deadline
+
+    def _receive(
+        self,
+        op: str,
+        on_hit: Callable[[int, Any], None] | None = None,
+        deadline: float | None = None,
+    ) -> dict[str, Any]:
+        """The next answer line (by ``deadline``, else within ``timeout_s`` from now: each
+        answer to `search_many` has that long after the one before)."""
+        process = self._process
+        if process is None:
+            raise self._exited(op)
+        if deadline is None:
+            deadline = time.monotonic() + self.timeout_s
         try:
             raw = process.read_line(deadline).decode("utf-8", errors="replace")
         except ChildTimeout:
@@ -125,8 +212,11 @@ class CommandRetriever:
         except ChildExited:
             raise self._exited(op) from None
         try:
-            # A search answer's hits are checked and cut to k while they are read.
-            answer = json.loads(raw) if on_hit is None else read_answer(raw, on_hit)
+            # A large search answer's hits are checked and cut to k while they are read; a
+            # small one is parsed whole (by the C decoder, several times faster), its hits
+            # checked after.
+            streamed = on_hit is not None and len(raw) > _PARSED_WHOLE
+            answer = read_answer(raw, on_hit) if streamed and on_hit else json.loads(raw)
         except json.JSONDecodeError as error:
             raise RetrievalEvalError(
                 f"{self.label}: answer to `{op}` is not JSON ({error.msg}): {raw[:200]!r}"
@@ -183,6 +273,16 @@ def index_documents(corpus: Corpus, *, source: bool = False) -> list[dict[str, A
         }
         for doc in corpus.documents
     ]
+
+
+def _search_result(answer: Mapping[str, Any], top: TopHits, where: str) -> SearchResult:
+    raw_hits = answer.get("hits")
+    if not isinstance(raw_hits, list):
+        raise RetrievalEvalError(f"{where} lacks a `hits` list: {_short(answer)}")
+    if not isinstance(raw_hits, Streamed):  # `hits` was not a plain top-level array
+        for position, raw in enumerate(raw_hits):
+            top.add_answer(position, raw)
+    return top.result(answer.get("cost_usd", 0.0))
 
 
 def _short(value: object) -> str:

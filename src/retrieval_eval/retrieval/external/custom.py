@@ -24,7 +24,11 @@ from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import Retriever
 from retrieval_eval.retrieval.config import CustomConfig
-from retrieval_eval.retrieval.external.command import CommandRetriever, index_documents
+from retrieval_eval.retrieval.external.command import (
+    CommandRetriever,
+    index_documents,
+    search_batch,
+)
 
 # ``-P``: the child's current directory is not put on ``sys.path`` before the host's own
 # imports, so a repository's ``json.py`` cannot stand in for the standard library's.
@@ -36,6 +40,7 @@ _CALLS = {
     "factory": "the factory",
     "index": "index()",
     "search": "search()",
+    "search_many": "search_many()",
     "rerank": "rerank()",
     "describe": "describe()",
     "close": "close()",
@@ -97,6 +102,7 @@ class HostedFactory(CommandRetriever):
         documents = index_documents(corpus, source=True)
         answer = self._ask("index", {"op": "index", "documents": documents})
         self._described_here = _described(answer, self.label)
+        self._batch = search_batch(answer.get("batch"), self.label)
 
     def describe(self) -> Mapping[str, object]:
         return {"retriever": "custom", "python": self.spec, **self.described()}

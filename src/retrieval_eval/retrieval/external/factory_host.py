@@ -16,6 +16,12 @@ speaks the JSON-lines pipe for it:
     → {"op": "search", "query": "...", "k": 10, "tags": [...]}
     → {"op": "rerank", "query": "...", "candidates": [{"id", "score", "text"}]}
     ← {"hits": [{"id", "score", "text"}], "cost_usd": 0.0}
+    → {"op": "search_many", "queries": [{"query", "k", "tags"}, ...]}
+    ← one search answer line per query, in order
+
+The index answer carries ``"batch": true`` when the object has a callable
+``search_many(queries, k)`` (base.SearchesMany), so the parent may send
+``search_many``; each batch is one call of it.
     → {"op": "describe"} / {"op": "close"}
 
 A failure in the user's code is answered with ``{"error": "search() raised
@@ -55,7 +61,7 @@ class _Host:
         self.inner: Any = None
         self.kind = "retriever"
 
-    def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
+    def handle(self, request: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
         op = request.get("op")
         if op == "import":
             return self._import(str(request["spec"]), request.get("root"))
@@ -66,7 +72,10 @@ class _Host:
         if op == "index":
             documents = tuple(_document(raw) for raw in request["documents"])
             _call(lambda: self.inner.index(Corpus(documents=documents, location="")), "index()")
-            return {"ok": True, "describe": self._describe()}
+            batch = callable(getattr(self.inner, "search_many", None))
+            return {"ok": True, "describe": self._describe(), **({"batch": True} if batch else {})}
+        if op == "search_many":
+            return self._search_many(request["queries"])
         if op == "search":
             query, k, tags = str(request["query"]), int(request["k"]), tuple(request["tags"])
             result = _call(lambda: self.inner.search(query, k, tags), "search()")
@@ -86,6 +95,27 @@ class _Host:
                 _call(close, "close()")
             return {"ok": True}
         raise _Failure(f"unknown op {op!r}")
+
+    def _search_many(self, raw_queries: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        queries = [(str(raw["query"]), tuple(raw["tags"])) for raw in raw_queries]
+        ks = {int(raw["k"]) for raw in raw_queries}
+        if len(ks) != 1:
+            raise _Failure("search_many: every query of one request must have the same k")
+        (k,) = ks
+        results = _call(lambda: self.inner.search_many(queries, k), "search_many()")
+        try:
+            results = list(results)
+        except TypeError:
+            raise _Failure(
+                f"search_many() returned {type(results).__name__}, expected a list of SearchResult"
+            ) from None
+        if len(results) != len(queries):
+            raise _Failure(
+                f"search_many() returned {len(results)} results for {len(queries)} queries"
+            )
+        return [
+            _answer(result, f"search_many() result {n + 1}") for n, result in enumerate(results)
+        ]
 
     def _import(self, spec: str, root: object) -> dict[str, Any]:
         module_name, _, self.attribute = spec.partition(":")
@@ -186,7 +216,9 @@ def _serve(requests: IO[bytes], answers: IO[bytes]) -> None:
             answer = host.handle(json.loads(line))
         except _Failure as failure:
             answer = {"error": str(failure), **({"config": True} if failure.config else {})}
-        answers.write(json.dumps(answer, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
+        # A list is `search_many`'s answers, one line each, written together.
+        for each in answer if isinstance(answer, list) else [answer]:
+            answers.write(json.dumps(each, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
         answers.flush()
 
 
