@@ -57,7 +57,7 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
     root = root.resolve()
     detected = detect(root)
     existing = (
-        read_configuration(workdir=root, config_file=CONFIG, overrides={})
+        read_settings(workdir=root, config_file=CONFIG, overrides={})
         if (root / CONFIG).is_file()
         else None
     )

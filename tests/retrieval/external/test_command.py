@@ -1,6 +1,6 @@
 """Many queries per request: `search_many`, through `retrieval-eval run` on a scratch project.
 
-A command retriever (tests/retrieval/batch_search.py) and a Python factory that take
+A command retriever (tests/retrieval/external/batch_search.py) and a Python factory that take
 many queries per request are sent `search_many` and nothing else; ones that do not
 declare it get one `search` per query as before; the results are the same either way.
 """
@@ -20,7 +20,7 @@ from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.retrieval.external.command import MAX_SEARCH_BATCH, SEARCH_BATCH, search_batch
 from tests.action.git_repo import write
 from tests.compare.noise_project import QUERIES, project_files
-from tests.security.entry import Run, run_cli
+from tests.support.action import Run, run_cli
 
 BATCH_SCRIPT = Path(__file__).with_name("batch_search.py")
 # Six queries find their note first, the rest at rank 6 (noise_project's rankings).
