@@ -138,16 +138,28 @@ def postgres_server() -> Iterator[str]:
     parent = Path(tempfile.mkdtemp(prefix="retrieval-eval-pg-"))
     server = pgserver.get_server(parent / "data", cleanup_mode="delete")
     pid = server.get_pid()
+    started = _start_time(pid) if pid is not None else None
     try:
         yield server.get_uri()
     finally:
         try:
             server.cleanup()
         finally:
-            if pid is not None:
+            # Only if that pid is still the postmaster: once it has exited, its number may
+            # already belong to another test's process (pid_max is often 32768).
+            if pid is not None and started is not None and _start_time(pid) == started:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
             shutil.rmtree(parent, ignore_errors=True)
+
+
+def _start_time(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot, /proc/PID/stat field 22); None if gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return int(stat.rsplit(b")", 1)[1].split()[19])
 
 
 # --- an HTTP search service ---------------------------------------------------------------
