@@ -12,10 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from retrieval_eval.compare.baseline import Baseline
-from retrieval_eval.compare.gate import TIE_EPSILON, relative_drop
+from retrieval_eval.compare.gate import HISTORY_DIGITS, TIE_EPSILON, relative_drop
 from retrieval_eval.compare.history import HistoryEntry
-
-HISTORY_DECIMALS = 6
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,7 @@ def stale_baseline(
             if before is None or not is_gated(metric):
                 continue
             # The history stores 6 decimals: compare like with like, or equal values differ.
-            before = round(before, HISTORY_DECIMALS)
+            before = round(before, HISTORY_DIGITS)
             gain = -relative_drop(metric, before, measured)
             if gain > tolerance + TIE_EPSILON:
                 stale.append(StaleMetric(dataset, metric, before, measured, gain))
