@@ -10,7 +10,11 @@ re-parented to it instead of to init, where ``end_orphans`` finds it as a child
 it did not start itself, stops and kills it with everything below it, and reaps it.
 ``end_orphans`` runs whenever a retriever is stopped, so before the run writes its
 files. The caller names the children to leave alone: the retrievers still running,
-and whatever was already its child when the retriever started (``children``).
+and whatever was already its child when the retriever started (``children``). Only a
+child in another session is swept: an escape needs ``setsid`` to leave the retriever's
+process group for good, while every process this one starts itself (``git``, a retriever,
+and in the tests the test's own processes) stays in its session, so a sweep that runs late
+(a retriever's finalizer) can never kill one of them.
 """
 
 from __future__ import annotations
@@ -61,10 +65,15 @@ def end_orphans(keep: Collection[int] = ()) -> None:
     if not _subreaper:
         return
     me = os.getpid()
+    session = os.getsid(0)
     spared = set(keep)
     for _ in range(_ROUNDS):
-        tree = _children_by_parent()
-        roots = [pid for pid in tree.get(me, ()) if pid not in spared]
+        tree, sessions = _process_table()
+        roots = [
+            pid
+            for pid in tree.get(me, ())
+            if pid not in spared and sessions.get(pid, session) != session
+        ]
         if not roots:
             return
         victims = _descendants(roots, tree)
@@ -98,8 +107,14 @@ def _descendants(roots: list[int], tree: dict[int, list[int]]) -> list[int]:
 
 
 def _children_by_parent() -> dict[int, list[int]]:
-    """Every process's children, from /proc/<pid>/stat (which any user may read)."""
+    return _process_table()[0]
+
+
+def _process_table() -> tuple[dict[int, list[int]], dict[int, int]]:
+    """Every process's children, and every process's session, from /proc/<pid>/stat (which
+    any user may read)."""
     children: dict[int, list[int]] = {}
+    sessions: dict[int, int] = {}
     with os.scandir("/proc") as entries:
         for entry in entries:
             if not entry.name.isdigit():
@@ -111,6 +126,7 @@ def _children_by_parent() -> dict[int, list[int]]:
                 continue  # it ended meanwhile
             # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
             fields = stat[stat.rfind(b")") + 2 :].split()
-            if len(fields) > 1:
+            if len(fields) > 3:
                 children.setdefault(int(fields[1]), []).append(int(entry.name))
-    return children
+                sessions[int(entry.name)] = int(fields[3])
+    return children, sessions
