@@ -13,9 +13,11 @@ dropped at the end when ``keep_schema = false``.
   ``search = "hnsw"`` the HNSW index answers (approximate; ``hnsw.ef_search``
   at least the rows asked for, iterative scans so filters still fill k); with
   ``"exact"`` index scans are disabled, so every row is compared.
-- keyword: ``ts_rank_cd(tsv, websearch_to_tsquery(config, q))`` over rows
-  matching ``tsv @@ q``; ``keyword_match = "any"`` ORs the query's lexemes
-  instead of websearch's AND.
+- keyword: rows matching ``tsv @@ q``, where q ORs the query's lexemes
+  (``keyword_match = "any"``, the default) or is ``websearch_to_tsquery``'s AND
+  (``"all"``), ranked by ``keyword_rank(tsv, q, keyword_normalization)``
+  (default ``ts_rank(tsv, q, 1)``: saturating word counts, divided by 1 + log of
+  the chunk's length).
 - tags: ``tags && filter`` (ANY of the tags). A filter no chunk carries
   matches no row, so the result is empty, never an unfiltered search.
 - Chunks are fetched in growing batches until k distinct documents are found;
@@ -140,6 +142,8 @@ class PostgresRetriever:
                 schema=self._schema,
                 text_search_config=config.text_search_config,
                 keyword_match=config.keyword_match,
+                keyword_rank=config.keyword_rank,
+                keyword_normalization=config.keyword_normalization,
                 chunk_tokens=self.dense.chunk_tokens,
                 chunk_overlap=self.dense.chunk_overlap,
             )
@@ -374,10 +378,16 @@ class PostgresRetriever:
             )
         where = sql.SQL("AND tags && %(tags)s::text[]" if tags else "")
         statement = sql.SQL(
-            "SELECT id, doc_id, text, ts_rank_cd(tsv, q) AS score"
+            "SELECT id, doc_id, text, {}(tsv, q, {}) AS score"
             " FROM {}.chunks, {} AS q WHERE tsv @@ q {}"
             " ORDER BY score DESC, id LIMIT %(n)s"
-        ).format(sql.Identifier(self._schema), tsquery, where)
+        ).format(
+            sql.Identifier(self.config.keyword_rank),
+            sql.Literal(self.config.keyword_normalization),
+            sql.Identifier(self._schema),
+            tsquery,
+            where,
+        )
         parameters = {"config": self.config.text_search_config, "query": query, "tags": list(tags)}
         return self._collapse(
             lambda rows: self._read(statement, {**parameters, "n": rows}, []),

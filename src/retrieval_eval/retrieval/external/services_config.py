@@ -99,8 +99,16 @@ class PostgresConfig(_Strict):
     mode: Literal["dense", "keyword", "hybrid"] = "hybrid"
     text_search_config: str = "english"
     # "any" ORs the query's words (websearch_to_tsquery ANDs them): most documents
-    # match few words of a natural-language question.
-    keyword_match: Literal["all", "any"] = "all"
+    # match few words of a natural-language question, so "all" matches almost nothing.
+    keyword_match: Literal["all", "any"] = "any"
+    # How matching rows are ranked: the function, and its normalization bit mask
+    # (Postgres's: 1 divides by 1 + log(length), 2 by length, 4 by the mean harmonic
+    # distance between extents (ts_rank_cd only), 8 by unique words, 16 by
+    # 1 + log(unique words), 32 maps rank to rank / (rank + 1)). ts_rank saturates a
+    # word's repeats (its k-th occurrence adds 1/k² of the first) and 1 discounts long
+    # chunks: what BM25 gets from saturation and length normalisation, without idf.
+    keyword_rank: Literal["ts_rank", "ts_rank_cd"] = "ts_rank"
+    keyword_normalization: int = Field(default=1, ge=0, le=63)
     search: Literal["hnsw", "exact"] = "hnsw"
     hnsw_m: int = Field(default=16, ge=2, le=100)
     hnsw_ef_construction: int = Field(default=64, ge=4, le=1000)
