@@ -11,7 +11,10 @@ re-embedding it. Queries are embedded with our MiniLM function, which gives
 the vectors of Chroma's default embedding function, so the collection must
 have been built with that one: any other recorded embedding function is
 refused. Ids become corpus ids through ``id_metadata_key`` when the
-collection's ids are chunk ids; a document ranks by its best record.
+collection's ids are chunk ids; a document ranks by its best record. A fixture's
+tag filter reads the array of strings under ``tag_key`` (``$contains``, ANY of
+the tags); unset, it reads the boolean ``tag:<name>`` keys our own collections
+carry.
 
 chromadb's HTTP client has no timeout (it waits forever on a hung server), so
 the server is first checked with a bounded heartbeat, and the client's
@@ -41,6 +44,7 @@ from retrieval_eval.retrieval.external.services_config import ChromaConfig
 MINILM_FUNCTIONS = frozenset({"default", "onnx_mini_lm_l6_v2", MiniLMEmbedding.name()})
 _SENTENCE_TRANSFORMER = "sentence_transformer"
 _MINILM_MODEL = "all-MiniLM-L6-v2"
+_TAG_SAMPLE = 100  # records read to check tag_key while indexing
 
 
 class ChromaServerRetriever(DenseRetriever):
@@ -75,10 +79,7 @@ class ChromaServerRetriever(DenseRetriever):
         total = int(self._collection.count())
         if k <= 0 or total == 0:
             return SearchResult(hits=())
-        where: dict[str, Any] | None = None
-        if tags:
-            clauses = [{TAG_KEY_PREFIX + tag: True} for tag in sorted(set(tags))]
-            where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
+        where = self._tag_filter(tags)
         vector = self._embedding.embed([query])
         wanted = min(total, k * 4)
         while True:
@@ -106,13 +107,16 @@ class ChromaServerRetriever(DenseRetriever):
         }
         if self.server.index == "ours":
             return {**super().describe(), "retriever": self.name, **where}
-        return {
+        described: dict[str, object] = {
             "retriever": self.name,
             **where,
             "id_metadata_key": self.server.id_metadata_key,
             "space": self._space,
             "model": _MINILM_MODEL,
         }
+        if self.server.tag_key is not None:  # absent when unset: older baselines match
+            described["tag_key"] = self.server.tag_key
+        return described
 
     def close(self) -> None:
         """Our collection stays on the server (it is reused next time); the client goes."""
@@ -197,8 +201,46 @@ class ChromaServerRetriever(DenseRetriever):
                 f"retrievers.chroma.id_metadata_key: the records of {name!r} have no "
                 f"metadata key {key!r} (first record's keys: {sorted(metadatas[0] or {})})"
             )
+        self._check_tag_key(collection, name)
         self._collection_name = name
         return collection
+
+    def _tag_filter(self, tags: Sequence[str]) -> dict[str, Any] | None:
+        """Records carrying ANY of the tags: in the array under ``tag_key``, or (unset) as
+        the boolean ``tag:<name>`` keys our own collections carry. A tag no record carries
+        matches none, so the result is empty, never an unfiltered search."""
+        if not tags:
+            return None
+        key = self.server.tag_key
+        clauses: list[dict[str, Any]] = [
+            {key: {"$contains": tag}} if key is not None else {TAG_KEY_PREFIX + tag: True}
+            for tag in sorted(set(tags))
+        ]
+        return clauses[0] if len(clauses) == 1 else {"$or": clauses}
+
+    def _check_tag_key(self, collection: Any, name: str) -> None:
+        """``tag_key`` must name an array of strings in the collection's metadata: a
+        misspelt key would make every filtered query silently empty."""
+        key = self.server.tag_key
+        if key is None:
+            return
+        sample = collection.get(limit=_TAG_SAMPLE, include=["metadatas"])
+        metadatas = [m or {} for m in sample.get("metadatas") or []]
+        values = [m[key] for m in metadatas if key in m]
+        if not values:
+            seen = sorted({k for m in metadatas for k in m})
+            raise ConfigError(
+                f"retrievers.chroma.tag_key: none of the first {len(metadatas)} records of "
+                f"{name!r} has the metadata key {key!r} (their keys: "
+                f"{', '.join(seen) if seen else 'none'})"
+            )
+        wrong = next((v for v in values if not _string_list(v)), None)
+        if wrong is not None:
+            raise ConfigError(
+                f"retrievers.chroma.tag_key: {key!r} in {name!r} holds {type(wrong).__name__} "
+                f"values such as {wrong!r}; $contains needs an array of strings "
+                '(metadata such as {"' + key + '": ["tag-a", "tag-b"]})'
+            )
 
     def _collapse(self, found: Mapping[str, Any]) -> list[Hit]:
         """Records → documents: each document's best record (results come best first)."""
@@ -260,6 +302,10 @@ class ChromaServerRetriever(DenseRetriever):
             ) from None
         _bound_timeout(client, timeout)
         return client
+
+
+def _string_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _bound_timeout(client: Any, timeout_s: float) -> None:

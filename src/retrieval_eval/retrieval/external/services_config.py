@@ -188,6 +188,10 @@ class ChromaConfig(_HeaderSecrets):
     tenant: str = "default_tenant"
     database: str = "default_database"
     id_metadata_key: str | None = None
+    # index = "existing": the metadata key holding each record's tags as an array of
+    # strings; a fixture's tag filter becomes {KEY: {"$contains": TAG}} (ANY of them).
+    # Unset, tags are our own collections' boolean keys `tag:<name>`.
+    tag_key: str | None = None
     timeout_s: int = Field(default=30, ge=1, le=3600)
 
     @field_validator("url")
@@ -199,8 +203,11 @@ class ChromaConfig(_HeaderSecrets):
     def _collection_for_existing(self) -> ChromaConfig:
         if self.index == "existing" and not self.collection:
             raise ValueError('index = "existing" needs collection (the name on the server)')
-        if self.index == "ours" and self.id_metadata_key is not None:
-            raise ValueError('id_metadata_key applies to index = "existing" only')
+        for key in ("id_metadata_key", "tag_key"):
+            if self.index == "ours" and getattr(self, key) is not None:
+                raise ValueError(f'{key} applies to index = "existing" only')
+        if self.tag_key is not None and (not self.tag_key or self.tag_key.startswith("#")):
+            raise ValueError(f"tag_key {self.tag_key!r} is not a metadata key")
         return self
 
 
