@@ -1,5 +1,7 @@
 """`chroma` against a real `chroma run` server on 127.0.0.1, through the console script:
-tag filters on a user's own collection (`tag_key`, Chroma's array metadata)."""
+tag filters on a user's own collection (`tag_key`, Chroma's array metadata), and ANN
+fidelity (the server's HNSW against exact search over the collection's own vectors),
+checked against what this test computes on its own."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from retrieval_eval.index.embedding import MiniLMEmbedding
@@ -126,3 +129,104 @@ def test_a_tag_key_the_records_lack_or_hold_as_text_is_refused(
     ours = run(f'url = "{chroma.url}"\ntag_key = "tags"\n')
     assert ours.returncode == 2
     assert 'tag_key applies to index = "existing" only' in ours.stderr
+
+
+# --- ANN fidelity -------------------------------------------------------------------------
+
+K = 10  # the run's k (the default)
+
+
+def _exact_top(
+    vectors: np.ndarray,
+    ids: list[str],
+    tags: list[set[str]],
+    query: np.ndarray,
+    wanted: set[str],
+) -> list[str]:
+    """Brute-force cosine, a document by its best record, ties by id, ANY-tag filter."""
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    scores = unit @ (query / np.linalg.norm(query))
+    best: dict[str, float] = {}
+    for position, doc_id in enumerate(ids):
+        if wanted and not tags[position] & wanted:
+            continue
+        best[doc_id] = max(best.get(doc_id, -2.0), float(scores[position]))
+    return [d for d, _ in sorted(best.items(), key=lambda item: (-item[1], item[0]))[:K]]
+
+
+def _own_recall(
+    report: dict[str, Any],
+    sample: int,
+    model_dir: Path,
+    vectors: np.ndarray,
+    ids: list[str],
+    tags: list[set[str]],
+) -> dict[str, tuple[float, int]]:
+    """Per dataset: this test's recall@K of the run's ranked lists (the server's HNSW
+    answers) against its own exact top K, over the first ``sample`` queries."""
+    fixtures = {f["query_id"]: f for f in repo_fixtures()}
+    embed = MiniLMEmbedding(model_dir)
+    own = {}
+    for dataset in report["datasets"]:
+        recalls = []
+        for query in dataset["queries"][:sample]:
+            fixture = fixtures[query["query_id"]]
+            wanted = set((fixture.get("filters") or {}).get("tags", []))
+            vector = embed.embed([fixture["query"]])[0].astype(np.float64)
+            exact = _exact_top(vectors, ids, tags, vector, wanted)
+            if exact:
+                recalls.append(len(set(query["retrieved"][:K]) & set(exact)) / len(exact))
+        own[dataset["name"]] = (sum(recalls) / len(recalls), len(recalls))
+    return own
+
+
+def test_our_collection_reports_hnsw_fidelity_by_default(
+    tmp_path: Path, chroma: ChromaServer, model_dir: Path
+) -> None:
+    _, report = run_repo_datasets(tmp_path, "chroma", f'url = "{chroma.url}"\n')
+    name = report["datasets"][0]["retriever_config"]["collection"]
+    stored = _client(chroma).get_collection(name).get(include=["embeddings", "metadatas"])
+    ids = [m["doc"] for m in stored["metadatas"]]
+    tags = [
+        {k[len("tag:") :] for k, v in m.items() if k.startswith("tag:") and v}
+        for m in stored["metadatas"]
+    ]
+    vectors = np.asarray(stored["embeddings"], dtype=np.float64)
+    own = _own_recall(report, 20, model_dir, vectors, ids, tags)
+    for dataset in report["datasets"]:
+        fidelity = dataset["ann_fidelity"]
+        assert (fidelity["index"], fidelity["k"]) == ("HNSW, chroma", K)
+        recall, counted = own[dataset["name"]]
+        assert fidelity["queries"] == counted
+        assert fidelity["recall"] == pytest.approx(recall, abs=1e-12)
+
+
+def test_a_sparse_hnsw_graph_of_your_own_shows_its_recall_loss(
+    tmp_path: Path, chroma: ChromaServer, model_dir: Path
+) -> None:
+    """index = "existing": random vectors in an HNSW graph with two neighbours a node and
+    the smallest search beam. The run's recall of exact search equals this test's own
+    count, and is well below 1; unasked, an existing collection is not measured."""
+    rng = np.random.default_rng(11)
+    vectors = rng.standard_normal((3000, 384))
+    ids = [f"v{i:04d}" for i in range(len(vectors))]
+    collection = _collection(
+        chroma, "sparse-graph", max_neighbors=2, ef_construction=4, ef_search=1
+    )
+    for start in range(0, len(ids), 500):
+        collection.add(ids=ids[start : start + 500], embeddings=vectors[start : start + 500])
+    table = _existing(chroma, "sparse-graph")
+    _, off = run_repo_datasets(tmp_path, "chroma", table)
+    assert all(d["ann_fidelity"] is None for d in off["datasets"])
+
+    _, report = run_repo_datasets(tmp_path, "chroma", table + "ann_fidelity_queries = 15\n")
+    # The records carry no tags: a filtered query finds nothing either way and is not
+    # counted, so the sample is the first 15 queries less the filtered ones among them.
+    own = _own_recall(report, 15, model_dir, vectors, ids, [set[str]() for _ in ids])
+    for dataset in report["datasets"]:
+        fidelity = dataset["ann_fidelity"]
+        recall, counted = own[dataset["name"]]
+        assert fidelity["index"] == "HNSW, chroma"
+        assert fidelity["queries"] == counted
+        assert fidelity["recall"] == pytest.approx(recall, abs=1e-12)
+        assert fidelity["recall"] < 0.9

@@ -33,10 +33,27 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
 _SQL_PARAMETERS = ("query", "embedding", "k", "tags")
 _PARAMETER = re.compile(r"%\((\w+)\)s")
+# ANN fidelity's default sample on our own index: the first queries of each dataset.
+# Exact search over a user's own table or collection can cost anything, so there it is
+# measured only when asked for.
+ANN_FIDELITY_SAMPLE = 20
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _AnnFidelity(_Strict):
+    """``ann_fidelity_queries``: how many queries of each dataset are also searched
+    exactly, to report the approximate index's recall@k of exact search (0: never).
+    Unset: ANN_FIDELITY_SAMPLE with index = "ours", 0 with "existing"."""
+
+    ann_fidelity_queries: int | None = Field(default=None, ge=0)
+
+    def fidelity_sample(self, index: str) -> int:
+        if self.ann_fidelity_queries is not None:
+            return self.ann_fidelity_queries
+        return ANN_FIDELITY_SAMPLE if index == "ours" else 0
 
 
 def _check_env_name(name: str) -> str:
@@ -86,7 +103,7 @@ class _HeaderSecrets(_Strict):
         return {name: value.get_secret_value() for name, value in self._headers.items()}
 
 
-class PostgresConfig(_Strict):
+class PostgresConfig(_AnnFidelity):
     """Postgres with pgvector (dense) and tsvector (keyword).
 
     ``index = "ours"`` builds a fingerprinted schema from the corpus; ``"existing"``
@@ -179,7 +196,7 @@ class PostgresConfig(_Strict):
         return dsn.get_secret_value()
 
 
-class ChromaConfig(_HeaderSecrets):
+class ChromaConfig(_HeaderSecrets, _AnnFidelity):
     """A Chroma server reached over HTTP."""
 
     url: str = "http://127.0.0.1:8000"
