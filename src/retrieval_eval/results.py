@@ -209,6 +209,20 @@ class JudgeSummary(_Frozen):
     note: str
 
 
+class AnnFidelitySummary(_Frozen):
+    """How much of exact search's top k the retriever's approximate index found, on the
+    same stored vectors. Informational: never gated."""
+
+    index: str = Field(
+        description='the approximate index and where it lives, e.g. "HNSW, postgres"'
+    )
+    k: int
+    queries: int = Field(description="queries searched both ways (the ann_fidelity_queries sample)")
+    recall: float = Field(
+        description="mean over those queries of |ANN top k ∩ exact top k| / |exact top k|"
+    )
+
+
 class DatasetReport(_Frozen):
     name: str = Field(description="dataset file name, e.g. hybrid.jsonl")
     retriever: str
@@ -247,6 +261,11 @@ class DatasetReport(_Frozen):
     )
     repeats: RepeatSpread | None = Field(
         default=None, description="the spread between repeats; None when `repeats` is 1"
+    )
+    ann_fidelity: AnnFidelitySummary | None = Field(
+        default=None,
+        description="the approximate index's recall@k of exact search (postgres, chroma); "
+        "None when not measured",
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.render.filters import number, percent, rank, status_text
+from retrieval_eval.render.filters import ann_fidelity_text, number, percent, rank, status_text
 from retrieval_eval.results import DatasetReport, MetricRow, QueryMove, RunReport
 from retrieval_eval.vocabulary import BREACHED, metric_label
 
@@ -37,6 +37,8 @@ def terminal_summary(
     width = max((len(d.name) for d in report.datasets), default=0)
     for dataset in report.datasets:
         lines.append("  " + _dataset_line(dataset, width, paint))
+        if dataset.ann_fidelity is not None:
+            lines.append("    " + ann_fidelity_text(dataset.ann_fidelity))
     worst = sorted(
         ((d.name, move) for d in report.datasets if d.comparison for move in _regressed(d)),
         key=lambda item: item[1].current - item[1].baseline,

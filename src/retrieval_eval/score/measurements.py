@@ -17,11 +17,13 @@ from pathlib import Path
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.results import (
     Aggregate,
+    AnnFidelitySummary,
     BreakdownRow,
     DatasetReport,
     Latency,
     QueryResult,
 )
+from retrieval_eval.retrieval.base import AnnFidelity
 from retrieval_eval.retrieval.search import SearchedDataset
 from retrieval_eval.score.breakdown import group_means, group_members
 from retrieval_eval.score.groundedness import groundedness
@@ -129,6 +131,7 @@ def measure_dataset(
         queries_missing=searched.queries_missing,
         cached_embeddings=None if counts is None else counts[1],
         repeats=spread,
+        ann_fidelity=_fidelity(searched.ann_fidelity),
     )
 
 
@@ -210,6 +213,14 @@ def dataset_fingerprint(fixtures: Sequence[LocatedFixture]) -> str:
         digest.update(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+def _fidelity(fidelity: AnnFidelity | None) -> AnnFidelitySummary | None:
+    if fidelity is None:
+        return None
+    return AnnFidelitySummary(
+        index=fidelity.index, k=fidelity.k, queries=fidelity.queries, recall=fidelity.recall
+    )
 
 
 def _latency(seconds: list[float]) -> Latency:
