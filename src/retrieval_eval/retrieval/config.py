@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET
+from retrieval_eval.index.model_catalog import DEFAULT_MODEL, MODELS
 from retrieval_eval.retrieval.external.services_config import (
     ChromaConfig,
     HttpConfig,
@@ -29,13 +30,16 @@ class _Strict(BaseModel):
 
 
 class DenseConfig(_Strict):
-    """ChromaDB + all-MiniLM-L6-v2.
+    """ChromaDB + an embedding model (all-MiniLM-L6-v2 unless ``model`` names another).
 
     ``chunk_tokens`` counts the model's own word pieces including the section
     heading line; the default leaves room for ``[CLS]``/``[SEP]`` under the
-    model's 256-token window, so no chunk is silently truncated.
+    model's 256-token window, so no chunk is silently truncated. A model with a
+    smaller window caps it at that window less two.
     """
 
+    # One of index/model_catalog.MODELS; `retrieval-eval model list` shows them.
+    model: str = DEFAULT_MODEL
     model_dir: Path | None = None  # None: chromadb's DOWNLOAD_PATH, where `model install` puts it
     cache_dir: Path | None = None  # embedding cache; None: no cache
     persist_dir: Path | None = None  # None: an in-process, ephemeral collection
@@ -45,6 +49,16 @@ class DenseConfig(_Strict):
     threads: int | None = Field(default=None, ge=1)  # None: every available core
     chunk_tokens: int = Field(default=254, ge=16, le=254)
     chunk_overlap: int = Field(default=32, ge=0)
+
+    @field_validator("model")
+    @classmethod
+    def _catalogued(cls, model: str) -> str:
+        if model not in MODELS:
+            raise ValueError(
+                f"unknown embedding model {model!r}; available: {', '.join(MODELS)} "
+                "(`retrieval-eval model list`)"
+            )
+        return model
 
     @model_validator(mode="after")
     def _overlap_below_cap(self) -> DenseConfig:
