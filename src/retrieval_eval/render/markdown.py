@@ -16,6 +16,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from retrieval_eval.compare.history import SPARKLINE_POINTS
 from retrieval_eval.compare.verdict import check_text
+from retrieval_eval.render.challengers import FILTERS as CHALLENGER_FILTERS
 from retrieval_eval.render.filters import FILTERS
 from retrieval_eval.render.gate_note import latency_cost_note
 from retrieval_eval.render.summary import (
@@ -55,6 +56,7 @@ def template_environment() -> SandboxedEnvironment:
         keep_trailing_newline=True,
     )
     env.filters.update(FILTERS)
+    env.filters.update(CHALLENGER_FILTERS)
     env.filters.update(
         check_text=check_text,
         dataset_status=dataset_status,
