@@ -146,6 +146,9 @@ def test_a_bad_setting_inside_a_challenger_s_table_is_refused_at_its_line(
 
 def test_an_unknown_key_and_a_taken_name_are_refused(tmp_path: Path) -> None:
     stderr = _refused(tmp_path, '[challengers.rrf]\nretriever = "hybrid"\nfusion = "rrf"\n')
-    assert "retrieval-eval.toml:3: unknown key 'challengers.rrf.fusion'" in stderr
+    assert (
+        "retrieval-eval.toml:3: unknown key 'challengers.rrf.fusion'; a retriever's settings "
+        "go in its own table, e.g. [challengers.rrf.hybrid]"
+    ) in stderr
     stderr = _refused(tmp_path, '[challengers.bm25]\nretriever = "bm25"\n')
     assert "challenger name 'bm25' is taken" in stderr

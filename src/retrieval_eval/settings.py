@@ -672,6 +672,12 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
                 guess = _closest_key(location)
                 if guess is not None:
                     message += f"; did you mean '{guess}'?"
+                elif top == "challengers" and len(location) == 3:
+                    message += (
+                        "; a retriever's settings go in its own table, e.g. "
+                        f"[challengers.{_key_path(location[1:2], merged.get('challengers'))}"
+                        ".hybrid]"
+                    )
             else:
                 message = f"bad value for '{key}': {_plain(problem['msg'])}"
             # A union member's own step (`literal[False]`) names no key of the file.
