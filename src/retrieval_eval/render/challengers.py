@@ -36,11 +36,12 @@ def any_beats(one: DatasetChallengers) -> bool:
     return any(c.beats for c in one.challengers)
 
 
-def reference_cells(one: DatasetChallengers, metrics: Sequence[str]) -> str:
-    """The reference's row: its own means, no Δ or p (it is what the others are measured by)."""
+def reference_cells(one: DatasetChallengers, metrics: Sequence[str], role: str) -> str:
+    """The reference's row: its own means, no Δ or p (it is what the others are measured
+    by); ``role`` says what it is ("gated" in the comment, "reference" in ``compare``)."""
     values = {m.metric: m.reference for c in one.challengers for m in c.metrics}
     cells = [
-        f"**{escape_markdown(one.reference)}** (gated)",
+        f"**{escape_markdown(one.reference)}** ({role})",
         escape_markdown(one.reference),
     ]
     for metric in metrics:
