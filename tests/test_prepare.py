@@ -37,6 +37,7 @@ PREPARED = {
     "review": ["review", "datasets/keyword.jsonl", "--retriever", "custom"],
     "generate": ["generate", "--per-file", "3", "--force"],
     "merge": ["merge", "no-partials"],
+    "compare": ["compare", "--retriever", "custom", "--retriever", "bm25"],
 }
 UNPREPARED = {"validate", "import", "trec", "model", "cache", "init", "action"}
 # A command retriever that records its environment, then serves nothing.
@@ -102,7 +103,7 @@ def _run(root: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("command", ["run", "baseline", "beir", "review"])
+@pytest.mark.parametrize("command", ["run", "baseline", "beir", "review", "compare"])
 def test_the_retriever_never_sees_secret_env(tmp_path: Path, command: str) -> None:
     root, dump = _project(tmp_path)
     done = _run(root, PREPARED[command])
@@ -114,7 +115,9 @@ def test_the_retriever_never_sees_secret_env(tmp_path: Path, command: str) -> No
         assert SECRET not in written.read_text(errors="replace"), written
 
 
-@pytest.mark.parametrize("command", ["run", "baseline", "embed", "tune", "review", "generate"])
+@pytest.mark.parametrize(
+    "command", ["run", "baseline", "embed", "tune", "review", "generate", "compare"]
+)
 def test_a_note_linked_outside_the_repository_is_refused(tmp_path: Path, command: str) -> None:
     root, _ = _project(tmp_path)
     outside = tmp_path / "outside"

@@ -27,6 +27,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "model": ("retrieval_eval.commands.model:model_group", "Build the offline embedding model."),
     "beir": ("retrieval_eval.commands.beir:beir", "Evaluate a built-in retriever on BEIR."),
     "tune": ("retrieval_eval.commands.tune:tune", "Cross-validated search of hybrid settings."),
+    "compare": ("retrieval_eval.commands.compare:compare", "Compare retrievers side by side."),
     "run": ("retrieval_eval.commands.run:run", "Evaluate, gate against the baseline, report."),
     "baseline": ("retrieval_eval.commands.baseline:baseline_group", "Manage the baseline."),
     "merge": ("retrieval_eval.commands.shards:merge", "Combine `run --shard` partials."),

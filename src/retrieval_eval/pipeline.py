@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import SecretStr
@@ -25,6 +25,7 @@ from retrieval_eval.compare.baseline import (
     with_new_measures,
     write_baseline,
 )
+from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import gate_dataset, recorded_value
 from retrieval_eval.compare.history import Trend, read_trend
@@ -44,7 +45,7 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
-from retrieval_eval.results import DatasetReport, RunReport
+from retrieval_eval.results import DatasetChallengers, DatasetReport, RunReport
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
 from retrieval_eval.score.judge import ClaudeJudge, build_client
 from retrieval_eval.score.measurements import dataset_fingerprint, measure_dataset, retrieval_types
@@ -165,6 +166,17 @@ def _run(
             measured = carry_over(with_fingerprints(measured, passages), recorded)
         entry = previous.established(one.path.name) if previous else None
         datasets.append(gate_dataset(measured, entry, settings))
+    challengers = tuple(
+        compare_challengers(
+            one.path.name,
+            Scores.of(one.measured),
+            one.challengers,
+            measures=settings.measures,
+            seed=settings.seed,
+        )
+        for one in searched.datasets
+        if one.challengers
+    )
     return conclude(
         settings,
         datasets,
@@ -175,6 +187,7 @@ def _run(
         write=write,
         rewrite=rewrite,
         log=log,
+        challengers=challengers,
     )
 
 
@@ -186,6 +199,7 @@ class MeasuredDataset:
     searched: SearchedDataset
     measured: DatasetReport
     index_embedding_counts: tuple[int, int] = (0, 0)  # a shard's, counted apart
+    challengers: tuple[Side, ...] = ()  # the `[challengers]` that apply to this dataset
 
 
 @dataclass(frozen=True)
@@ -249,7 +263,57 @@ def search_and_measure(
                 seed=settings.seed,
             )
             measured.append(MeasuredDataset(path, fixtures, mine, searched, report, counts))
-        return SearchedRun(tuple(measured), pool.model_sha256)
+        model_sha256 = pool.model_sha256
+        if shard is None:  # after every gated search, so none of them waits on a challenger
+            measured = [
+                replace(one, challengers=_challenge(settings, one, pool, interactive, log))
+                for one in measured
+            ]
+        return SearchedRun(tuple(measured), model_sha256)
+
+
+def _challenge(
+    settings: RunSettings, one: MeasuredDataset, pool: RetrieverPool, interactive: bool, log: Log
+) -> tuple[Side, ...]:
+    """Each challenger that applies to the dataset, searched and measured on its fixtures
+    from the run's pool and caches. A challenger that fails is a warning on its row: it is
+    only reported, so it can never fail the run."""
+    sides = []
+    for name, challenger in settings.challengers.items():
+        if not challenger.applies_to(one.path.name):
+            continue
+        problem = challenger.unavailable
+        measured = None
+        if problem is None:
+            try:
+                searched = search_dataset(
+                    one.path,
+                    one.mine,
+                    pool,
+                    name=challenger.retriever,
+                    k=settings.k,
+                    interactive=interactive,
+                    log=log,
+                    repeats=settings.repeats,
+                    config=challenger.retrievers,
+                    label=name,
+                )
+                measured = measure_dataset(
+                    path=one.path,
+                    fixtures=one.mine,
+                    searched=searched,
+                    corpus_fingerprint=pool.corpus_fingerprint,
+                    measures=settings.measures,
+                    seed=settings.seed,
+                )
+            except Exception as error:  # reported on its row, never raised
+                problem = error.message if isinstance(error, RetrievalEvalError) else str(error)
+                problem = problem or type(error).__name__
+        if problem is not None:
+            log(f"warning: challenger {name} on {one.path.name}: {problem}")
+        scores = None if measured is None else Scores.of(measured)
+        sides.append(Side(name, challenger.retriever, scores, problem))
+    return tuple(sides)
 
 
 def conclude(
@@ -263,8 +327,12 @@ def conclude(
     write: bool,
     rewrite: bool,
     log: Log,
+    challengers: tuple[DatasetChallengers, ...] = (),
 ) -> RunOutcome:
-    """Decide the verdict over the gated datasets, write the baseline when due and the report."""
+    """Decide the verdict over the gated datasets, write the baseline when due and the report.
+
+    ``challengers`` are only reported: nothing here that decides or writes the verdict,
+    the baseline or the history reads them."""
     environment = collect_environment(repository=settings.datasets, model_sha256=model_sha256)
     removed = removed_datasets(previous, evaluated={d.name for d in datasets})
     decision = decide(
@@ -304,6 +372,7 @@ def conclude(
         baseline_environment=None if previous is None else previous.environment,
         duration_s=time.perf_counter() - started,
         history=trend.values,
+        challengers=challengers,
     )
     files = write_report_files(report, settings.report_dir, notices=notices)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
@@ -320,7 +389,15 @@ def conclude(
         markdown=files.markdown,
         metrics=compact_metrics(datasets),
         baseline_written=baseline_written,
-        warnings=() if trend.warning is None else (trend.warning,),
+        warnings=(
+            *(() if trend.warning is None else (trend.warning,)),
+            *(
+                f"challenger {c.name} on {one.dataset}: {c.warning}"
+                for one in challengers
+                for c in one.challengers
+                if c.warning is not None
+            ),
+        ),
     )
 
 

@@ -14,7 +14,9 @@ The order is the same everywhere, and it is the point of this module:
 On a pull request the settings that decide the verdict (the gate) and the settings that
 decide what the pull request's code may see and reach (trust) are the base commit's: a
 pull request must not loosen its own gate, nor widen its own access. Everything else, the
-retriever and its settings included, is the system under test: the pull request's.
+retriever and its settings included, is the system under test: the pull request's. So are
+the challengers, which are only reported and never decide the verdict; the trust settings
+inside each one's ``[retrievers]`` tables are the base commit's too.
 """
 
 from __future__ import annotations
@@ -229,7 +231,21 @@ def _from_base(own: RunSettings, base: RunSettings, names: Sequence[str]) -> Run
         if name == "secret_env":
             value = tuple(dict.fromkeys((*base.secret_env, *own.secret_env)))
         settings = with_setting(settings, name, value)
-    return settings
+    return _challengers_trusted(settings, base)
+
+
+def _challengers_trusted(settings: RunSettings, base: RunSettings) -> RunSettings:
+    """The pull request's challengers are evaluated (they are only reported), but each
+    one's trust settings inside ``[retrievers]`` are the base commit's, as the gated
+    retriever's are: a challenger must not send the Anthropic key elsewhere either."""
+    challengers = {}
+    for key, challenger in settings.challengers.items():
+        retrievers = challenger.retrievers
+        for name in (n for n in TRUST_SETTINGS if n.startswith("retrievers.")):
+            dotted = name.removeprefix("retrievers.")
+            retrievers = _with_attribute(retrievers, dotted, get_setting(base, name))  # type: ignore[assignment]
+        challengers[key] = challenger.model_copy(update={"retrievers": retrievers})
+    return settings.model_copy(update={"challengers": challengers})
 
 
 def _proposals(

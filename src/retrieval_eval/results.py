@@ -282,6 +282,59 @@ class RemovedDataset(_Frozen):
     status: RowStatus = "removed"
 
 
+class ChallengerMetric(_Frozen):
+    """One metric of a challenger against the reference (the gated retriever)."""
+
+    metric: str
+    reference: float = Field(description="the gated retriever's mean")
+    value: float = Field(description="the challenger's mean")
+    delta: float = Field(description="challenger minus reference, on the queries both scored")
+    p_value: float = Field(
+        description="the paired randomization test's p-value of the difference, "
+        "Holm-corrected across the challengers of the dataset"
+    )
+    p_uncorrected: float
+
+
+class ChallengerResult(_Frozen):
+    """A challenger on one dataset: reported beside the gated retriever, never gated."""
+
+    name: str
+    retriever: str
+    retriever_config: dict[str, object] = Field(default_factory=dict)
+    metrics: tuple[ChallengerMetric, ...] = ()
+    wins: int | None = Field(
+        default=None, description="queries the challenger scores higher on (first measure)"
+    )
+    ties: int | None = None
+    losses: int | None = None
+    latency_p95_ms: float | None = None
+    cost_per_query_usd: float | None = None
+    beats: tuple[str, ...] = Field(
+        default=(),
+        description="the metrics on which it scores higher than the gated retriever with "
+        "p < 0.05 (Holm-corrected)",
+    )
+    warning: str | None = Field(
+        default=None, description="why it has no numbers (it failed, or could not start)"
+    )
+
+
+class DatasetChallengers(_Frozen):
+    """The challengers evaluated on one dataset, against the gated retriever."""
+
+    dataset: str
+    group: str | None = Field(
+        default=None, description="a query type (`compare`'s breakdown); None: every query"
+    )
+    reference: str = Field(description="the gated retriever (in `compare`, the first side)")
+    num_queries: int = Field(description="queries compared (scored by both)")
+    wtl_metric: str = Field(description="the metric wins, ties and losses count on")
+    latency_p95_ms: float
+    cost_per_query_usd: float
+    challengers: tuple[ChallengerResult, ...]
+
+
 class RunReport(_Frozen):
     schema_version: int = REPORT_SCHEMA_VERSION
     verdict: Verdict
@@ -301,4 +354,9 @@ class RunReport(_Frozen):
         default_factory=dict,
         description="dataset -> metric -> values of the last recorded runs "
         "(retrieval-eval-history.jsonl), oldest first; this run is not included",
+    )
+    challengers: tuple[DatasetChallengers, ...] = Field(
+        default=(),
+        description="the `[challengers]` retrievers on each dataset: reported, never gated, "
+        "never in the baseline or the history",
     )

@@ -12,7 +12,7 @@ import difflib
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -22,6 +22,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PositiveFloat,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -127,6 +128,53 @@ class JudgeSettings(BaseModel):
         )
 
 
+# The keys of a `[challengers.NAME]` table that are its own; every other key is a table of
+# `[retrievers]` (dense, bm25, hybrid, ...), laid over the run's `[retrievers]`.
+CHALLENGER_KEYS = ("retriever", "datasets")
+
+
+class ChallengerConfig(BaseModel):
+    """``[challengers.NAME]``: a retriever evaluated beside the gated one, report-only.
+
+    ``retriever`` is any retriever name (``[dataset_retrievers]`` takes the same ones);
+    ``retrievers`` is the run's ``[retrievers]`` with the challenger's own tables laid
+    over it key by key (the file spells them ``[challengers.NAME.hybrid]`` and so on),
+    so it is parsed, defaulted and resolved exactly as the gated retriever's settings.
+    ``datasets``: the dataset files it is evaluated on; empty: every dataset.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    retriever: str
+    datasets: tuple[str, ...] = ()
+    retrievers: RetrieversConfig = Field(default_factory=RetrieversConfig)
+    # Why it cannot run (a variable its service names is not set); said on its row.
+    _unavailable: str | None = PrivateAttr(default=None)
+
+    @field_validator("retriever")
+    @classmethod
+    def _known_retriever(cls, name: str) -> str:
+        from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
+
+        if name not in RETRIEVER_NAMES:
+            raise ValueError(
+                f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVER_NAMES)}"
+            )
+        return name
+
+    def applies_to(self, dataset: str) -> bool:
+        return not self.datasets or dataset in self.datasets
+
+    @property
+    def unavailable(self) -> str | None:
+        return self._unavailable
+
+    def with_unavailable(self, reason: str) -> ChallengerConfig:
+        copy = self.model_copy()
+        copy._unavailable = reason
+        return copy
+
+
 class RunSettings(BaseModel):
     """Everything ``retrieval-eval run`` needs. Paths are absolute once loaded."""
 
@@ -173,6 +221,9 @@ class RunSettings(BaseModel):
     min_human: int = Field(default=10, ge=0)
     retrievers: RetrieversConfig = Field(default_factory=RetrieversConfig)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    # Retrievers evaluated beside the gated one on the same fixtures: reported, never gated,
+    # never in the baseline or the history (docs/configuration.md, "Challengers").
+    challengers: dict[str, ChallengerConfig] = Field(default_factory=dict)
     # Environment variables (names or globs) the retriever must not see, on top of the GitHub
     # and Actions tokens that are always withheld; their values are masked in all output.
     secret_env: tuple[str, ...] = ()
@@ -226,6 +277,35 @@ class RunSettings(BaseModel):
                     f"choose one of: {', '.join(RETRIEVER_NAMES)}"
                 )
         return retrievers
+
+    @field_validator("challengers", mode="before")
+    @classmethod
+    def _challengers_over_retrievers(cls, tables: object, info: ValidationInfo) -> object:
+        """Each challenger's retriever tables laid over what the file sets in ``[retrievers]``
+        (only what it sets: the defaults are filled once, by validation)."""
+        if not isinstance(tables, Mapping):
+            return tables
+        base = info.data.get("retrievers")
+        under = base.model_dump(by_alias=True, exclude_unset=True) if base is not None else {}
+        return {
+            name: _challenger_table(table, under) if isinstance(table, Mapping) else table
+            for name, table in tables.items()
+        }
+
+    @field_validator("challengers")
+    @classmethod
+    def _challenger_names(
+        cls, challengers: dict[str, ChallengerConfig]
+    ) -> dict[str, ChallengerConfig]:
+        from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
+
+        for name in challengers:
+            if name in RETRIEVER_NAMES or not name.strip():
+                raise ValueError(
+                    f"challenger name {name!r} is taken: name it apart from the retrievers "
+                    f'({", ".join(RETRIEVER_NAMES)}), e.g. "{name or "hybrid"}-rrf"'
+                )
+        return challengers
 
     @field_validator("gated")
     @classmethod
@@ -297,6 +377,16 @@ def _check_thresholds(thresholds: Mapping[str, Threshold], known: set[str]) -> N
             raise ValueError(f"threshold on {name!r} needs max (lower is better)")
         if not lower_is_better and threshold.min is None:
             raise ValueError(f"threshold on {name!r} needs min (higher is better)")
+
+
+def _challenger_table(table: Mapping[str, Any], under: Mapping[str, Any]) -> dict[str, Any]:
+    """The file's ``[challengers.NAME]`` as ``ChallengerConfig`` reads it: its own keys, and
+    its retriever tables merged over the run's under ``retrievers``. A key that is neither
+    stays where it is, so it is reported as an unknown key of the challenger."""
+    fields = {field.alias or name for name, field in RetrieversConfig.model_fields.items()}
+    own = {key: value for key, value in table.items() if key not in fields}
+    overlay = {key: value for key, value in table.items() if key in fields}
+    return {**own, "retrievers": _deep_merge(under, overlay)}
 
 
 def _measured(info: ValidationInfo) -> set[str]:
@@ -387,7 +477,19 @@ def resolve_environment(settings: RunSettings, *, environ: Mapping[str, str]) ->
     retrievers = with_service_environment(
         settings.retrievers, workdir=settings.repository, environ=environ
     )
-    return settings.model_copy(update={"retrievers": retrievers})
+    challengers: dict[str, ChallengerConfig] = {}
+    for name, challenger in settings.challengers.items():
+        # Report-only: a variable a challenger names that is not set (or is withheld) is
+        # said on its row, and never fails the run.
+        try:
+            resolved = with_service_environment(
+                challenger.retrievers, workdir=settings.repository, environ=environ
+            )
+        except ConfigError as error:
+            challengers[name] = challenger.with_unavailable(error.message)
+            continue
+        challengers[name] = challenger.model_copy(update={"retrievers": resolved})
+    return settings.model_copy(update={"retrievers": retrievers, "challengers": challengers})
 
 
 def read_settings(
@@ -449,7 +551,24 @@ def read_settings(
     if "history" not in merged:  # beside the baseline, whichever commit's baseline is gated
         merged["history"] = merged["baseline"].with_name(HISTORY_FILE)
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
+    _check_challenger_datasets(settings, _sources(found, overrides, overrides_source))
     return _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
+
+
+def _check_challenger_datasets(settings: RunSettings, source_of: Mapping[str, str]) -> None:
+    """A challenger limited to a dataset no retriever is configured for could never run:
+    the run evaluates only the datasets ``[dataset_retrievers]`` names."""
+    source = source_of.get("challengers", "settings")
+    for name, challenger in settings.challengers.items():
+        unknown = [d for d in challenger.datasets if d not in settings.dataset_retrievers]
+        if unknown:
+            known = ", ".join(sorted(settings.dataset_retrievers)) or "(none)"
+            raise ConfigError(
+                f"challenger '{name}': unknown dataset {unknown[0]!r} in datasets; "
+                f"the datasets are those [dataset_retrievers] names: {known}",
+                file=source,
+                line=toml_line(source, ("challengers", name, "datasets")),
+            )
 
 
 def _with_machine_defaults(
@@ -466,8 +585,27 @@ def _with_machine_defaults(
         home=home if home is not None else Path.home(),
         cores=cores if cores is not None else len(os.sched_getaffinity(0)),
     )
+    challengers = {
+        name: challenger.model_copy(
+            update={
+                "retrievers": resolve_defaults(
+                    challenger.retrievers,
+                    workdir=workdir,
+                    model_dir=settings.model_dir,
+                    cache_dir=settings.cache_dir,
+                    home=home if home is not None else Path.home(),
+                    cores=cores if cores is not None else len(os.sched_getaffinity(0)),
+                )
+            }
+        )
+        for name, challenger in settings.challengers.items()
+    }
     return settings.model_copy(
-        update={"retrievers": retrievers, "model_dir": retrievers.dense.model_dir}
+        update={
+            "retrievers": retrievers,
+            "model_dir": retrievers.dense.model_dir,
+            "challengers": challengers,
+        }
     )
 
 
@@ -523,6 +661,7 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
         return RunSettings.model_validate(merged)
     except ValidationError as error:
         found: list[tuple[str, str, str, str]] = []  # (source, key, anchor, message)
+        lines_of: dict[str, int | None] = {}  # key -> its line, for the challengers' tables
         for problem in error.errors():
             location = problem["loc"]
             key = _key_path(location, merged) or "(settings)"
@@ -533,23 +672,81 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
                 guess = _closest_key(location)
                 if guess is not None:
                     message += f"; did you mean '{guess}'?"
+                elif top == "challengers" and len(location) == 3:
+                    message += (
+                        "; a retriever's settings go in its own table, e.g. "
+                        f"[challengers.{_key_path(location[1:2], merged.get('challengers'))}"
+                        ".hybrid]"
+                    )
             else:
                 message = f"bad value for '{key}': {_plain(problem['msg'])}"
             # A union member's own step (`literal[False]`) names no key of the file.
             tagged = bool(location) and "[" in str(location[-1])
             anchor = _key_path(location[:-1], merged) if tagged else key
+            if top == "challengers":
+                lines_of[key] = toml_line(source, _file_steps(location, merged))
             found.append((source, key, anchor, message))
         # A value a union rejects is reported once per member: keep the deepest, which says
         # what is wrong inside the table (`{ mn = 0.5 }`), not that it is not `false` either.
-        lines: list[tuple[str, str]] = []
+        lines: list[tuple[str, str, int | None]] = []
         for source, key, anchor, message in found:
             deeper = any(o != key and o.startswith(anchor + ".") for _, o, _, _ in found)
-            if not deeper and (source, message) not in lines:
-                lines.append((source, message))
+            line = lines_of.get(key)
+            if not deeper and (source, message, line) not in lines:
+                lines.append((source, message, line))
         # The first line's source is the error's file; each further line names its own.
-        first_source, first_message = lines[0]
-        rest = [f"{shown_path(source)}: {message}" for source, message in lines[1:]]
-        raise ConfigError("\n".join([first_message, *rest]), file=first_source) from None
+        first_source, first_message, first_line = lines[0]
+        rest = [
+            f"{shown_path(source)}{'' if line is None else f':{line}'}: {message}"
+            for source, message, line in lines[1:]
+        ]
+        raise ConfigError(
+            "\n".join([first_message, *rest]), file=first_source, line=first_line
+        ) from None
+
+
+def _file_steps(location: tuple[int | str, ...], merged: Mapping[str, Any]) -> tuple[str, ...]:
+    """A challenger's error location as the file's keys: the ``retrievers`` step the
+    challenger's tables are validated under is not in the file."""
+    steps = tuple(str(part) for part in location)
+    if len(steps) > 2 and steps[0] == "challengers" and steps[2] == "retrievers":
+        return steps[:2] + steps[3:]
+    return steps
+
+
+_TABLE_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_KEY_PART = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([A-Za-z0-9_-]+)')
+
+
+def _key_parts(text: str) -> tuple[str, ...]:
+    return tuple(a or b or c for a, b, c in _KEY_PART.findall(text))
+
+
+def toml_line(source: str, keys: Sequence[str]) -> int | None:
+    """The 1-based line of the configuration file ``source`` that sets ``keys`` (a table's
+    header, or a key inside one), the deepest it can find; None when it names no file or
+    the file does not spell the keys out (an inline table gives the line that holds it)."""
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    prefix: tuple[str, ...] = ("tool", "retrieval-eval") if path.name == "pyproject.toml" else ()
+    wanted = (*prefix, *keys)
+    best: tuple[int, int] | None = None  # (keys matched, line)
+    table: tuple[str, ...] = ()
+    for number, raw in enumerate(text.splitlines(), 1):
+        header = _TABLE_HEADER.match(raw)
+        if header is not None and not raw.lstrip().startswith("[["):
+            table = _key_parts(header.group(1))
+            parts = table
+        elif "=" in raw and not raw.lstrip().startswith("#"):
+            parts = (*table, *_key_parts(raw.split("=", 1)[0]))
+        else:
+            continue
+        if parts and wanted[: len(parts)] == parts and (best is None or len(parts) > best[0]):
+            best = (len(parts), number)
+    return None if best is None else best[1]
 
 
 def _closest_key(location: tuple[int | str, ...]) -> str | None:

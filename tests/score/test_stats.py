@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.score.stats import bootstrap_ci, paired_comparison, sign_flip_p_value
+from retrieval_eval.score.stats import bootstrap_ci, holm, paired_comparison, sign_flip_p_value
 
 
 def test_bootstrap_of_two_values_by_hand() -> None:
@@ -100,3 +100,16 @@ def test_many_distinct_values_take_the_per_query_draw_and_agree_with_theory() ->
     assert bootstrap_ci(data) == pytest.approx((data.mean() - half, data.mean() + half), abs=0.003)
     assert sign_flip_p_value(data - data.mean() + 0.05) < 0.001
     assert sign_flip_p_value(data - data.mean()) > 0.5
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), max_size=12))
+def test_holm_is_the_step_down_maximum_of_the_scaled_p_values(p_values: list[float]) -> None:
+    """Holm: the i-th smallest p times (m − i), then the running maximum, capped at 1."""
+    corrected = holm(p_values)
+    m = len(p_values)
+    ordered = sorted(range(m), key=lambda i: p_values[i])
+    for rank, index in enumerate(ordered):
+        expected = min(1.0, max((m - j) * p_values[ordered[j]] for j in range(rank + 1)))
+        assert corrected[index] == pytest.approx(expected)
+        assert p_values[index] <= corrected[index] <= 1.0

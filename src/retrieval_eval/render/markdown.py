@@ -16,6 +16,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from retrieval_eval.compare.history import SPARKLINE_POINTS
 from retrieval_eval.compare.verdict import check_text
+from retrieval_eval.render.challengers import FILTERS as CHALLENGER_FILTERS
 from retrieval_eval.render.filters import FILTERS
 from retrieval_eval.render.gate_note import latency_cost_note
 from retrieval_eval.render.summary import (
@@ -31,9 +32,10 @@ from retrieval_eval.render.summary import (
     trend,
     value_text,
 )
-from retrieval_eval.results import RunReport
+from retrieval_eval.results import DatasetChallengers, RunReport
 
 TEMPLATE = "report.md.j2"
+COMPARE_TEMPLATE = "compare.md.j2"
 # The summary table shows this many of the run's measures (MRR@10 and NDCG@10 by default).
 HEADLINE_METRICS = 2
 
@@ -55,6 +57,7 @@ def template_environment() -> SandboxedEnvironment:
         keep_trailing_newline=True,
     )
     env.filters.update(FILTERS)
+    env.filters.update(CHALLENGER_FILTERS)
     env.filters.update(
         check_text=check_text,
         dataset_status=dataset_status,
@@ -116,6 +119,13 @@ def render_markdown(
     while size(cut) > max_chars:  # several bytes a character: cut shorter in proportion
         cut = _cut(text, len(cut) * max_chars // size(cut))
     return cut
+
+
+def render_comparison(tables: Sequence[DatasetChallengers], metrics: Sequence[str]) -> str:
+    """`retrieval-eval compare`'s Markdown: the comment's challenger table for each of
+    ``tables``, on ``metrics``."""
+    template = template_environment().get_template(COMPARE_TEMPLATE)
+    return template.render(tables=list(tables), metrics=list(metrics))
 
 
 def _cut(text: str, max_chars: int) -> str:

@@ -10,7 +10,15 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.render.filters import ann_fidelity_text, number, percent, rank, status_text
+from retrieval_eval.render.filters import (
+    ann_fidelity_text,
+    number,
+    p_value,
+    percent,
+    rank,
+    signed,
+    status_text,
+)
 from retrieval_eval.results import DatasetReport, MetricRow, QueryMove, RunReport
 from retrieval_eval.vocabulary import BREACHED, metric_label
 
@@ -39,6 +47,9 @@ def terminal_summary(
         lines.append("  " + _dataset_line(dataset, width, paint))
         if dataset.ann_fidelity is not None:
             lines.append("    " + ann_fidelity_text(dataset.ann_fidelity))
+    if report.challengers:
+        lines += ["", "Challengers (reported, never gated):"]
+        lines += ["  " + line for line in _challenger_lines(report)]
     worst = sorted(
         ((d.name, move) for d in report.datasets if d.comparison for move in _regressed(d)),
         key=lambda item: item[1].current - item[1].baseline,
@@ -55,6 +66,29 @@ def terminal_summary(
     if report_markdown is not None:
         lines += ["", f"Full report: {report_markdown}{f' ({hint})' if hint else ''}"]
     return "\n".join(lines) + "\n"
+
+
+def _challenger_lines(report: RunReport) -> list[str]:
+    """One line per challenger and dataset: the first measure's Δ against the gated
+    retriever, its Holm-corrected p, wins/ties/losses; or why it has no numbers."""
+    lines = []
+    for one in report.challengers:
+        for challenger in one.challengers:
+            head = f"{_clean(one.dataset)}  {_clean(challenger.name)} ({challenger.retriever})"
+            if challenger.warning is not None or not challenger.metrics:
+                lines.append(f"{head}  warning: {_clean(challenger.warning or 'no numbers')}")
+                continue
+            first = challenger.metrics[0]
+            text = (
+                f"{head}  {metric_label(first.metric)} {number(first.value, first.metric)} "
+                f"({signed(first.delta, first.metric)} vs {_clean(one.reference)}, "
+                f"p {p_value(first.p_value)})  W/T/L {challenger.wins}/{challenger.ties}/"
+                f"{challenger.losses}"
+            )
+            if challenger.beats:
+                text += f"  beats {_clean(one.reference)}"
+            lines.append(text)
+    return lines
 
 
 def _regressed(dataset: DatasetReport) -> tuple[QueryMove, ...]:

@@ -8,6 +8,7 @@ instead of embedding the corpus again.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,7 @@ class RetrieverPool:
         self.interactive = interactive
         self.log = log
         self.corpus_fingerprint = corpus.fingerprint()
-        self._built: dict[str, tuple[Retriever, float]] = {}
+        self._built: dict[tuple[str, str], tuple[Retriever, float]] = {}
 
     def __enter__(self) -> RetrieverPool:
         return self
@@ -68,22 +69,28 @@ class RetrieverPool:
             else:
                 close_retriever(retriever)
 
-    def get(self, name: str) -> tuple[Retriever, float]:
-        """The indexed retriever and the seconds its indexing took (0 when already built)."""
-        if name in self._built:
-            return self._built[name][0], 0.0
+    def get(self, name: str, config: RetrieversConfig | None = None) -> tuple[Retriever, float]:
+        """The indexed retriever and the seconds its indexing took (0 when already built).
+
+        ``config``: other settings than the run's (a challenger's). A retriever is built
+        once per name and its own settings, so a challenger that changes only the fusion
+        fuses the dense and bm25 indexes the gated retriever already built."""
+        config = self.retrievers if config is None else config
+        key = (name, own_settings(name, config))
+        if key in self._built:
+            return self._built[key][0], 0.0
         if name == "hybrid":
-            dense, dense_s = self.get("dense")
-            bm25, bm25_s = self.get("bm25")
+            dense, dense_s = self.get("dense", config)
+            bm25, bm25_s = self.get("bm25", config)
             retriever = build_hybrid(
-                self.retrievers,
+                config,
                 {"dense": dense, "bm25": bm25},
                 anthropic_api_key=self.anthropic_api_key,
                 rerank_cache_dir=self.cache_dir / "rerank",
             )
             seconds = dense_s + bm25_s
         else:
-            retriever = build_retriever(name, self.retrievers)
+            retriever = build_retriever(name, config)
             with step(
                 f"indexing for {name}",
                 len(self.corpus.documents),
@@ -93,9 +100,10 @@ class RetrieverPool:
             ) as advance:
                 try:
                     seconds = time_index(retriever, self.corpus)
-                except RetrievalEvalError:
-                    raise
-                except Exception as error:
+                except BaseException as error:
+                    close_retriever(retriever)  # a child process it started ends here
+                    if isinstance(error, RetrievalEvalError) or not isinstance(error, Exception):
+                        raise
                     # A retriever crash is a run error (exit 2), reported in one line.
                     raise RetrievalEvalError(
                         f"retriever {name!r} failed to index: {error}"
@@ -103,12 +111,12 @@ class RetrieverPool:
                 advance(len(self.corpus.documents))
             for warning in retriever.warnings if isinstance(retriever, ReportsWarnings) else ():
                 self.log(f"warning: {warning}")
-        self._built[name] = (retriever, seconds)
+        self._built[key] = (retriever, seconds)
         return retriever, seconds
 
     @property
     def model_sha256(self) -> str | None:
-        dense = self._built.get("dense")
+        dense = self._built.get(("dense", own_settings("dense", self.retrievers)))
         if dense is None:
             return None
         description = dense[0].describe()
@@ -117,12 +125,29 @@ class RetrieverPool:
 
     def embedding_counts(self) -> tuple[int, int] | None:
         """(texts embedded, cache hits) so far, when a dense index exists."""
-        built = self._built.get("dense")
+        built = self._built.get(("dense", own_settings("dense", self.retrievers)))
         dense = built[0] if built is not None else None
         embedding = dense.embedding if isinstance(dense, CountsEmbeddings) else None
         if embedding is None:
             return None
         return int(embedding.texts_embedded), int(embedding.cache_hits)
+
+
+def own_settings(name: str, config: RetrieversConfig) -> str:
+    """The settings that build the retriever called ``name``, as text: what tells two
+    configurations' retrievers of one name apart (hybrid's include both its sides')."""
+    tables = {
+        "hybrid": ("hybrid", "dense", "bm25"),
+        "run-file": ("run_file",),
+    }.get(name, (name,))
+    chosen = {table: getattr(config, table, None) for table in tables}
+    return json.dumps(
+        {
+            table: None if value is None else value.model_dump(mode="json")
+            for table, value in chosen.items()
+        },
+        sort_keys=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -161,18 +186,21 @@ def search_dataset(
     interactive: bool,
     log: Log,
     repeats: int = 1,
+    config: RetrieversConfig | None = None,
+    label: str | None = None,
 ) -> SearchedDataset:
     """Search every fixture of one dataset with the retriever called ``name``, ``repeats``
-    times over (for a retriever that is not deterministic)."""
+    times over (for a retriever that is not deterministic). ``config``: other settings
+    than the run's (a challenger's, shown as ``label``), whose embeddings are not counted."""
     before = pool.embedding_counts() or (0, 0)
-    retriever, setup_s = pool.get(name)
+    retriever, setup_s = pool.get(name, config)
     queries = [
         QuerySpec(
             query_id=lf.fixture.query_id, text=lf.fixture.query, tags=lf.fixture.filter_tags()
         )
         for lf in fixtures
     ]
-    title = f"{path.name}: searching with {name}"
+    title = f"{path.name}: searching with {label or name}"
     if repeats > 1:
         title += f", {repeats} times"
     runs: list[list[TimedResult]] = []
@@ -183,14 +211,16 @@ def search_dataset(
         except RetrievalEvalError:
             raise
         except Exception as error:
-            raise RetrievalEvalError(f"retriever {name!r} failed: {error}", file=path) from error
+            raise RetrievalEvalError(
+                f"retriever {label or name!r} failed: {error}", file=path
+            ) from error
     timed = runs[0]
     _warn_about_unknown_ids(path, timed, pool.corpus, log)
     fidelity = _ann_fidelity(path, retriever, queries, k, log)
     after = pool.embedding_counts()
     missing = retriever.queries_missing if isinstance(retriever, ReportsMissingQueries) else None
     counts = None
-    if after is not None and name in EMBEDDING_RETRIEVERS:
+    if after is not None and name in EMBEDDING_RETRIEVERS and config is None:
         counts = (after[0] - before[0], after[1] - before[1])
     return SearchedDataset(
         retriever=name,

@@ -168,3 +168,20 @@ def sign_flip_p_value(diffs: FloatArray, *, seed: int = 0, resamples: int = 10_0
         for flipped in _in_batches(draw, resamples, width)
     )
     return (extreme + 1) / (resamples + 1)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down correction of ``p_values`` for testing them together, in input order.
+
+    The i-th smallest p (0-based) is multiplied by ``m − i`` and the results are made
+    non-decreasing in that order and capped at 1, so a family of ``m`` comparisons keeps
+    its chance of any false "better" at the level the corrected p is read against.
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    corrected = [1.0] * m
+    running = 0.0
+    for position, index in enumerate(order):
+        running = max(running, min(1.0, (m - position) * p_values[index]))
+        corrected[index] = running
+    return corrected
