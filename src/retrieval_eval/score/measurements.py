@@ -25,6 +25,7 @@ from retrieval_eval.results import (
 from retrieval_eval.retrieval.search import SearchedDataset
 from retrieval_eval.score.breakdown import group_means, group_members
 from retrieval_eval.score.groundedness import groundedness
+from retrieval_eval.score.labels import label_coverage, unlabelled_at
 from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.query_scores import score_queries
 from retrieval_eval.score.repeats import repeated_measures
@@ -40,6 +41,7 @@ def measure_dataset(
     corpus_fingerprint: str,
     measures: Sequence[str],
     seed: int,
+    k: int,
 ) -> DatasetReport:
     timed = searched.timed
     by_id = {t.query_id: t for t in timed}
@@ -68,6 +70,8 @@ def measure_dataset(
                 )
         grades = fixture.grades()
         first = next((i for i, hit in enumerate(hits, 1) if grades.get(hit.doc_id, 0) > 0), None)
+        ids = [hit.doc_id for hit in hits]
+        unlabelled = () if fixture.expect_empty else unlabelled_at(ids, grades, k)
         queries.append(
             QueryResult(
                 query_id=fixture.query_id,
@@ -83,6 +87,8 @@ def measure_dataset(
                 metrics=metrics,
                 latency_ms=result.latency_s * 1000.0,
                 cost_usd=result.result.cost_usd,
+                unlabelled_at_k=None if fixture.expect_empty else len(unlabelled),
+                unlabelled_ids=unlabelled,
             )
         )
 
@@ -119,6 +125,7 @@ def measure_dataset(
         queries_missing=searched.queries_missing,
         cached_embeddings=None if counts is None else counts[1],
         repeats=spread,
+        labels=label_coverage(queries, k),
     )
 
 
