@@ -137,3 +137,21 @@ def test_the_cost_cap_stops_label_calls_and_says_how_far_they_got(project: Proje
     assert calibration["stopped"] is not None
     assert "stopped before passing --max-cost-usd 0.002" in calibration["stopped"]
     assert calibration["sample_size"] < 16
+
+
+def test_a_malformed_label_fails_the_run_and_is_not_kept(project: Project) -> None:
+    def garbled(body: dict[str, Any]) -> tuple[int, str]:
+        if "You label search results." in body["messages"][0]["content"]:
+            return 200, "relevant, I think"
+        return _answer(body)
+
+    with FakeAnthropic(api_key=KEY, responder=garbled) as fake:
+        config = CONFIG + f'\n[judge]\nbase_url = "{fake.base_url}"\n'
+        (project.root / "retrieval-eval.toml").write_text(config, encoding="utf-8")
+        done = run_cli(project.root, "run", "--judge", env={"ANTHROPIC_API_KEY": KEY})
+    assert done.returncode == 2
+    assert "the judge's reply for query 'kw-01' is not a score between 0 and 1" in done.stderr
+    with FakeAnthropic(api_key=KEY, responder=_answer) as fake:
+        report = _judged_run(project, fake)
+    moves = report["datasets"][0]["comparison"]["regressed_most"]
+    assert moves[0]["holes"][0]["judge"]["relevant"] is True  # asked again, not the bad reply

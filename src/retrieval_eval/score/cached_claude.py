@@ -71,6 +71,10 @@ class CachedClaude:
     def is_cached(self, prompt: str) -> bool:
         return _read_cache(self._cache_path(prompt)) is not None
 
+    def forget(self, prompt: str) -> None:
+        """Drop a cached reply the caller could not use, so the next run asks again."""
+        self._cache_path(prompt).unlink(missing_ok=True)
+
     def ask(self, prompt: str, *, about: str) -> Reply:
         path = self._cache_path(prompt)
         cached = _read_cache(path)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from retrieval_eval.results import LabelJudgement
 from retrieval_eval.score.cached_claude import CachedClaude
-from retrieval_eval.score.judge import parse_score
+from retrieval_eval.score.judge import JudgeError, parse_score
 
 # A score at or above this is "relevant".
 RELEVANT_AT = 0.5
@@ -58,6 +58,10 @@ class LabelJudge:
         """``CostCapReached`` when the call could pass the cap; ``JudgeError`` on a bad reply."""
         prompt = _PROMPT.format(query=query, doc_id=doc_id, text=text[:DOCUMENT_CHARS])
         reply = self._claude.ask(prompt, about=f"the judge's label of {doc_id!r} for {query_id!r}")
-        score = parse_score(reply.text, query_id=query_id)
+        try:
+            score = parse_score(reply.text, query_id=query_id)
+        except JudgeError:
+            self._claude.forget(prompt)  # a malformed reply must not be served again
+            raise
         judgement = LabelJudgement(relevant=score >= RELEVANT_AT, score=score, model=self.model)
         return JudgedPair(judgement, reply.cost_usd, reply.cached)
