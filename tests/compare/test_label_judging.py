@@ -155,3 +155,23 @@ def test_a_malformed_label_fails_the_run_and_is_not_kept(project: Project) -> No
         report = _judged_run(project, fake)
     moves = report["datasets"][0]["comparison"]["regressed_most"]
     assert moves[0]["holes"][0]["judge"]["relevant"] is True  # asked again, not the bad reply
+
+
+def test_the_calibration_sample_is_seeded(project: Project) -> None:
+    config = CONFIG + '\n[judge]\nbase_url = "{url}"\ncalibration_sample = 6\n'
+    with FakeAnthropic(api_key=KEY, responder=_answer) as fake:
+        (project.root / "retrieval-eval.toml").write_text(
+            config.format(url=fake.base_url), encoding="utf-8"
+        )
+        env = {"ANTHROPIC_API_KEY": KEY}
+        first = run_cli(project.root, "run", "--judge", env=env)
+        report = json.loads((project.report_dir / "report.json").read_text())
+        fake.requests.clear()
+        # No budget at all: only the very same pairs, answered from the cache, can be judged.
+        again = run_cli(project.root, "run", "--judge", "--max-cost-usd", "0", env=env)
+        repeated = json.loads((project.report_dir / "report.json").read_text())
+    assert first.returncode == again.returncode == 1, first.log + again.log
+    calibration = report["datasets"][0]["calibration"]
+    assert (calibration["labelled_relevant"], calibration["labelled_other"]) == (3, 3)
+    assert [r for r in fake.requests if is_label_call(r)] == []
+    assert repeated["datasets"][0]["calibration"] == {**calibration, "cost_usd": 0.0}
