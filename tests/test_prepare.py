@@ -26,7 +26,7 @@ SECRET = "my-secret-value-0123456789"
 
 # The commands that run a retriever or read the configured corpus, each with the arguments
 # that make it do so here; every other command reads only the files named on its command
-# line (validate, import, trec, cache) or nothing of the run (model, init's check of the
+# line (validate, import beir, trec, cache) or nothing of the run (model, init's check of the
 # configuration, action's own tests under tests/security/).
 PREPARED = {
     "run": ["run", "--quiet"],
@@ -38,8 +38,10 @@ PREPARED = {
     "generate": ["generate", "--per-file", "3", "--force"],
     "merge": ["merge", "no-partials"],
     "compare": ["compare", "--retriever", "custom", "--retriever", "bm25"],
+    # `import beir` reads only its folder; `import queries` searches with the retriever.
+    "import": ["import", "queries", "log.jsonl", "--retriever", "custom", "--out", "c.jsonl"],
 }
-UNPREPARED = {"validate", "import", "trec", "model", "cache", "init", "action"}
+UNPREPARED = {"validate", "trec", "model", "cache", "init", "action"}
 # A command retriever that records its environment, then serves nothing.
 DUMP_ENV = """\
 import json, os, sys
@@ -80,6 +82,7 @@ def _project(tmp_path: Path) -> tuple[Path, Path]:
     )
     (beir / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "eggs"}) + "\n")
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    (root / "log.jsonl").write_text(json.dumps({"query": "eggs"}) + "\n")
     keyword = root / "datasets" / "keyword.jsonl"
     lines = keyword.read_text().splitlines()
     first = json.loads(lines[0]) | {"ground_truth_source": "synthetic"}
@@ -103,7 +106,7 @@ def _run(root: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("command", ["run", "baseline", "beir", "review", "compare"])
+@pytest.mark.parametrize("command", ["run", "baseline", "beir", "review", "compare", "import"])
 def test_the_retriever_never_sees_secret_env(tmp_path: Path, command: str) -> None:
     root, dump = _project(tmp_path)
     done = _run(root, PREPARED[command])
@@ -116,7 +119,7 @@ def test_the_retriever_never_sees_secret_env(tmp_path: Path, command: str) -> No
 
 
 @pytest.mark.parametrize(
-    "command", ["run", "baseline", "embed", "tune", "review", "generate", "compare"]
+    "command", ["run", "baseline", "embed", "tune", "review", "generate", "compare", "import"]
 )
 def test_a_note_linked_outside_the_repository_is_refused(tmp_path: Path, command: str) -> None:
     root, _ = _project(tmp_path)

@@ -22,7 +22,10 @@ from retrieval_eval.vocabulary import ExitCode
 # command name -> ("module:attribute" of a click.Command, one-line help for the listing)
 _COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("retrieval_eval.commands.validate:validate", "Check golden datasets."),
-    "import": ("retrieval_eval.commands.import_cmd:import_group", "Convert public benchmarks."),
+    "import": (
+        "retrieval_eval.commands.import_cmd:import_group",
+        "Import benchmarks, query logs.",
+    ),
     "trec": ("retrieval_eval.commands.trec:trec", "trec_eval-compatible scoring of a run."),
     "model": ("retrieval_eval.commands.model:model_group", "Build the offline embedding model."),
     "beir": ("retrieval_eval.commands.beir:beir", "Evaluate a built-in retriever on BEIR."),

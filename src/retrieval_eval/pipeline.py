@@ -30,6 +30,7 @@ from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import gate_dataset, recorded_value
 from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
+from retrieval_eval.compare.label_judging import calibrate, judge_holes
 from retrieval_eval.compare.partial import (
     PartialDataset,
     check_complete,
@@ -47,7 +48,9 @@ from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetChallengers, DatasetReport, RunReport
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
-from retrieval_eval.score.judge import ClaudeJudge, build_client
+from retrieval_eval.score.cached_claude import CachedClaude
+from retrieval_eval.score.judge import ClaudeJudge, JudgeError, build_client
+from retrieval_eval.score.label_judge import LABEL_PROMPT_VERSION, LabelJudge
 from retrieval_eval.score.measurements import dataset_fingerprint, measure_dataset, retrieval_types
 from retrieval_eval.settings import JudgeSettings, RunSettings
 from retrieval_eval.sharding import Shard
@@ -154,6 +157,8 @@ def _run(
     searched = search_and_measure(
         settings, corpus, validation, interactive=interactive, log=log, rerank_key=rerank_key
     )
+    labeller = None if judge is None else label_judge(judge, settings)
+    documents = {doc.id: doc for doc in corpus.documents}
     datasets: list[DatasetReport] = []
     for one in searched.datasets:
         measured = one.measured
@@ -165,7 +170,21 @@ def _run(
             recorded = previous.datasets.get(one.path.name) if previous else None
             measured = carry_over(with_fingerprints(measured, passages), recorded)
         entry = previous.established(one.path.name) if previous else None
-        datasets.append(gate_dataset(measured, entry, settings))
+        gated = gate_dataset(measured, entry, settings)
+        if labeller is not None:  # informational: the verdict is already decided above
+            gated = judge_holes(gated, documents, labeller, log)
+            gated = calibrate(
+                gated,
+                one.fixtures,
+                documents,
+                labeller,
+                size=settings.judge.calibration_sample,
+                seed=settings.seed,
+                log=log,
+            )
+        datasets.append(gated)
+    if labeller is not None and labeller.calls:
+        log(f"judged {labeller.calls} label(s) with {labeller.model} (${labeller.spent_usd:.4f})")
     challengers = tuple(
         compare_challengers(
             one.path.name,
@@ -261,6 +280,7 @@ def search_and_measure(
                 corpus_fingerprint=pool.corpus_fingerprint,
                 measures=settings.measures,
                 seed=settings.seed,
+                k=settings.k,
             )
             measured.append(MeasuredDataset(path, fixtures, mine, searched, report, counts))
         model_sha256 = pool.model_sha256
@@ -305,6 +325,7 @@ def _challenge(
                     corpus_fingerprint=pool.corpus_fingerprint,
                     measures=settings.measures,
                     seed=settings.seed,
+                    k=settings.k,
                 )
             except Exception as error:  # reported on its row, never raised
                 problem = error.message if isinstance(error, RetrievalEvalError) else str(error)
@@ -418,6 +439,22 @@ def make_judge(judge: JudgeSettings, api_key: SecretStr | None) -> ClaudeJudge |
         timeout_s=judge.timeout_s,
     )
     return ClaudeJudge(client, model=judge.model, pricing=judge.pricing())
+
+
+def label_judge(judge: ClaudeJudge, settings: RunSettings) -> LabelJudge:
+    """The judge's label calls: cached by what was judged, within ``max_cost_usd``."""
+    return LabelJudge(
+        CachedClaude(
+            judge.client,
+            model=judge.model,
+            prompt_version=LABEL_PROMPT_VERSION,
+            cache_dir=settings.cache_dir / "judge-labels",
+            pricing=settings.judge.pricing(),
+            max_cost_usd=settings.judge.max_cost_usd,
+            failure=JudgeError,
+            max_tokens=32,
+        )
+    )
 
 
 def compact_metrics(datasets: Sequence[DatasetReport]) -> dict[str, dict[str, float]]:

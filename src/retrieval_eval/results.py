@@ -58,6 +58,14 @@ class QueryResult(_Frozen):
     judge_cost_usd: float | None = Field(
         default=None, description="what this query's judge call cost; None when not judged here"
     )
+    unlabelled_at_k: int | None = Field(
+        default=None,
+        description="how many of the retrieved top k are not in the fixture's expected ids "
+        "(its golden set); None for expect_empty fixtures, which have no golden set",
+    )
+    unlabelled_ids: tuple[str, ...] = Field(
+        default=(), description="those documents' ids, best first"
+    )
 
 
 class Aggregate(_Frozen):
@@ -122,6 +130,25 @@ class MetricRow(_Frozen):
     )
 
 
+class LabelJudgement(_Frozen):
+    """The LLM judge's view of one (query, document) pair: informational, never a label."""
+
+    relevant: bool = Field(description="score at or above the judge's relevance cut (0.5)")
+    score: float = Field(description="0..1, how relevant the judge found the document")
+    model: str
+
+
+class Hole(_Frozen):
+    """An unlabelled document that newly entered a regressed query's top k: a possible
+    missing label, for `retrieval-eval review --holes` to show a person."""
+
+    doc_id: str
+    rank: int = Field(description="1-based rank in this run")
+    judge: LabelJudgement | None = Field(
+        default=None, description="the judge's view, when the judge ran"
+    )
+
+
 class QueryMove(_Frozen):
     query_id: str
     query: str
@@ -133,6 +160,16 @@ class QueryMove(_Frozen):
     top_after: str | None = Field(
         default=None,
         description="id of the document this run ranks first (None: nothing came back)",
+    )
+    top_after_unlabelled: bool = Field(
+        default=False,
+        description="the document ranked first now is not in the query's golden set: a "
+        "regression there is possibly a missing label",
+    )
+    holes: tuple[Hole, ...] = Field(
+        default=(),
+        description="unlabelled documents that entered the top k since the baseline "
+        "(regressed queries only), best first",
     )
 
 
@@ -223,6 +260,48 @@ class AnnFidelitySummary(_Frozen):
     )
 
 
+class LabelCoverage(_Frozen):
+    """How much of what the retriever returned the golden sets say anything about (like
+    trec_eval's judged share of num_ret). Informational: it never changes the verdict."""
+
+    retrieved: int = Field(description="results in the top k over the scored queries")
+    labelled: int = Field(description="of those, the ones in their query's golden set")
+    share: float | None = Field(description="labelled / retrieved; None when nothing came back")
+    baseline_share: float | None = Field(
+        default=None, description="the share the baseline recorded (None: not recorded)"
+    )
+    dropped: bool = Field(
+        default=False,
+        description="the share fell by more than 10 points since the baseline: the "
+        "retriever now returns documents nobody labelled, so its scores may understate it",
+    )
+
+
+class Calibration(_Frozen):
+    """The judge measured against the human labels a dataset already carries: expected
+    documents of human-annotated fixtures are the relevant class, the top-ranked
+    non-expected documents of the same queries the other."""
+
+    model: str
+    seed: int
+    sample_size: int = Field(description="pairs judged (both classes)")
+    labelled_relevant: int = Field(description="pairs whose document is an expected id")
+    labelled_other: int = Field(description="pairs whose document is a non-expected top hit")
+    true_positive: int = Field(description="expected, and the judge said relevant")
+    false_negative: int = Field(description="expected, and the judge said not relevant")
+    false_positive: int = Field(description="not expected, and the judge said relevant")
+    true_negative: int = Field(description="not expected, and the judge said not relevant")
+    accuracy: float | None = Field(description="share of pairs the judge agrees with")
+    kappa: float | None = Field(
+        description="Cohen's kappa: agreement beyond chance (1 perfect, 0 chance); None when "
+        "undefined (every pair in one class on both sides)"
+    )
+    cost_usd: float
+    stopped: str | None = Field(
+        default=None, description="why fewer pairs were judged than sampled (the cost cap)"
+    )
+
+
 class DatasetReport(_Frozen):
     name: str = Field(description="dataset file name, e.g. hybrid.jsonl")
     retriever: str
@@ -266,6 +345,12 @@ class DatasetReport(_Frozen):
         default=None,
         description="the approximate index's recall@k of exact search (postgres, chroma); "
         "None when not measured",
+    )
+    labels: LabelCoverage | None = Field(
+        default=None, description="the labelled share of the results at k (informational)"
+    )
+    calibration: Calibration | None = Field(
+        default=None, description="the judge's agreement with the human labels, when judged"
     )
 
 

@@ -120,6 +120,10 @@ class JudgeSettings(BaseModel):
     max_retries: int = Field(default=3, ge=0, le=10)
     timeout_s: PositiveFloat = 60.0
     base_url: str | None = None  # an Anthropic-compatible gateway; None: Anthropic's API
+    # The label judgements (holes, calibration) stop before their spend could pass this.
+    max_cost_usd: float = Field(default=1.0, ge=0.0)
+    # (query, document) pairs per dataset the judge is calibrated on; 0: no calibration.
+    calibration_sample: int = Field(default=20, ge=0, le=10_000)
 
     def pricing(self) -> JudgePricing:
         return JudgePricing(

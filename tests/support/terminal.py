@@ -20,8 +20,13 @@ class TerminalRun:
 
 
 def on_terminal(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 600
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+    keys: str | None = None,
 ) -> TerminalRun:
+    """``keys``: typed at the terminal (stdin is the terminal too); None: stdin is empty."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "GITHUB_"))}
     for name in ("CI", "NO_COLOR"):
         base.pop(name, None)
@@ -40,12 +45,15 @@ def on_terminal(
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
+    if keys is not None:
+        # Typed ahead: the terminal holds the lines until the program reads them.
+        os.write(master, keys.encode("utf-8"))
     try:
         process = subprocess.run(
             [str(CONSOLE_SCRIPT), *args],
             cwd=cwd,
             env={**base, **(env or {})},
-            stdin=subprocess.DEVNULL,
+            stdin=slave if keys is not None else subprocess.DEVNULL,
             stdout=slave,
             stderr=subprocess.PIPE,
             timeout=timeout,

@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from retrieval_eval.author.claude import CachedClaude, CostCapReached
 from retrieval_eval.author.prompts import (
     MEANING_STYLES,
     Answer,
@@ -34,6 +33,7 @@ from retrieval_eval.load.documents import Corpus, Document
 from retrieval_eval.load.fixtures import Filters, Fixture, RetrievalType
 from retrieval_eval.retrieval.base import Retriever
 from retrieval_eval.retrieval.builtin.tokenizer import KeywordTokenizer
+from retrieval_eval.score.cached_claude import CachedClaude, CostCapReached
 
 # Styles per dataset file, used in turn.
 STYLES: dict[RetrievalType, tuple[Style, ...]] = {

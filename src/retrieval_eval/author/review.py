@@ -34,15 +34,19 @@ CHOICES = ("a", "e", "q", "r", "s", "x")
 
 
 class DatasetLines:
-    """The dataset file as lines: only the line a decision touches is rewritten."""
+    """The dataset file as lines: only the line a decision touches is rewritten, and every
+    other byte of the file (a byte-order mark, CRLF endings, the last newline) stays."""
 
     def __init__(self, path: Path):
         self.path = path
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            text = path.read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise InputError(f"cannot read the dataset: {error}", file=path) from None
-        self.lines = text.splitlines()
+        self._bom = "\ufeff" if text.startswith("\ufeff") else ""
+        # Split at "\n" only, as the validator reads lines: a "\r" before it stays part of
+        # the line it ends, and U+2028 inside a JSON string is not a line break.
+        self.lines = text[len(self._bom) :].split("\n")
         self.records: dict[str, int] = {}  # query_id -> index in lines
         for index, line in enumerate(self.lines):
             if not line.strip():
@@ -62,9 +66,14 @@ class DatasetLines:
         data: dict[str, Any] = json.loads(self.lines[self.records[query_id]])
         return data
 
+    def line_number(self, query_id: str) -> int:
+        return self.records[query_id] + 1
+
     def replace(self, query_id: str, data: dict[str, Any]) -> None:
         Fixture.model_validate(data)  # a decision never writes an invalid fixture
-        self.lines[self.records[query_id]] = json.dumps(data, ensure_ascii=False)
+        index = self.records[query_id]
+        ending = "\r" if self.lines[index].endswith("\r") else ""
+        self.lines[index] = json.dumps(data, ensure_ascii=False) + ending
         self._save()
 
     def remove(self, query_id: str) -> None:
@@ -74,15 +83,15 @@ class DatasetLines:
         self._save()
 
     def _save(self) -> None:
-        atomic_write_text(self.path, "".join(line + "\n" for line in self.lines))
+        atomic_write_text(self.path, self._bom + "\n".join(self.lines))
 
 
 class SkipState:
     """Ids the reviewer skipped, per dataset file, in the cache folder."""
 
-    def __init__(self, cache_dir: Path, dataset: Path):
+    def __init__(self, cache_dir: Path, dataset: Path, *, kind: str = ""):
         digest = hashlib.sha256(str(dataset.resolve()).encode()).hexdigest()[:16]
-        self.path = cache_dir / "review" / f"{digest}.json"
+        self.path = cache_dir / "review" / f"{digest}{kind}.json"
         try:
             loaded = json.loads(self.path.read_text(encoding="utf-8"))
             self.skipped = {s for s in loaded.get("skipped", []) if isinstance(s, str)}

@@ -9,7 +9,7 @@ from typing import cast, get_args
 
 import click
 
-from retrieval_eval.author.claude import CachedClaude
+from retrieval_eval.author.claude import GenerateError
 from retrieval_eval.author.generate import (
     Checker,
     GeneratePlan,
@@ -28,6 +28,7 @@ from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.fixtures import Fixture, LocatedFixture, RetrievalType
 from retrieval_eval.prepare import prepared_run
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.score.cached_claude import CachedClaude
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, build_client
 from retrieval_eval.validate import validate_datasets
 from retrieval_eval.validate.fixture_file import read_fixture_file
@@ -193,6 +194,7 @@ def generate(
             cache_dir=settings.cache_dir / "generate",
             pricing=settings.judge.pricing(),
             max_cost_usd=max_cost_usd,
+            failure=GenerateError,
         )
         # Before the slow part: without a key, go on only when the first answer is cached
         # (a re-run of a cached generation needs no key at all).

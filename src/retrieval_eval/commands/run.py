@@ -72,6 +72,12 @@ def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "ANTHROPIC_API_KEY). Default: [judge] enabled in the config file, else off.",
         ),
         click.option(
+            "--max-cost-usd",
+            type=click.FloatRange(min=0),
+            help="With the judge: stop its label judgements (holes, calibration) before "
+            "their spend could pass this. Default: [judge] max_cost_usd, else 1.",
+        ),
+        click.option(
             "--progress/--no-progress",
             default=None,
             help="Progress bars. Default: on a terminal, off in CI.",
@@ -94,6 +100,9 @@ def prepared_from_flags(flags: dict[str, Any]) -> Iterator[Prepared]:
     }
     if flags.get("judge"):
         overrides["judge"] = {"enabled": True}
+    if flags.get("max_cost_usd") is not None:
+        judge = {"enabled": True} if flags.get("judge") else {}
+        overrides["judge"] = {**judge, "max_cost_usd": flags["max_cost_usd"]}
 
     def typed(*names: str) -> tuple[Path, ...]:
         return tuple(Path(flags[name]) for name in names if flags.get(name))

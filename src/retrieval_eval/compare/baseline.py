@@ -31,6 +31,9 @@ class BaselineQuery(BaseModel):
     # Kept only together: a judge score means something only for the text it judged.
     judge_fingerprint: str | None = None
     judge_score: float | None = None
+    # Informational, never compared by the gate: the ids the baseline's run ranked in its
+    # top k, so a later run can tell which unlabelled documents are new there (holes).
+    retrieved: tuple[str, ...] | None = None
 
 
 class BaselineDataset(BaseModel):
@@ -46,6 +49,9 @@ class BaselineDataset(BaseModel):
     corpus_fingerprint: str | None = None
     aggregates: dict[str, float | None] | None = None
     queries: dict[str, BaselineQuery] | None = None
+    # Informational, never gated: the labelled share of the results at k (score/labels.py),
+    # for the report to say when it dropped. Older baselines have none.
+    labelled_share: float | None = None
 
     def is_null(self) -> bool:
         """The baseline-null rule: ``null`` values are established, not compared."""
@@ -195,6 +201,9 @@ def baseline_entry(report: DatasetReport, *, k: int) -> BaselineDataset:
         measures=tuple(sorted(report.aggregates)),
         dataset_fingerprint=report.dataset_fingerprint,
         corpus_fingerprint=report.corpus_fingerprint,
+        labelled_share=None
+        if report.labels is None or report.labels.share is None
+        else round(report.labels.share, 12),
         aggregates={
             **{name: round(agg.value, 12) for name, agg in sorted(report.aggregates.items())},
             LATENCY_P95: round(report.latency.p95_ms, 6),
@@ -207,6 +216,7 @@ def baseline_entry(report: DatasetReport, *, k: int) -> BaselineDataset:
                 metrics={name: round(value, 12) for name, value in sorted(q.metrics.items())},
                 judge_fingerprint=q.judge_fingerprint if q.judge_score is not None else None,
                 judge_score=None if q.judge_score is None else round(q.judge_score, 12),
+                retrieved=q.retrieved[:k],
             )
             for q in report.queries
         },
@@ -293,15 +303,18 @@ def with_new_measures(
 def write_baseline(path: Path, baseline: Baseline) -> None:
     data = baseline.model_dump(mode="json")
     # A never-judged baseline should not carry two nulls per query through every diff.
+    # Nor should an entry written before the informational keys existed gain nulls for them.
     for entry in data["datasets"].values():
+        if entry is not None and entry.get("labelled_share") is None:
+            entry.pop("labelled_share", None)
         for query in ((entry or {}).get("queries") or {}).values():
-            for key in _JUDGE_KEYS:
+            for key in _OPTIONAL_QUERY_KEYS:
                 if query.get(key) is None:
                     query.pop(key, None)
     atomic_write_text(path, dump_json(data))
 
 
-_JUDGE_KEYS = ("judge_fingerprint", "judge_score")
+_OPTIONAL_QUERY_KEYS = ("judge_fingerprint", "judge_score", "retrieved")
 
 
 def dump_json(data: Mapping[str, object]) -> str:

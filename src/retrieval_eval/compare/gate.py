@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from retrieval_eval.compare.baseline import BaselineDataset, BaselineQuery
+from retrieval_eval.compare.labels import with_label_notes
 from retrieval_eval.results import (
     Comparison,
     DatasetReport,
@@ -51,7 +52,7 @@ def gate_dataset(
         _row(metric, measured, pairing, settings, paired.get(metric))
         for metric in reported_metrics(measured)
     )
-    return measured.model_copy(
+    gated = measured.model_copy(
         update={
             "rows": rows,
             "failures": fixture_failures(measured.queries),
@@ -62,6 +63,7 @@ def gate_dataset(
             else query_checks(comparison, baseline, settings),
         }
     )
+    return with_label_notes(gated, baseline)
 
 
 def query_checks(

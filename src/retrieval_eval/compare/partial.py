@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.results import AnnFidelitySummary, DatasetReport, Latency, QueryResult
+from retrieval_eval.score.labels import label_coverage
 from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.measurements import aggregates, breakdowns
 from retrieval_eval.score.repeats import merge_spreads
@@ -194,6 +195,7 @@ def _merge_dataset(
             "cost_per_query_usd": cost_summary([q.cost_usd for q in queries]),
             "breakdowns": breakdowns(queries, types),
             "queries": tuple(queries),
+            "labels": label_coverage(queries, settings.k),
             "embedded_texts": _embedding_count(shares, 0),
             "cached_embeddings": _embedding_count(shares, 1),
             "repeats": merge_spreads(

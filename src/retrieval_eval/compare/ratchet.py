@@ -149,6 +149,8 @@ def ratchet_entry(
                 "first_relevant_rank": new.first_relevant_rank
                 if rank_follows is not None
                 else old.first_relevant_rank,
+                # The top k the rank was read from (informational: where holes are new).
+                "retrieved": new.retrieved if rank_follows is not None else old.retrieved,
             }
         )
     entry = recorded.model_copy(
@@ -158,6 +160,7 @@ def ratchet_entry(
             "retriever_config": measured.retriever_config,
             "dataset_fingerprint": measured.dataset_fingerprint,
             "corpus_fingerprint": measured.corpus_fingerprint,
+            "labelled_share": measured.labelled_share,
             "aggregates": aggregates,
             "queries": queries,
         }

@@ -92,7 +92,7 @@ class ClaudeJudge:
         pricing: JudgePricing | None = None,
         max_tokens: int = 32,
     ) -> None:
-        self._client = client
+        self.client = client
         self.model = model
         self._pricing = pricing or JudgePricing()
         self._max_tokens = max_tokens
@@ -112,7 +112,7 @@ class ClaudeJudge:
             else "",
         )
         reply = ask_claude(
-            self._client,
+            self.client,
             model=self.model,
             max_tokens=self._max_tokens,
             prompt=prompt,

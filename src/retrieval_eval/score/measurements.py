@@ -27,6 +27,7 @@ from retrieval_eval.retrieval.base import AnnFidelity
 from retrieval_eval.retrieval.search import SearchedDataset
 from retrieval_eval.score.breakdown import group_means, group_members
 from retrieval_eval.score.groundedness import groundedness
+from retrieval_eval.score.labels import label_coverage, unlabelled_at
 from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.query_scores import score_queries
 from retrieval_eval.score.repeats import repeated_measures
@@ -42,6 +43,7 @@ def measure_dataset(
     corpus_fingerprint: str,
     measures: Sequence[str],
     seed: int,
+    k: int,
 ) -> DatasetReport:
     timed = searched.timed
     by_id = {t.query_id: t for t in timed}
@@ -80,6 +82,8 @@ def measure_dataset(
                 for each in every
             ]
         )
+        ids = [hit.doc_id for hit in hits]
+        unlabelled = () if fixture.expect_empty else unlabelled_at(ids, grades, k)
         queries.append(
             QueryResult(
                 query_id=fixture.query_id,
@@ -95,6 +99,8 @@ def measure_dataset(
                 metrics=metrics,
                 latency_ms=result.latency_s * 1000.0,
                 cost_usd=result.result.cost_usd,
+                unlabelled_at_k=None if fixture.expect_empty else len(unlabelled),
+                unlabelled_ids=unlabelled,
             )
         )
 
@@ -132,6 +138,7 @@ def measure_dataset(
         cached_embeddings=None if counts is None else counts[1],
         repeats=spread,
         ann_fidelity=_fidelity(searched.ann_fidelity),
+        labels=label_coverage(queries, k),
     )
 
 

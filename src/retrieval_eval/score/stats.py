@@ -185,3 +185,36 @@ def holm(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - position) * p_values[index]))
         corrected[index] = running
     return corrected
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Two raters' yes/no answers on the same items: the first is the reference."""
+
+    true_positive: int
+    false_negative: int
+    false_positive: int
+    true_negative: int
+
+    @property
+    def total(self) -> int:
+        return self.true_positive + self.false_negative + self.false_positive + self.true_negative
+
+    def accuracy(self) -> float | None:
+        if not self.total:
+            return None
+        return (self.true_positive + self.true_negative) / self.total
+
+    def kappa(self) -> float | None:
+        """Cohen's kappa, (p_o - p_e) / (1 - p_e); None when chance agreement is certain
+        (both raters gave one answer to everything), where it is undefined."""
+        n = self.total
+        if not n:
+            return None
+        observed = (self.true_positive + self.true_negative) / n
+        yes_ref = self.true_positive + self.false_negative
+        yes_other = self.true_positive + self.false_positive
+        chance = (yes_ref * yes_other + (n - yes_ref) * (n - yes_other)) / (n * n)
+        if chance >= 1.0:
+            return None
+        return (observed - chance) / (1.0 - chance)
