@@ -16,6 +16,15 @@ from retrieval_eval.vocabulary import LOWER_IS_BETTER, metric_label
 
 # Trend charts for at most this many datasets (failing first): a summary, not the report.
 MAX_TREND_CHARTS = 5
+# Mermaid's default palette draws the first line in a pale lavender that barely shows on
+# white; the bars are light and the lines dark, and the charts short.
+INIT = (
+    '%%{init: {"xyChart": {"height": 260}, "themeVariables": {"xyChart": '
+    '{"plotColorPalette": "#9ec5fe, #0550ae"}}}}%%'
+)
+# A trend that moved less than this (the report's three decimals) is flat.
+FLAT = 0.0005
+TREND_INIT = INIT.replace("#9ec5fe, #0550ae", "#0550ae")
 
 
 def _values(values: list[float]) -> str:
@@ -23,8 +32,8 @@ def _values(values: list[float]) -> str:
 
 
 def summary_charts(report: RunReport) -> str:
-    """The headline metric per dataset (bars: this run, line: the baseline), then each
-    dataset's trend over the recorded runs; '' when there is nothing to draw."""
+    """The headline metric per dataset (bars: this run, line: the baseline), then the trend
+    over the recorded runs of each dataset whose value moved; '' when nothing is drawn."""
     if not report.datasets or not report.measures:
         return ""
     metric = report.measures[0]
@@ -42,6 +51,7 @@ def summary_charts(report: RunReport) -> str:
     title = f"{label}: this run (bars)" + (" and the baseline (line)" if has_baseline else "")
     blocks = [
         "```mermaid",
+        INIT,
         "xychart-beta",
         f'    title "{title}"',
         f"    x-axis [{names}]",
@@ -51,18 +61,22 @@ def summary_charts(report: RunReport) -> str:
     if has_baseline:
         blocks.append(f"    line {_values([v for v in baseline if v is not None])}")
     blocks.append("```")
-    for dataset, row in shown[:MAX_TREND_CHARTS]:
+    drawn = 0
+    for dataset, row in shown:
         past = report.history.get(dataset.name, {}).get(metric, ())
-        if not past:
-            continue
         values = [*past, round(row.current, HISTORY_DIGITS)]
+        if not past or max(values) - min(values) < FLAT or drawn == MAX_TREND_CHARTS:
+            continue  # a flat trend says nothing the table does not
+        drawn += 1
         ticks = ", ".join([*(f'"{i + 1}"' for i in range(len(past))), '"now"'])
         blocks += [
             "",
             "```mermaid",
+            TREND_INIT,
             "xychart-beta",
             f'    title "{mermaid_label(dataset.name)} {label}: the last runs, this one last"',
             f"    x-axis [{ticks}]",
+            f'    y-axis "{label}" 0 --> {top:g}',
             f"    line {_values(values)}",
             "```",
         ]
