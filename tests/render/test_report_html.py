@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from retrieval_eval.render.charts import MAX_POINTS
 from retrieval_eval.render.escape import visible
 from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.report_html import render_html
@@ -245,3 +246,17 @@ def test_the_browser_check_catches_a_page_that_errs(tmp_path: Path) -> None:
 
     assert any("missingFunction is not defined" in line for line in console), console
     assert any("Content Security Policy" in line for line in console), console
+
+
+def test_a_large_dataset_draws_every_moved_query_and_says_how_many_are_left_out() -> None:
+    queries = [typed(f"q-{i:05d}", f"query {i}", "keyword") for i in range(MAX_POINTS + 500)]
+    moved = [move("q-00007", "query 7", 1, None)]
+    queries[7] = typed("q-00007", "query 7", "keyword", rank=None)
+    built = dataset(queries, rows=[mrr_row(1.0, 0.99, "ok")], moves=moved)
+
+    page = Page(render_html(report([built])))
+
+    points = [c for c in page.tags("circle") if c.get("class") == "point"]
+    assert len(points) == MAX_POINTS
+    assert any(t.startswith("q-00007 (keyword): query 7") for t in page.titles)
+    assert "500 unchanged queries are not drawn" in " ".join("".join(page.text).split())

@@ -24,6 +24,10 @@ UNTYPED = "untyped"
 # (from its id), so queries with equal scores do not hide behind one another.
 JITTER = 0.012
 
+# At most this many points are drawn (each is an SVG element with its hover text): every
+# query that moved first, then unmoved ones, picked by their id's hash so a re-run picks
+# the same. The counts in the caption are of every query.
+MAX_POINTS = 2000
 SCATTER_SIZE = 300  # the plot's square, in SVG units
 SCATTER_MARGIN = 44
 
@@ -46,6 +50,7 @@ class Scatter:
     improved: int = 0
     regressed: int = 0
     unchanged: int = 0
+    left_out: int = 0  # queries not drawn (beyond MAX_POINTS)
 
     @property
     def ticks(self) -> tuple[tuple[float, str], ...]:
@@ -161,8 +166,9 @@ def scatter(report: RunReport, dataset: DatasetReport) -> Scatter | None:
     for change in changes:
         kinds[change.query_type] = kinds.get(change.query_type, 0) + 1
     colours = {kind: PALETTE[i % len(PALETTE)] for i, kind in enumerate(sorted(kinds))}
+    drawn = _drawn(changes)
     points = []
-    for change in changes:
+    for change in drawn:
         x = min(max(change.before / top + _jitter(change.query_id, "x"), 0.0), 1.0)
         y = min(max(change.after / top + _jitter(change.query_id, "y"), 0.0), 1.0)
         points.append(
@@ -180,7 +186,19 @@ def scatter(report: RunReport, dataset: DatasetReport) -> Scatter | None:
         improved=sum(c.after > c.before for c in changes),
         regressed=sum(c.after < c.before for c in changes),
         unchanged=sum(c.after == c.before for c in changes),
+        left_out=len(changes) - len(drawn),
     )
+
+
+def _drawn(changes: list[QueryChange]) -> list[QueryChange]:
+    if len(changes) <= MAX_POINTS:
+        return changes
+    moved = [c for c in changes if c.after != c.before]
+    still = sorted(
+        (c for c in changes if c.after == c.before),
+        key=lambda c: zlib.crc32(c.query_id.encode()),
+    )
+    return (moved + still)[:MAX_POINTS]
 
 
 # The rank-change buckets, best first. A rank that went from 5 to 2 moved up by 3.
