@@ -45,6 +45,7 @@ from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log, stderr_log
+from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetChallengers, DatasetReport, RunReport
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
@@ -74,6 +75,7 @@ class RunOutcome:
     report_json: Path | None = None
     report_markdown: Path | None = None
     markdown: str | None = None  # report.md's text
+    report_html: Path | None = None
     metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     error: RetrievalEvalError | None = None
     baseline_written: bool = False
@@ -89,12 +91,14 @@ def run_evaluation(
     rewrite_baseline: bool = False,
     log: Log = stderr_log,
     anthropic_api_key: SecretStr | None = None,
+    links: ReportLinks | None = None,
 ) -> RunOutcome:
     """Evaluate every dataset, gate it, write the report (and the baseline when due).
 
     ``rewrite_baseline`` is ``retrieval-eval baseline update``: the old baseline
     is ignored (even a corrupt one) and every dataset's entry is replaced.
-    ``anthropic_api_key`` comes from the edge (the environment), never from a file.
+    ``anthropic_api_key`` comes from the edge (the environment), never from a file;
+    ``links`` too (the Action's: the run and the fixtures on GitHub; a plain run has none).
     """
     try:
         judge = make_judge(settings.judge, anthropic_api_key)
@@ -109,6 +113,7 @@ def run_evaluation(
             log=log,
             judge=judge,
             rerank_key=rerank_key,
+            links=links,
         )
     except RetrievalEvalError as error:
         return error_outcome(error)
@@ -148,6 +153,7 @@ def _run(
     log: Log,
     judge: ClaudeJudge | None,
     rerank_key: str | None,
+    links: ReportLinks | None,
 ) -> RunOutcome:
     started = time.perf_counter()
     corpus, validation = _load_and_validate(settings)
@@ -207,6 +213,7 @@ def _run(
         rewrite=rewrite,
         log=log,
         challengers=challengers,
+        links=links,
     )
 
 
@@ -349,6 +356,7 @@ def conclude(
     rewrite: bool,
     log: Log,
     challengers: tuple[DatasetChallengers, ...] = (),
+    links: ReportLinks | None = None,
 ) -> RunOutcome:
     """Decide the verdict over the gated datasets, write the baseline when due and the report.
 
@@ -395,7 +403,7 @@ def conclude(
         history=trend.values,
         challengers=challengers,
     )
-    files = write_report_files(report, settings.report_dir, notices=notices)
+    files = write_report_files(report, settings.report_dir, notices=notices, links=links)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
     if baseline_written:
         write_baseline(settings.baseline, new)
@@ -408,6 +416,7 @@ def conclude(
         report_json=files.json_path,
         report_markdown=files.markdown_path,
         markdown=files.markdown,
+        report_html=files.html_path,
         metrics=compact_metrics(datasets),
         baseline_written=baseline_written,
         warnings=(
@@ -557,6 +566,7 @@ def merge_shards(
     notices: Sequence[str] = (),
     write_baseline: bool = True,
     log: Log = stderr_log,
+    links: ReportLinks | None = None,
 ) -> RunOutcome:
     """Combine the partials, gate once and write the report (and baseline) as ``run`` would."""
     started = time.perf_counter()
@@ -580,6 +590,7 @@ def merge_shards(
             write=write_baseline,
             rewrite=False,
             log=log,
+            links=links,
         )
     except RetrievalEvalError as error:
         return error_outcome(error)

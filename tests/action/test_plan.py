@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.action.git_repo import commit_all, git, init_repo, write
-from tests.action.project import CONFIG, NOTES, project_files
+from tests.action.project import CONFIG, NOTES, REGRESSING_NOTES, project_files
 from tests.security.harness import Repo
 from tests.support.action import CONSOLE_SCRIPT
 from tests.support.fake_github import FakeGitHub
@@ -84,3 +84,38 @@ def test_the_adoption_pull_request_establishes_the_baseline(tmp_path: Path) -> N
     assert [s["state"] for s in run.statuses] == ["success"]
     assert "adds retrieval-eval" in run.comment and "the gate starts after merge" in run.comment
     assert len(NOTES) == 8
+
+
+def test_a_regressed_query_links_to_its_fixture_line_at_the_pull_requests_head(
+    repo: Repo,
+) -> None:
+    main = repo.establish_baseline()
+    repo.branch("feature", main)
+    head = repo.commit(REGRESSING_NOTES, "rewrite two notes")
+
+    run = repo.pull_request(72, main, head)
+
+    assert run.outputs["verdict"] == "regression", run.log
+    # k-005 is the fifth line of datasets/keyword.jsonl; the id does not wrap (U+2011).
+    line = f"https://github.example/octo/notes/blob/{head}/datasets/keyword.jsonl#L5"
+    assert f'[<code>k\u2011005</code>]({line} "k-005")' in run.comment
+    assert "[workflow run](https://github.example/octo/notes/actions/runs/4242)" in run.comment
+    # The job summary draws its charts in Mermaid; the comment stays without them.
+    assert "```mermaid\nxychart-beta" in run.summary and "```mermaid" not in run.comment
+    html = (repo.path / "retrieval-eval-report" / "report.html").read_text(encoding="utf-8")
+    assert f'href="{line}"' in html
+
+
+def test_a_plain_run_links_nowhere(repo: Repo) -> None:
+    repo.establish_baseline()
+    write(repo.path, REGRESSING_NOTES)
+
+    local = subprocess.run(
+        [CONSOLE_SCRIPT, "run"], cwd=repo.path, capture_output=True, text=True, check=False
+    )
+
+    assert local.returncode == 1, local.stderr
+    for name in ("report.md", "report.html"):
+        text = (repo.path / "retrieval-eval-report" / name).read_text(encoding="utf-8")
+        assert "/blob/" not in text and "/actions/runs/" not in text
+    assert "<code>k\u2011005</code>" in local.stdout  # the id, unlinked

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from retrieval_eval.render.escape import escape_markdown
+from retrieval_eval.render.escape import escape_markdown, mermaid_label
 
 ZWSP = "\u200b"
 
@@ -31,3 +33,12 @@ def test_escaping(text: str, escaped: str) -> None:
 def test_long_text_is_shortened_with_an_ellipsis() -> None:
     assert escape_markdown("x" * 300, max_len=10) == "x" * 9 + "…"
     assert escape_markdown("x" * 300, max_len=None) == "x" * 300
+
+
+@given(st.text(max_size=80))
+def test_a_mermaid_label_can_neither_end_its_string_nor_its_fence(text: str) -> None:
+    label = mermaid_label(text)
+
+    assert '"' not in label and "`" not in label and "\n" not in label
+    assert len(label) <= 40
+    assert mermaid_label("semantic.jsonl") == "semantic.jsonl"

@@ -2,8 +2,10 @@
 
 The baseline-null rule may write an established ``baseline.json`` into the
 workspace, and a push to the default branch appends its numbers to
-``retrieval-eval-history.jsonl`` beside it; with ``baseline_update = "ratchet"``
-a passing push to the default branch also raises ``baseline.json`` to its values.
+``retrieval-eval-history.jsonl`` beside it, and the README badge's
+``retrieval-eval-badge.json`` (a shields.io endpoint) beside that; with
+``baseline_update = "ratchet"`` a passing push to the default branch also raises
+``baseline.json`` to its values.
 All are left there for a following workflow step to commit (see docs/action.md,
 "Keeping the baseline up to date").
 """
@@ -11,6 +13,7 @@ All are left there for a following workflow step to commit (see docs/action.md,
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from retrieval_eval.action.deliver import deliver
 from retrieval_eval.action.evaluation import Evaluated, run_and_record
@@ -44,7 +47,11 @@ def run_commit(
         append_history(
             history, commit=commit.sha, date=datetime.now(UTC), aggregates=result.metrics
         )
-        commands.notice(f"Recorded this run in {history.name}; commit it in a following step.")
+        badge = _write_badge(history, result)
+        also = f" and {badge.name}" if badge is not None else ""
+        commands.notice(
+            f"Recorded this run in {history.name}{also}; commit it in a following step."
+        )
     if run is not None and run.baseline_update == "ratchet":
         _ratchet(run, commit, result, commands)
     failure = deliver(
@@ -59,6 +66,20 @@ def run_commit(
     if failure is not None:
         return failure
     return final_exit_code(result, settings)
+
+
+def _write_badge(history: Path, result: Evaluated) -> Path | None:
+    """The shields.io endpoint JSON beside the history: the headline metric and verdict."""
+    from retrieval_eval.fileio import atomic_write_text
+    from retrieval_eval.render.badge import BADGE_FILE, badge_json
+    from retrieval_eval.results import RunReport
+
+    if result.report_json is None:
+        return None
+    report = RunReport.model_validate_json(result.report_json.read_text(encoding="utf-8"))
+    path = history.with_name(BADGE_FILE)
+    atomic_write_text(path, badge_json(report))
+    return path
 
 
 def _ratchet(

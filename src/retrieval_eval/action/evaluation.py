@@ -56,6 +56,7 @@ def run_and_record(
     # without paying for chromadb and onnxruntime.
     from retrieval_eval.pipeline import merge_shards, run_evaluation
     from retrieval_eval.render.markdown import render_markdown, utf8_bytes
+    from retrieval_eval.render.summary_charts import summary_charts
     from retrieval_eval.trust.crash import format_traceback, unexpected_error
 
     if plan.config_error is not None:
@@ -71,6 +72,7 @@ def run_and_record(
                     shard_report_folders(settings.shard_artifacts),
                     notices=notices,
                     write_baseline=write_baseline,
+                    links=plan.links,
                 )
             else:
                 outcome = run_evaluation(
@@ -79,6 +81,7 @@ def run_and_record(
                     notices=notices,
                     write_baseline=write_baseline,
                     anthropic_api_key=settings.runner.anthropic_api_key,
+                    links=plan.links,
                 )
     except RetrievalEvalError as error:
         _name_as_in_repository(error, run_settings.baseline, own.baseline)
@@ -103,18 +106,23 @@ def run_and_record(
     for warning in outcome.warnings:
         commands.warning(warning)
     if outcome.report is not None:
+        # The report, then its charts (Mermaid: what GitHub draws in a job summary).
+        charts = summary_charts(outcome.report)
         summary = render_markdown(
             outcome.report,
-            max_chars=SUMMARY_MAX_BYTES,
+            max_chars=SUMMARY_MAX_BYTES - utf8_bytes(charts),
             notices=notices,
             full=outcome.markdown,
             size=utf8_bytes,
+            links=plan.links,
         )
+        summary += f"\n{charts}" if charts else ""
         comment = render_markdown(
             outcome.report,
             max_chars=room_for_report(settings.comment_id),
             notices=notices,
             full=outcome.markdown,
+            links=plan.links,
         )
     else:
         summary = comment = _no_report_markdown(outcome, notices, settings.runner.workspace)

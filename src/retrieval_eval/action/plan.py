@@ -20,12 +20,13 @@ from retrieval_eval.action.base_config import (
     base_commit,
     proposal_notice,
 )
-from retrieval_eval.action.event import Activity, PullRequestActivity
+from retrieval_eval.action.event import Activity, CommitActivity, PullRequestActivity
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.prepare import Prepared, prepare, withhold
+from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.settings import RunSettings
 
 
@@ -37,6 +38,7 @@ class RunPlan:
     notices: tuple[str, ...] = ()  # for the top of the comment (escaped)
     gate_origin: str | None = None  # where the gate's settings came from, on a pull request
     adoption: bool = False  # the pull request that adds retrieval-eval to the repository
+    links: ReportLinks | None = None  # the run and the evaluated fixtures on GitHub
 
     def require(self) -> RunSettings:
         if self.config_error is not None:
@@ -118,6 +120,33 @@ def build_plan(
         notices=tuple(notices),
         gate_origin=ready.gate_origin,
         adoption=adoption,
+        links=report_links(settings, activity, run),
+    )
+
+
+def report_links(
+    settings: ActionSettings, activity: Activity, run: RunSettings
+) -> ReportLinks | None:
+    """Where the report links: this workflow run, and the fixtures at the commit evaluated
+    (a pull request's head, in the repository it comes from, a fork's included)."""
+    runner = settings.runner
+    if isinstance(activity, PullRequestActivity):
+        repository, sha = activity.head_repository, activity.head_sha
+    elif isinstance(activity, CommitActivity):
+        repository, sha = runner.repository, activity.sha
+    else:
+        return None
+    workspace = runner.workspace.resolve()
+    datasets = run.datasets.resolve()
+    if not datasets.is_relative_to(workspace):
+        return None  # a datasets folder outside the repository has no page on GitHub
+    folder = datasets.relative_to(workspace)
+    return ReportLinks.for_commit(
+        server_url=runner.server_url,
+        repository=repository,
+        sha=sha,
+        run_id=runner.run_id,
+        datasets_path="" if folder == Path() else folder.as_posix(),
     )
 
 

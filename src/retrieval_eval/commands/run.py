@@ -54,7 +54,7 @@ def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--report-dir",
             type=_PATH,
-            help="Where report.json and report.md go. Default: retrieval-eval-report/",
+            help="Where report.json, report.md and report.html go. Default: retrieval-eval-report/",
         ),
         click.option(
             "--cache-dir", type=_PATH, help="Embedding cache. Default: .retrieval-eval-cache/"
@@ -156,7 +156,10 @@ def report_outcome(
             )
             click.echo(summary, nl=False, color=use_color())
     if outcome.report_json is not None:
-        click.echo(f"report: {outcome.report_json} and {outcome.report_markdown}", err=True)
+        click.echo(
+            f"report: {outcome.report_json}, {outcome.report_markdown} and {outcome.report_html}",
+            err=True,
+        )
     if outcome.error is None:  # an error's status line would repeat the `error:` line
         click.echo(outcome.status_description, err=True)
     for line in next_steps(outcome, settings, here):

@@ -47,3 +47,15 @@ def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
             out.append(char)
         previous = char
     return "".join(out)
+
+
+# Inside a ```mermaid block Markdown escapes mean nothing: a label is a quoted Mermaid
+# string, which a `"` would end, and a backtick run could close the fence. A label keeps
+# letters, digits and a few harmless punctuation marks; anything else becomes "_".
+_MERMAID_UNSAFE = re.compile(r"[^\w .@/()+-]")
+
+
+def mermaid_label(text: object, *, max_len: int = 40) -> str:
+    """``text`` as the inside of a quoted Mermaid string (a chart's title or axis label)."""
+    value = _MERMAID_UNSAFE.sub("_", visible(" ".join(str(text).split())))
+    return value if len(value) <= max_len else value[: max_len - 1] + "…"

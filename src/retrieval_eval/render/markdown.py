@@ -20,6 +20,7 @@ from retrieval_eval.render.challengers import FILTERS as CHALLENGER_FILTERS
 from retrieval_eval.render.filters import FILTERS
 from retrieval_eval.render.gate_note import latency_cost_note
 from retrieval_eval.render.labels import LABEL_FILTERS
+from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.summary import (
     dataset_status,
     delta_text,
@@ -27,6 +28,7 @@ from retrieval_eval.render.summary import (
     is_failing,
     metric_row,
     no_break,
+    query_id_cell,
     resolution_text,
     row_p_value,
     row_status_text,
@@ -66,6 +68,7 @@ def template_environment() -> SandboxedEnvironment:
         latency_cost_note=latency_cost_note,
         metric_row=metric_row,
         no_break=no_break,
+        query_id=query_id_cell,
         resolution=resolution_text,
         row_p=row_p_value,
         row_status=row_status_text,
@@ -87,15 +90,23 @@ def render_markdown(
     notices: Sequence[str] = (),
     full: str | None = None,
     size: Callable[[str], int] = len,
+    links: ReportLinks | None = None,
 ) -> str:
     """The report as GitHub Markdown; ``size(text)`` at most ``max_chars`` when given.
 
     ``size`` is ``len`` for a comment (GitHub counts its characters) and ``utf8_bytes`` for
     the job summary (the runner counts its bytes: a CJK character takes three).
     ``full`` is this report's uncapped text when already rendered (report.md): it is
-    reused as is when it fits, so a run renders the full report once."""
+    reused as is when it fits, so a run renders the full report once (it must have been
+    rendered with the same ``links``). ``links`` (the Action's) link each regressed query to
+    its fixture's line and the report to the workflow run; without them nothing links."""
     template = template_environment().get_template(TEMPLATE)
     datasets = failing_first(report.datasets)
+    lines = _fixture_lines(report) if links is not None else {}
+
+    def fixture_url(dataset: str, query_id: str) -> str | None:
+        line = lines.get(dataset, {}).get(query_id)
+        return None if links is None or line is None else links.fixture_url(dataset, line)
 
     def render(limit: int | None) -> str:
         return template.render(
@@ -108,6 +119,8 @@ def render_markdown(
             passing=[d for d in datasets if not is_failing(d)],
             headline_metrics=report.measures[:HEADLINE_METRICS],
             spark_points=SPARKLINE_POINTS,
+            links=links,
+            fixture_url=fixture_url,
         )
 
     text = render(None) if full is None else full
@@ -128,6 +141,11 @@ def render_comparison(tables: Sequence[DatasetChallengers], metrics: Sequence[st
     ``tables``, on ``metrics``."""
     template = template_environment().get_template(COMPARE_TEMPLATE)
     return template.render(tables=list(tables), metrics=list(metrics))
+
+
+def _fixture_lines(report: RunReport) -> dict[str, dict[str, int]]:
+    """dataset -> query id -> the fixture's line in its file, for the links."""
+    return {d.name: {q.query_id: q.line for q in d.queries} for d in report.datasets}
 
 
 def _cut(text: str, max_chars: int) -> str:

@@ -1,4 +1,4 @@
-"""report.json and report.md, written side by side and atomically."""
+"""report.json, report.md and report.html, written side by side and atomically."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ from pathlib import Path
 from pydantic_core import PydanticSerializationError
 
 from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.markdown import render_markdown
+from retrieval_eval.render.report_html import render_html
 from retrieval_eval.results import RunReport
 
 REPORT_JSON = "report.json"
 REPORT_MARKDOWN = "report.md"
+REPORT_HTML = "report.html"
 
 
 def report_json_text(report: RunReport) -> str:
@@ -103,17 +106,26 @@ class ReportFiles:
     json_path: Path
     markdown_path: Path
     markdown: str  # report.md's text, kept so nothing renders or reads it again
+    html_path: Path
 
 
 def write_report_files(
-    report: RunReport, report_dir: Path, *, notices: Sequence[str] = ()
+    report: RunReport,
+    report_dir: Path,
+    *,
+    notices: Sequence[str] = (),
+    links: ReportLinks | None = None,
 ) -> ReportFiles:
-    """Both texts are rendered before either file is replaced, so a rendering
-    error leaves the previous pair intact rather than a mismatched one."""
+    """Every text is rendered before any file is replaced, so a rendering error leaves
+    the previous files intact rather than a mismatched set. ``links`` (the Action's)
+    make the Markdown and the page link to the run and to each fixture's line."""
     json_text = report_json_text(report)
-    markdown = render_markdown(report, max_chars=None, notices=notices)
+    markdown = render_markdown(report, max_chars=None, notices=notices, links=links)
+    html = render_html(report, notices=notices, links=links)
     json_path = report_dir / REPORT_JSON
     markdown_path = report_dir / REPORT_MARKDOWN
+    html_path = report_dir / REPORT_HTML
     atomic_write_text(json_path, json_text)
     atomic_write_text(markdown_path, markdown)
-    return ReportFiles(json_path, markdown_path, markdown)
+    atomic_write_text(html_path, html)
+    return ReportFiles(json_path, markdown_path, markdown, html_path)

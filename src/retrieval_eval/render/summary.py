@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from retrieval_eval.compare.gate import HISTORY_DIGITS, within_one_query
+from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.render.filters import number, p_value, percent, pluralize, signed
 from retrieval_eval.results import DatasetReport, MetricRow, RunReport
 from retrieval_eval.vocabulary import BREACHED, ROW_STATUS_TEXT, VERDICT_ICON, metric_label
@@ -18,6 +19,9 @@ from retrieval_eval.vocabulary import BREACHED, ROW_STATUS_TEXT, VERDICT_ICON, m
 SPARK_LEVELS = "▁▂▃▄▅▆▇█"
 # Keeps a cell's parts on one line in a narrow comment column ("▇▇▁ 0.650", "❌ regressed").
 NO_BREAK = "\u00a0"
+# A query id ("sem-004") wraps at its hyphens in a narrow column; U+2011 looks the same
+# and never breaks.
+NON_BREAKING_HYPHEN = "\u2011"
 
 
 def is_failing(dataset: DatasetReport) -> bool:
@@ -124,3 +128,13 @@ def row_p_value(row: MetricRow) -> str:
 
 def no_break(text: str) -> str:
     return text.replace(" ", NO_BREAK)
+
+
+def query_id_cell(query_id: str, url: str | None = None) -> str:
+    """A query id as one unbroken ``<code>`` word, linked to ``url`` (its fixture's line)
+    when given, with the id as typed (plain hyphens) as the link's title."""
+    escaped = escape_markdown(query_id)
+    shown = f"<code>{escaped.replace('-', NON_BREAKING_HYPHEN)}</code>"
+    if url is None:
+        return shown
+    return f'[{shown}]({url} "{escaped}")'
