@@ -101,7 +101,8 @@ def test_a_regressed_query_links_to_its_fixture_line_at_the_pull_requests_head(
     assert f'[<code>k\u2011005</code>]({line} "k-005")' in run.comment
     assert "[workflow run](https://github.example/octo/notes/actions/runs/4242)" in run.comment
     # The job summary draws its charts in Mermaid; the comment stays without them.
-    assert "```mermaid\nxychart-beta" in run.summary and "```mermaid" not in run.comment
+    assert "```mermaid\n%%{init: " in run.summary and "\nxychart-beta\n" in run.summary
+    assert "```mermaid" not in run.comment
     html = (repo.path / "retrieval-eval-report" / "report.html").read_text(encoding="utf-8")
     assert f'href="{line}"' in html
 
