@@ -7,7 +7,7 @@ time is retrieval-eval's own: reading fixtures and the run, the measures, the bo
 confidence intervals, the gate and the report. Each command is a fresh process through
 the console script, as in a workflow; the peer is the unsharded `run` in the same
 invocation. Times are CPU seconds (user + system) of each process, medians of
-``--repeats``; ``--keep DIR`` builds the project there and keeps it.
+``--repeats``.
 
     .venv/bin/python bench/bench_merge.py --queries 100000 --shards 4 --repeats 3
 """

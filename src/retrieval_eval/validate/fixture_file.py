@@ -7,6 +7,7 @@ bad line, so a broken line produces problems and reading simply carries on.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,12 +68,27 @@ def read_fixture_file_share(
         yield LocatedFixture(fixture=fixture, file=path, line=line.number)
 
 
+# The common spelling of a fixture line: query_id first, without escapes; and a human
+# source, which inside a JSON string would have its quotes escaped. A line spelt otherwise
+# is parsed as JSON instead; either way every shard reads the same id from one line.
+_LEADING_QUERY_ID = re.compile(r'\s*\{\s*"query_id"\s*:\s*"([^"\\]+)"\s*[,}]')
+_HUMAN = re.compile(r'"ground_truth_source"\s*:\s*"human-annotated"')
+
+
 def _foreign(text: str, number: int, owns: Callable[[str], bool]) -> ForeignLine | None:
-    try:
-        record = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    query_id = record.get("query_id") if isinstance(record, dict) else None
+    match = _LEADING_QUERY_ID.match(text)
+    if match is not None:
+        query_id = match.group(1)
+        human = _HUMAN.search(text) is not None
+    else:
+        try:
+            record = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(record, dict):
+            return None
+        query_id = record.get("query_id")
+        human = record.get("ground_truth_source") == "human-annotated"
     if not isinstance(query_id, str) or not query_id or owns(query_id):
         return None
-    return ForeignLine(number, query_id, record.get("ground_truth_source") == "human-annotated")
+    return ForeignLine(number, query_id, human)
