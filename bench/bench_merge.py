@@ -6,7 +6,8 @@ run of 10 results per query (the relevant one at a seeded rank, or missing), so 
 time is retrieval-eval's own: reading fixtures and the run, the measures, the bootstrap
 confidence intervals, the gate and the report. Each command is a fresh process through
 the console script, as in a workflow; the peer is the unsharded `run` in the same
-invocation. Medians of ``--repeats``.
+invocation. Times are CPU seconds (user + system) of each process, medians of
+``--repeats``.
 
     .venv/bin/python bench/bench_merge.py --queries 100000 --shards 4 --repeats 3
 """
@@ -16,11 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "retrieval-eval"
@@ -83,14 +84,16 @@ def without_timings(value: object) -> object:
 
 
 def timed(*args: str, cwd: Path) -> float:
-    started = time.perf_counter()
+    """CPU seconds (user + system) of one console-script process: on a shared, loaded
+    machine wall time says more about the neighbours than about the command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     completed = subprocess.run(
         [str(CONSOLE_SCRIPT), *args], cwd=cwd, capture_output=True, text=True, check=False
     )
-    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if completed.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args)} exited {completed.returncode}:\n{completed.stderr}")
-    return elapsed
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -142,7 +145,7 @@ def main() -> None:
             )
         medians = {name: statistics.median(values) for name, values in rows.items()}
         print(f"\n{args.queries:,} queries, {args.shards} shards, medians of {args.repeats}:")
-        print("| step | seconds | vs unsharded run |")
+        print("| step | CPU seconds | vs unsharded run |")
         print("| --- | ---: | ---: |")
         print(f"| unsharded `run` (peer) | {medians['run']:.2f} | 1.00× |")
         slowest, ratio = medians["shard"], medians["shard"] / medians["run"]

@@ -52,9 +52,9 @@ def child_ours_files(queries: int, *, shuffle: bool = False) -> dict[str, float]
         from bench_metrics_data import shuffled
 
         run_path = shuffled(run_path)
+    from retrieval_eval.load.trec_text.files import read_qrels, read_run
     from retrieval_eval.score.kernels import compute
     from retrieval_eval.score.measure_names import parse_measure
-    from retrieval_eval.trec.files import read_qrels, read_run
     from retrieval_eval.trec.join import rank_against_qrels
 
     baseline = _peak_mb()

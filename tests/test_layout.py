@@ -47,7 +47,8 @@ class Tool:
 
 
 # `trec` is `retrieval-eval trec`, trec_eval over run and qrels files: it reuses score/'s
-# kernels and measure names, and the run never calls it.
+# kernels and measure names, and the run never calls it. The numpy reader of TREC text it
+# shares with the `run-file` retriever lives in load/trec_text/, a stage both may import.
 TOOLS: Mapping[str, Tool] = {
     "trec": Tool(after="score", imported_by=frozenset({"retrieval_eval.commands.trec"})),
 }
@@ -276,7 +277,7 @@ def test_a_function_level_import_counts(tmp_path: Path) -> None:
         ("retrieval_eval.action.main", "retrieval_eval.pipeline", True),
         # A tool uses the stages up to its own place, never those after it.
         ("retrieval_eval.trec.kernels", "retrieval_eval.score.kernels", True),
-        ("retrieval_eval.trec.files", "retrieval_eval.load.input_files", True),
+        ("retrieval_eval.load.trec_text.files", "retrieval_eval.load.input_files", True),
         ("retrieval_eval.trec.report", "retrieval_eval.settings", False),
         ("retrieval_eval.trec.report", "retrieval_eval.compare.gate", False),
         ("retrieval_eval.trec.report", "retrieval_eval.commands.trec", False),

@@ -34,6 +34,7 @@ from retrieval_eval.compare.label_judging import calibrate, judge_holes
 from retrieval_eval.compare.partial import (
     PartialDataset,
     check_complete,
+    file_sha256,
     merge_datasets,
     read_partial,
     shard_partial,
@@ -52,7 +53,11 @@ from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, sear
 from retrieval_eval.score.cached_claude import CachedClaude
 from retrieval_eval.score.judge import ClaudeJudge, JudgeError, build_client
 from retrieval_eval.score.label_judge import LABEL_PROMPT_VERSION, LabelJudge
-from retrieval_eval.score.measurements import dataset_fingerprint, measure_dataset, retrieval_types
+from retrieval_eval.score.measurements import (
+    fixture_record,
+    measure_dataset,
+    retrieval_types,
+)
 from retrieval_eval.settings import JudgeSettings, RunSettings
 from retrieval_eval.sharding import Shard
 from retrieval_eval.validate import Problem, ValidationReport, validate_datasets
@@ -220,7 +225,7 @@ def _run(
 @dataclass(frozen=True)
 class MeasuredDataset:
     path: Path
-    fixtures: Sequence[LocatedFixture]  # every fixture of the dataset
+    fixtures: Sequence[LocatedFixture]  # the dataset's fixtures, a shard's own alone
     mine: Sequence[LocatedFixture]  # the ones searched: all of them, or a shard's
     searched: SearchedDataset
     measured: DatasetReport
@@ -258,11 +263,8 @@ def search_and_measure(
     ) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
             name = settings.require_retriever(path)
-            mine = (
-                fixtures
-                if shard is None
-                else [f for f in fixtures if shard.holds(f.fixture.query_id)]
-            )
+            # A shard's validation kept its own fixtures alone (validate_datasets).
+            mine = fixtures
             counts = (0, 0)
             if shard is not None:
                 # Indexed first, on its own: its embedding counts are the same in every shard
@@ -473,8 +475,9 @@ def compact_metrics(datasets: Sequence[DatasetReport]) -> dict[str, dict[str, fl
 
 # --- one evaluation split across the jobs of a CI matrix ---------------------------------
 #
-# A shard validates every dataset (so each job fails fast on the same problems), indexes
-# the whole corpus, searches only its own slice of the queries and writes their results to
+# A shard validates its own fixtures (the shard that owns a bad line fails on it, with the
+# message an unsharded run gives; the per-file counts take in every line), indexes the
+# whole corpus, searches only its own slice of the queries and writes their results to
 # ``partial.json``. The merge checks that the partials belong together, recomputes every
 # mean and interval over all queries and then concludes exactly as ``run`` does: the same
 # gate, baseline rule and report.
@@ -517,7 +520,7 @@ def _run_shard(
             "the LLM judge does not run in sharded evaluation: turn it off for "
             "`run --shard` ([judge] enabled = false, no --judge)"
         )
-    corpus, validation = _load_and_validate(settings)
+    corpus, validation = _load_and_validate(settings, shard)
     if validation.problems:
         outcome = invalid_outcome(validation.problems)
         return ShardOutcome(outcome.exit_code, outcome.status_description, invalid=outcome)
@@ -532,17 +535,17 @@ def _run_shard(
     )
     shares = [
         PartialDataset(
-            report=with_fingerprints(one.measured, one.searched.passages()).model_copy(
-                update={"dataset_fingerprint": dataset_fingerprint(one.fixtures)}
-            ),
-            query_order=tuple(lf.fixture.query_id for lf in one.fixtures),
+            report=with_fingerprints(one.measured, one.searched.passages()),
+            query_order=validation.query_order[one.path],
             retrieval_types=retrieval_types(one.mine),
+            fixture_records={lf.fixture.query_id: fixture_record(lf) for lf in one.mine},
+            files_sha256=file_sha256(one.path),
             index_embedding_counts=one.index_embedding_counts,
         )
         for one in run.datasets
     ]
     searched = sum(len(one.mine) for one in run.datasets)
-    total = sum(len(one.fixtures) for one in run.datasets)
+    total = sum(len(validation.query_order[one.path]) for one in run.datasets)
     model_sha256 = run.model_sha256
     partial = shard_partial(
         shard,
@@ -608,13 +611,17 @@ def _difference(after: tuple[int, int] | None, before: tuple[int, int] | None) -
     return (after[0] - start[0], after[1] - start[1])
 
 
-def _load_and_validate(settings: RunSettings) -> tuple[Corpus, ValidationReport]:
-    """The load and validate stages: the corpus, and the datasets checked against it."""
+def _load_and_validate(
+    settings: RunSettings, shard: Shard | None = None
+) -> tuple[Corpus, ValidationReport]:
+    """The load and validate stages: the corpus, and the datasets checked against it (a
+    shard's: its own fixtures; the other shards' lines are only counted)."""
     corpus = load_corpus(settings.corpus)
     validation = validate_datasets(
         [settings.datasets],
         corpus=corpus,
         min_fixtures=settings.min_fixtures,
         min_human=settings.min_human,
+        shard=shard,
     )
     return corpus, validation

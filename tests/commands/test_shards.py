@@ -181,3 +181,80 @@ def test_bad_shard_flags_exit_2_naming_the_flag(project: Project, text: str) -> 
     result = cli(project.root, "run", "--shard", text)
     assert result.returncode == 2
     assert f"--shard {text!r}:" in result.stderr
+
+
+def test_a_bad_fixture_fails_the_sharded_run_with_the_unsharded_runs_message(
+    project: Project,
+) -> None:
+    """A shard validates only its own fixtures: the shard that owns the bad line fails on
+    it with the very `FILE:LINE: message` of an unsharded run; a line whose query id cannot
+    be read fails every shard."""
+    root = project.root
+    dataset = project.datasets / "keyword.jsonl"
+    lines = dataset.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[2])
+    record["expected_top_k_ids"] = ["no/such/note"]
+    lines[2] = json.dumps(record)
+    dataset.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole = cli(root, "run", "--quiet")
+    assert whole.returncode == 1
+    problem = next(line for line in whole.stderr.splitlines() if "keyword.jsonl:3:" in line)
+    assert "'no/such/note' is not in the corpus" in problem
+    shards = [cli(root, "run", "--shard", f"{i}/3", "--report-dir", f"s{i}") for i in (1, 2, 3)]
+    failed = [done for done in shards if done.returncode == 1]
+    assert len(failed) == 1, [done.stderr for done in shards]
+    assert problem in failed[0].stderr.splitlines()
+    assert [done.returncode for done in shards].count(0) == 2
+
+    lines[2] = "{not json"
+    dataset.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole = cli(root, "run", "--quiet")
+    problem = next(line for line in whole.stderr.splitlines() if "keyword.jsonl:3:" in line)
+    for i in (1, 2, 3):
+        done = cli(root, "run", "--shard", f"{i}/3", "--report-dir", f"t{i}")
+        assert done.returncode == 1
+        assert problem in done.stderr.splitlines()
+
+
+def test_merged_run_file_shards_equal_the_unsharded_run(tmp_path: Path) -> None:
+    """The run-file retriever in shards: each reads the whole run and answers its own
+    queries; the merge equals one unsharded run, dataset fingerprint included."""
+    root = tmp_path / "project"
+    (root / "datasets").mkdir(parents=True)
+    with (root / "corpus.jsonl").open("w", encoding="utf-8") as out:
+        for number in range(30):
+            out.write(json.dumps({"id": f"d{number}", "title": "", "text": f"doc {number}"}) + "\n")
+    fixtures, run = [], []
+    for number in range(60):
+        relevant = f"d{(7 * number) % 30}"
+        fixture = {
+            "query_id": f"q{number}",
+            "query": f"query {number}",
+            "retrieval_type": "semantic",
+            "expected_top_k_ids": [relevant],
+            "ground_truth_source": "human-annotated" if number % 3 else "synthetic",
+        }
+        if number % 4 == 0:
+            fixture["tags"] = ["even"]
+        fixtures.append(json.dumps(fixture))
+        ranked = [f"d{(number + shift) % 30}" for shift in range(5)] + [relevant]
+        run += [
+            f"q{number} Q0 {doc} {rank} {10 - rank}.5 nightly"
+            for rank, doc in enumerate(dict.fromkeys(ranked), start=1)
+            if number % 11  # every 11th query is missing from the run
+        ]
+    (root / "datasets" / "semantic.jsonl").write_text("\n".join(fixtures) + "\n")
+    (root / "run.trec").write_text("\n".join(reversed(run)) + "\n")  # lines out of order
+    (root / "retrieval-eval.toml").write_text(
+        'corpus = "corpus.jsonl"\n[dataset_retrievers]\n"semantic.jsonl" = "run-file"\n'
+        '[retrievers.run-file]\npath = "run.trec"\n[thresholds]\n"latency_p95_ms" = false\n',
+        encoding="utf-8",
+    )
+    assert cli(root, "run", "--quiet").returncode in (0, 1)  # establishes the baseline
+    whole = cli(root, "run", "--quiet", "--report-dir", "whole")
+    merged = cli(root, "merge", "--quiet", "--report-dir", "merged", *map(str, sharded(root, 3)))
+    assert whole.returncode in (0, 1), whole.stderr
+    assert merged.returncode == whole.returncode, merged.stderr
+    assert without_timings(root / "merged" / "report.json") == without_timings(
+        root / "whole" / "report.json"
+    )

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.trec import tokens as trec_tokens
-from retrieval_eval.trec.files import read_qrels
+from retrieval_eval.load.trec_text import tokens as trec_tokens
+from retrieval_eval.load.trec_text.files import read_qrels
 from retrieval_eval.trec.report import format_trec, score_trec_run
 
 

@@ -1,4 +1,4 @@
-"""Threat: a corpus or dataset small on disk but huge once read keeps the run busy for minutes.
+"""Threat: a corpus, dataset or run file small on disk but huge once read keeps the run busy.
 
 A 20 KB gzip of 20 million blank lines, or a plain file of more lines than any real
 corpus has, is refused with a ``FILE: message`` error the moment it passes its bound
@@ -67,3 +67,55 @@ def test_a_dataset_of_more_lines_than_any_real_one_is_refused(world: World) -> N
     assert run.returncode != 0, run.log
     assert f"keyword.jsonl: has more than {MAX_LINES:,} lines" in run.log, run.log
     assert "unexpected" not in run.log
+
+
+def _run_file_config(folder: Path, run: str, fmt: str) -> Path:
+    config = folder / "retrieval-eval.toml"
+    config.write_text(f'[retrievers.run-file]\npath = "{run}"\nformat = "{fmt}"\n')
+    return config
+
+
+def _tiny_beir(folder: Path) -> Path:
+    (folder / "beir" / "qrels").mkdir(parents=True)
+    (folder / "beir" / "corpus.jsonl").write_text(
+        json.dumps({"_id": "d1", "text": "a wing"}) + "\n"
+    )
+    (folder / "beir" / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "wing"}) + "\n")
+    (folder / "beir" / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    return folder / "beir"
+
+
+@pytest.mark.parametrize("name", ["run.trec.gz", "run.trec"])
+def test_a_gzip_bomb_run_file_is_refused_by_the_run_file_retriever(
+    tmp_path: Path, name: str
+) -> None:
+    """Gzip is recognised by its bytes, not its name: a bomb named run.trec is bounded too."""
+    _blank_lines_gzipped(tmp_path / name)
+    config = _run_file_config(tmp_path, name, "trec")
+    beir = _tiny_beir(tmp_path)
+
+    run = run_cli(tmp_path, "beir", str(beir), "--retriever", "run-file", "--config", str(config))
+
+    assert run.returncode == 2, run.log
+    assert f"{name}: decompresses to more than {MAX_GZIP_RATIO} times" in run.stderr, run.log
+
+
+def test_a_gzip_bomb_run_is_refused_by_trec(tmp_path: Path) -> None:
+    _blank_lines_gzipped(tmp_path / "run.gz")
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+
+    run = run_cli(tmp_path, "trec", "qrels", "run.gz")
+
+    assert run.returncode == 2, run.log
+    assert f"run.gz: decompresses to more than {MAX_GZIP_RATIO} times" in run.stderr, run.log
+
+
+def test_a_jsonl_run_file_of_more_lines_than_any_real_one_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "run.jsonl").write_bytes(b"\n" * (MAX_LINES + 1))
+    config = _run_file_config(tmp_path, "run.jsonl", "jsonl")
+    beir = _tiny_beir(tmp_path)
+
+    run = run_cli(tmp_path, "beir", str(beir), "--retriever", "run-file", "--config", str(config))
+
+    assert run.returncode == 2, run.log
+    assert f"run.jsonl: has more than {MAX_LINES:,} lines" in run.stderr, run.log

@@ -25,7 +25,7 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.trec import tokens as trec_tokens
+from retrieval_eval.load.trec_text import tokens as trec_tokens
 from retrieval_eval.trec.measures import parse_trec_measures
 from retrieval_eval.trec.report import TrecResult, format_trec, score_trec_run
 from tests.trec.random_cases import Case, random_case, write_case

@@ -22,14 +22,14 @@ from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.results import AnnFidelitySummary, DatasetReport, Latency, QueryResult
 from retrieval_eval.score.labels import label_coverage
 from retrieval_eval.score.latency import cost_summary, latency_summary
-from retrieval_eval.score.measurements import aggregates, breakdowns
+from retrieval_eval.score.measurements import aggregates, breakdowns, fingerprint_of_records
 from retrieval_eval.score.repeats import merge_spreads
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.sharding import Shard
 from retrieval_eval.vocabulary import GROUNDEDNESS
 
 PARTIAL_FILE = "partial.json"
-PARTIAL_SCHEMA_VERSION = 1
+PARTIAL_SCHEMA_VERSION = 2
 
 # Settings that say where things are on one machine or how fast it works, never what
 # is measured: jobs of one matrix may differ in them and still merge.
@@ -46,11 +46,18 @@ class _Frozen(BaseModel):
 
 
 class PartialDataset(_Frozen):
-    """One dataset's share: its queries' results plus what the merge needs of the rest."""
+    """One dataset's share: its queries' results plus what the merge needs of the rest.
+
+    A shard validates only its own fixtures, so it cannot compute the dataset's
+    fingerprint; it records its fixtures' shares of it (``fixture_records``), the merge
+    computes it over all of them, and the shards are checked to have read the same
+    files by ``files_sha256``."""
 
     report: DatasetReport  # measured over this shard's queries only
     query_order: tuple[str, ...]  # every query id of the dataset, in fixture order
     retrieval_types: dict[str, str]  # this shard's query id -> retrieval_type
+    fixture_records: dict[str, str]  # this shard's query id -> its fixture_record
+    files_sha256: str  # of the dataset file's bytes
     # (texts embedded, cache hits) while indexing for this dataset; the report's own counts
     # are then this shard's queries' alone.
     index_embedding_counts: tuple[int, int] = (0, 0)
@@ -146,7 +153,16 @@ def check_complete(partials: Sequence[tuple[Path, Partial]], settings: RunSettin
 
 
 def _dataset_fingerprints(partial: Partial) -> list[tuple[str, str]]:
-    return [(d.report.name, d.report.dataset_fingerprint) for d in partial.datasets]
+    return [(d.report.name, d.files_sha256) for d in partial.datasets]
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a dataset file's bytes: every shard of one commit reads the same ones."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def merge_datasets(partials: Sequence[Partial], settings: RunSettings) -> list[DatasetReport]:
@@ -164,11 +180,13 @@ def _merge_dataset(
     by_id: dict[str, QueryResult] = {}
     latency_s: dict[str, float] = {}
     types: dict[str, str] = {}
+    records: dict[str, str] = {}
     for share in shares:
         for query in share.report.queries:
             by_id[query.query_id] = query
             latency_s[query.query_id] = query.latency_ms / 1000.0
         types.update(share.retrieval_types)
+        records.update(share.fixture_records)
     if set(by_id) != set(first.query_order):
         raise InputError(
             f"{first.report.name}: the shards hold {len(by_id)} of its "
@@ -178,6 +196,7 @@ def _merge_dataset(
     latency = latency_summary([latency_s[q.query_id] for q in queries])
     return first.report.model_copy(
         update={
+            "dataset_fingerprint": fingerprint_of_records(records.items()),
             # Each shard indexed the whole corpus itself: the slowest one is the setup.
             "setup_s": max(share.report.setup_s for share in shares),
             "num_queries": len(queries),
@@ -196,6 +215,7 @@ def _merge_dataset(
             "breakdowns": breakdowns(queries, types),
             "queries": tuple(queries),
             "labels": label_coverage(queries, settings.k),
+            "queries_missing": _queries_missing(shares),
             "embedded_texts": _embedding_count(shares, 0),
             "cached_embeddings": _embedding_count(shares, 1),
             "repeats": merge_spreads(
@@ -214,6 +234,14 @@ def _ann_fidelity(shares: Sequence[PartialDataset]) -> AnnFidelitySummary | None
     queries = sum(m.queries for m in measured)
     recall = sum(m.recall * m.queries for m in measured) / queries
     return measured[0].model_copy(update={"queries": queries, "recall": recall})
+
+
+def _queries_missing(shares: Sequence[PartialDataset]) -> int | None:
+    """A run file's unanswered queries: each shard counted its own."""
+    counts = [share.report.queries_missing for share in shares]
+    if all(count is None for count in counts):
+        return None
+    return sum(count or 0 for count in counts)
 
 
 def _embedding_count(shares: Sequence[PartialDataset], which: int) -> int | None:

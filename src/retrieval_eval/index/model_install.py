@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,12 +71,25 @@ def packaged_weights_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
+# (device, inode, size, mtime in ns) of a file already hashed in this process -> its sha256.
+# A run builds the embedding function several times (chromadb rebuilds it from its config),
+# and each verifies the model; hashing 90 MB once per run is enough. Any write to the file
+# changes its size or mtime, and a replaced file its inode, so a changed model is hashed anew.
+_HASHED: dict[tuple[int, int, int, int], str] = {}
+
+
 def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
+        status = os.fstat(handle.fileno())
+        key = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+        known = _HASHED.get(key)
+        if known is not None:
+            return known
+        digest = hashlib.sha256()
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    return digest.hexdigest()
+    _HASHED[key] = digest.hexdigest()
+    return _HASHED[key]
 
 
 def verify_model(model_dir: Path) -> str:

@@ -10,7 +10,8 @@ in them must never be read:
   ``/dev/zero`` fills memory until the job dies;
 - more than a file of its size can hold: a few kilobytes of gzip that inflate to
   millions of lines would keep the run busy for minutes (``MAX_GZIP_RATIO``,
-  ``MAX_DECOMPRESSED_BYTES``; ``MAX_LINES`` bounds a JSONL file's lines).
+  ``MAX_DECOMPRESSED_BYTES``; ``MAX_LINES`` bounds a JSONL file's lines,
+  ``MAX_TREC_LINES`` a TREC run's or qrels file's).
 
 The allowed roots are set for the duration of a run by ``reading_within``
 (the pipeline and ``validate`` do), so every loader checks the same rule
@@ -34,6 +35,9 @@ from retrieval_eval.errors import InputError, shown_path
 
 # Lines of one JSONL file, blank ones included: BEIR's largest corpus (MS MARCO) has 8.8 M.
 MAX_LINES = 10_000_000
+# Lines of one TREC run or qrels file: 2 million queries x 100 results, about 7 GB of text,
+# which the numpy reader (load/trec_text/) holds in about 8 GB.
+MAX_TREC_LINES = 200_000_000
 # Bytes a gzipped file may inflate to per byte it holds: JSON text compresses 3 to 10 times,
 # while a stream of one repeated byte (a gzip bomb) inflates about 1,000 times.
 MAX_GZIP_RATIO = 100
@@ -133,9 +137,21 @@ def open_maybe_gzipped(path: Path) -> BinaryIO:
     handle = open_input(path)
     if not path.name.lower().endswith(".gz"):
         return handle
-    packed = os.fstat(handle.fileno()).st_size
-    limit = min(MAX_DECOMPRESSED_BYTES, max(GZIP_RATIO_FROM_BYTES, packed * MAX_GZIP_RATIO))
-    return io.BufferedReader(_BoundedGzip(handle, path, limit), buffer_size=1 << 16)
+    return bounded_gzip(handle, path)
+
+
+def bounded_gzip(handle: BinaryIO, path: Path, *, buffer_size: int = 1 << 16) -> io.BufferedReader:
+    """The decompressed stream of an open gzip file, bounded as every input is: at most
+    ``MAX_GZIP_RATIO`` times the file's size (any ratio below ``GZIP_RATIO_FROM_BYTES``),
+    and never past ``MAX_DECOMPRESSED_BYTES``. A pipe, whose size is unknown, gets the
+    absolute bound alone. Closing the stream closes ``handle``. A small ``buffer_size``
+    lets a caller peek at the first bytes without inflating further."""
+    status = os.fstat(handle.fileno())
+    limit = MAX_DECOMPRESSED_BYTES
+    if stat.S_ISREG(status.st_mode):
+        packed = status.st_size
+        limit = min(limit, max(GZIP_RATIO_FROM_BYTES, packed * MAX_GZIP_RATIO))
+    return io.BufferedReader(_BoundedGzip(handle, path, limit), buffer_size=buffer_size)
 
 
 class _BoundedGzip(io.RawIOBase):
@@ -174,6 +190,15 @@ class _BoundedGzip(io.RawIOBase):
             finally:
                 self._handle.close()
         super().close()
+
+
+def too_many_lines(path: Path, limit: int = MAX_LINES) -> InputError:
+    """The error for a file past its line bound (``MAX_LINES``, ``MAX_TREC_LINES``)."""
+    return InputError(
+        f"has more than {limit:,} lines (blank lines included), more than retrieval-eval "
+        "reads from one file; split it or remove the blank lines",
+        file=path,
+    )
 
 
 def read_input_bytes(path: Path) -> bytes:

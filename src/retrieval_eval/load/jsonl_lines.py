@@ -21,6 +21,7 @@ from retrieval_eval.load.input_files import (
     MAX_LINES,
     UTF8_BOM,
     open_maybe_gzipped,
+    too_many_lines,
     wide_encoding_problem,
 )
 
@@ -59,11 +60,7 @@ def iter_jsonl_lines(path: Path, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
                 return
             number += 1
             if number > MAX_LINES:
-                raise InputError(
-                    f"has more than {MAX_LINES:,} lines (blank lines included), more than "
-                    "retrieval-eval reads from one file; split it or remove the blank lines",
-                    file=path,
-                )
+                raise too_many_lines(path)
             if number == 1 and (problem := wide_encoding_problem(raw)) is not None:
                 yield Line(number, "", problem)
                 return

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from retrieval_eval.load.fixtures import LocatedFixture
@@ -214,10 +214,23 @@ def _label_order(label: str) -> tuple[int, str]:
 
 def dataset_fingerprint(fixtures: Sequence[LocatedFixture]) -> str:
     """sha256 over the fixtures' content in query-id order: reformatting a file changes nothing."""
+    return fingerprint_of_records(
+        (located.fixture.query_id, fixture_record(located)) for located in fixtures
+    )
+
+
+def fixture_record(located: LocatedFixture) -> str:
+    """One fixture's share of the dataset fingerprint: its content, keys sorted."""
+    record = located.fixture.model_dump(mode="json", exclude_none=True)
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
+
+def fingerprint_of_records(records: Iterable[tuple[str, str]]) -> str:
+    """:func:`dataset_fingerprint` from (query id, :func:`fixture_record`) pairs in any
+    order: a sharded run's merge gathers each shard's own fixtures' records."""
     digest = hashlib.sha256()
-    for located in sorted(fixtures, key=lambda lf: lf.fixture.query_id):
-        record = located.fixture.model_dump(mode="json", exclude_none=True)
-        digest.update(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    for _, record in sorted(records, key=lambda pair: pair[0]):
+        digest.update(record.encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
 

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from itertools import compress
 
 import numpy as np
-import numpy.typing as npt
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
+from retrieval_eval.load.trec_text.values import FloatArray as FloatArray
+from retrieval_eval.load.trec_text.values import IntArray as IntArray
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,10 @@ from typing import NoReturn
 import numpy as np
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.load.trec_text.files import Columns, grouped_by_query
+from retrieval_eval.load.trec_text.values import WordArray, as_bytes_strings, order_keys, widen
 from retrieval_eval.score.ranked import IntArray, RankedHits
-from retrieval_eval.trec.files import Columns, grouped_by_query
 from retrieval_eval.trec.hits import TrecHits
-from retrieval_eval.trec.values import WordArray, as_bytes_strings, order_keys, widen
 
 CHUNK_ROWS = 1 << 16
 _MIX = (

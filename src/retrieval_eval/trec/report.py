@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_eval.errors import ConfigError, InputError
+from retrieval_eval.load.trec_text.files import read_qrels, read_run
 from retrieval_eval.score.ranked import FloatArray
-from retrieval_eval.trec.files import read_qrels, read_run
 from retrieval_eval.trec.join import judge_run
 from retrieval_eval.trec.kernels import relstring, summarise, trec_values
 from retrieval_eval.trec.measures import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.retrieval.external.run_file import parse_jsonl_run, parse_trec_run
+from retrieval_eval.retrieval.external.run_file import TrecRun, parse_jsonl_run
 from tests.retrieval.service_helpers import REPO, beir_json, run_cli, tiny_beir
 
 # q1 perfect (d1, d3), q2 finds d4 second, q3 finds nothing relevant; q4–q6 are absent.
@@ -97,7 +98,7 @@ def test_a_gzipped_run_gives_the_plain_files_numbers(tmp_path: Path, tiny: Path)
     packed.write_bytes(gzip.compress(TREC_RUN.encode())[:-12])  # cut short in transfer
     done = _beir_run_file(tiny, _config(packed.parent, packed, "trec"), cwd=tmp_path)
     assert done.returncode == 2, done.stderr
-    assert "retrievers.run-file.path: cannot read it" in done.stderr
+    assert "run.trec.gz:1: cannot read the file" in done.stderr
     assert "Traceback" not in done.stderr
 
 
@@ -107,6 +108,24 @@ def test_a_broken_line_is_reported_with_file_and_line(tmp_path: Path, tiny: Path
     done = _beir_run_file(tiny, _config(tmp_path, run, "trec"))
     assert done.returncode == 2
     assert done.stderr == f"error: {run}:2: score 'high' is not a number\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("q1 Q0 d3 2nd 1.5 x", "rank '2nd' is not an integer"),
+        ("q1 Q0 d3 2 inf x", "score 'inf' is not finite"),
+        ("q1 Q0 d3 2 1.5 x extra", "expected 6 whitespace-separated fields"),
+    ],
+)
+def test_a_bad_rank_score_or_column_count_names_its_line(
+    tmp_path: Path, tiny: Path, line: str, message: str
+) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text(f"q1 Q0 d1 1 2.5 x\n\n{line}\n")
+    done = _beir_run_file(tiny, _config(tmp_path, run, "trec"))
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {run}:3: {message}"), done.stderr
 
 
 def test_a_missing_file_fails_before_any_query(tmp_path: Path, tiny: Path) -> None:
@@ -136,7 +155,7 @@ def test_trec_and_jsonl_parsers_read_back_what_was_written(
         for qid, docs in run.items()
     )
     expected = {qid: docs for qid, docs in run.items() if docs}
-    parsed_trec = parse_trec_run(trec, file=Path("run.trec"))
+    parsed_trec = _read_trec(trec)
     assert {q: {h.doc_id: h.score for h in hits} for q, hits in parsed_trec.items()} == expected
     parsed_jsonl = parse_jsonl_run(jsonl, file=Path("run.jsonl"))
     assert {q: {h.doc_id: h.score for h in hits} for q, hits in parsed_jsonl.items() if hits} == (
@@ -144,11 +163,21 @@ def test_trec_and_jsonl_parsers_read_back_what_was_written(
     )
 
 
+def _read_trec(text: str) -> dict[str, list[object]]:
+    """Every query's hits, as the run-file retriever reads the text from a file."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "run.trec"
+        path.write_text(text, encoding="utf-8")
+        run = TrecRun(path)
+        ids = [line.split()[0] for line in text.splitlines() if len(line.split()) == 6]
+        return dict(run.hits(ids))  # type: ignore[arg-type]
+
+
 @given(st.text(max_size=200))
 def test_the_parsers_take_any_text_without_crashing(text: str) -> None:
-    for parse in (parse_trec_run, parse_jsonl_run):
+    for parse in (_read_trec, lambda text: parse_jsonl_run(text, file=Path("run"))):
         try:
-            parse(text, file=Path("run"))
+            parse(text)
         except InputError as error:
             assert error.line is not None
 

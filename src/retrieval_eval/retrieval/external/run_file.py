@@ -3,7 +3,8 @@
 Two formats:
 
 - ``trec``: the six-column run, ``qid Q0 docid rank score run-name`` (whitespace
-  separated). Documents are ranked by score, ties by document id, as every
+  separated; blank and ``#`` lines skipped, as trec_eval does), read in numpy by
+  ``load/trec_text``. Documents are ranked by score, ties by document id, as every
   retriever here ranks; the rank column is checked to be an integer but not used.
 - ``jsonl``: one ``{"query_id": "...", "hits": [{"id", "score", "text"?}, ...]}``
   per line.
@@ -24,9 +25,18 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from retrieval_eval.errors import ConfigError, InputError, RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.load.input_files import open_maybe_gzipped
+from retrieval_eval.load.input_files import (
+    MAX_LINES,
+    check_regular,
+    open_maybe_gzipped,
+    too_many_lines,
+)
+from retrieval_eval.load.trec_text.files import read_ranked_run
+from retrieval_eval.load.trec_text.values import as_bytes_strings
 from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import Hit, SearchResult
 from retrieval_eval.retrieval.external.services_config import RunFileConfig
@@ -35,29 +45,69 @@ from retrieval_eval.retrieval.timed import QuerySpec, TimedResult
 Ranking = dict[str, list[Hit]]
 
 
-def parse_trec_run(text: str, *, file: Path) -> Ranking:
-    """``qid Q0 docid rank score run`` lines → hits per query id (file order)."""
-    runs: Ranking = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        fields = line.split()
-        if len(fields) != 6:
-            raise InputError(
-                f"a TREC run line has 6 columns (qid Q0 docid rank score run-name), "
-                f"this one has {len(fields)}",
-                file=file,
-                line=number,
-            )
-        query_id, _, doc_id, rank, score, _ = fields
+class TrecRun:
+    """A TREC run read by the numpy reader (``load/trec_text``): columns, not objects.
+
+    A run of 100,000 queries is a million lines; a shard of a sharded run asks for a
+    quarter of its queries, so hits are made only for the queries asked for, all of them
+    in one pass over the rows they hold.
+    """
+
+    def __init__(self, path: Path):
+        columns = read_ranked_run(path)
+        finite = np.isfinite(columns.value)
+        if not bool(finite.all()):
+            row = int(np.flatnonzero(~finite)[0])
+            shown = str(float(columns.value[row]))
+            raise InputError(f"score {shown!r} is not finite", file=path, line=columns.line_of(row))
+        self._columns = columns
+        self._path = path
+        # Row range of each query: stretches are in file order, codes say whose each is.
+        ends = np.append(columns.segment_starts[1:], columns.rows)
+        position = np.empty(len(columns.query_ids), dtype=np.int64)
+        position[columns.segment_codes] = np.arange(columns.segment_codes.size)
+        self._starts = columns.segment_starts[position]
+        self._ends = ends[position]
+        self._code = {query_id: code for code, query_id in enumerate(columns.query_ids)}
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in self._code
+
+    def hits(self, query_ids: Sequence[str]) -> Ranking:
+        """Hits (file order, no text) of each of ``query_ids`` the run holds."""
+        codes = [self._code[q] for q in dict.fromkeys(query_ids) if q in self._code]
+        if not codes:
+            return {}
+        starts, ends = self._starts[codes], self._ends[codes]
+        lengths = ends - starts
+        rows = np.repeat(ends - np.cumsum(lengths), lengths) + np.arange(int(lengths.sum()))
+        raw = as_bytes_strings(self._columns.doc_words[rows]).tolist()
+        scores = np.asarray(self._columns.value)[rows].tolist()
         try:
-            int(rank)
-        except ValueError:
-            raise InputError(f"rank {rank!r} is not an integer", file=file, line=number) from None
-        runs.setdefault(query_id, []).append(
-            Hit(doc_id=doc_id, score=_score(score, file, number), text="")
-        )
-    return runs
+            doc_ids = [value.decode("utf-8") for value in raw]
+        except UnicodeDecodeError:
+            row = next(i for i, value in enumerate(raw) if not _is_utf8(value))
+            raise InputError(
+                "the document id is not UTF-8 text",
+                file=self._path,
+                line=self._columns.line_of(int(rows[row])),
+            ) from None
+        ranking: Ranking = {}
+        at = 0
+        for code, length in zip(codes, lengths.tolist(), strict=True):
+            ranking[self._columns.query_ids[code]] = [
+                Hit(doc_id=doc_ids[i], score=scores[i], text="") for i in range(at, at + length)
+            ]
+            at += length
+        return ranking
+
+
+def _is_utf8(value: bytes) -> bool:
+    try:
+        value.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def parse_jsonl_run(text: str, *, file: Path) -> Ranking:
@@ -66,6 +116,8 @@ def parse_jsonl_run(text: str, *, file: Path) -> Ranking:
     # Lines end at "\n" only: str.splitlines() also splits at U+2028, U+2029 and U+0085,
     # which JSON allows unescaped inside a string (a hit's text may hold them).
     for number, line in enumerate(text.split("\n"), start=1):
+        if number > MAX_LINES:
+            raise too_many_lines(file)
         if not line.strip():
             continue
         try:
@@ -117,13 +169,27 @@ def _score(value: object, file: Path, line: int) -> float:
     return score
 
 
+def _read_text(path: Path) -> str:
+    try:
+        # A run is often shipped gzipped (run.gz); utf-8-sig: a byte-order mark (Windows
+        # tools write one) is not part of a query id.
+        with open_maybe_gzipped(path) as handle:
+            return handle.read().decode("utf-8-sig")
+    except InputError as error:  # inflates past its bound
+        raise ConfigError(f"retrievers.run-file.path: {error.message}", file=path) from None
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
+        raise ConfigError(
+            f"retrievers.run-file.path: cannot read it ({error})", file=path
+        ) from None
+
+
 class RunFileRetriever:
     name = "run-file"
 
     def __init__(self, config: RunFileConfig):
         self.config = config
         self.label = f"run file {config.path}"
-        self._runs: Ranking = {}
+        self._runs: Ranking | TrecRun = {}
         self._texts: dict[str, str] = {}
         self._tags: dict[str, frozenset[str]] = {}
         self.queries_missing: list[str] = []
@@ -133,18 +199,13 @@ class RunFileRetriever:
         if not path.exists():
             raise ConfigError("retrievers.run-file.path: no such file", file=path)
         try:
-            # A run is often shipped gzipped (run.gz); utf-8-sig: a byte-order mark (Windows
-            # tools write one) is not part of a query id.
-            with open_maybe_gzipped(path) as handle:
-                text = handle.read().decode("utf-8-sig")
-        except InputError as error:  # outside the repository's roots, or not a regular file
+            check_regular(path)  # inside the repository's roots, and a regular file
+        except InputError as error:
             raise ConfigError(f"retrievers.run-file.path: {error.message}", file=path) from None
-        except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
-            raise ConfigError(
-                f"retrievers.run-file.path: cannot read it ({error})", file=path
-            ) from None
-        parse = parse_trec_run if self.config.format == "trec" else parse_jsonl_run
-        self._runs = parse(text, file=path)
+        if self.config.format == "trec":
+            self._runs = TrecRun(path)
+        else:
+            self._runs = parse_jsonl_run(_read_text(path), file=path)
         self._texts = {doc.id: doc.text for doc in corpus.documents}
         self._tags = {doc.id: frozenset(doc.tags) for doc in corpus.documents}
         self.queries_missing = []
@@ -157,10 +218,13 @@ class RunFileRetriever:
         on_result: Callable[[TimedResult], None] | None = None,
     ) -> list[TimedResult]:
         self.queries_missing = [q.query_id for q in queries if q.query_id not in self._runs]
+        runs = self._runs
+        if isinstance(runs, TrecRun):  # hits made for these queries only, in one pass
+            runs = runs.hits([q.query_id for q in queries])
         results: list[TimedResult] = []
         for query in queries:
             started = time.perf_counter()
-            result = self._answer(query.query_id, k, query.tags)
+            result = self._answer(runs.get(query.query_id, []), k, query.tags)
             timed = TimedResult(query.query_id, result, time.perf_counter() - started)
             results.append(timed)
             if on_result is not None:
@@ -173,8 +237,7 @@ class RunFileRetriever:
             "on its own (it is not usable as a side of another retriever)"
         )
 
-    def _answer(self, query_id: str, k: int, tags: Sequence[str]) -> SearchResult:
-        hits = self._runs.get(query_id, [])
+    def _answer(self, hits: list[Hit], k: int, tags: Sequence[str]) -> SearchResult:
         if tags:
             wanted = set(tags)
             hits = [hit for hit in hits if self._tags.get(hit.doc_id, frozenset()) & wanted]

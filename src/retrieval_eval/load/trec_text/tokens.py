@@ -14,13 +14,13 @@ of the first query id, silently splitting that query in two), and a lone ``\\r``
 a line as ``\\n`` does (classic Mac line endings; Python's universal newlines, and so
 pytrec_eval's and ranx's readers, split there too). A file in UTF-16 or UTF-32 (what
 PowerShell's ``>`` writes) is refused with a message saying so. A gzipped file (``run.gz``,
-as ranx and ir_measures read it) is decompressed as it is read, and a pipe
-(``<(zcat run.gz)``, ``/dev/stdin``) is read like a file.
+as ranx and ir_measures read it) is decompressed as it is read, within the bounds every
+input has (``load/input_files.py``: how far it may inflate, and ``MAX_TREC_LINES``), and a
+pipe (``<(zcat run.gz)``, ``/dev/stdin``) is read like a file.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import zlib
 from collections.abc import Iterator
@@ -30,8 +30,14 @@ from pathlib import Path
 import numpy as np
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
-from retrieval_eval.score.ranked import IntArray
+from retrieval_eval.load.input_files import (
+    MAX_TREC_LINES,
+    UTF8_BOM,
+    bounded_gzip,
+    too_many_lines,
+    wide_encoding_problem,
+)
+from retrieval_eval.load.trec_text.values import IntArray
 
 BLOCK_BYTES = 1 << 20  # 1 MiB of text per block: temporaries stay in cache and malloc reuses them
 PAD = 16  # zero bytes after each block so 8-byte word loads never run off the end
@@ -78,6 +84,7 @@ def read_blocks(
     extra_fields_allowed: bool,
     layout: str,
     header: tuple[bytes, ...] = (),
+    max_lines: int = MAX_TREC_LINES,
 ) -> Iterator[Block]:
     """Yield the file's data lines block by block, each line with exactly ``fields`` tokens.
 
@@ -126,6 +133,8 @@ def read_blocks(
             )
             yield block
             first_line += newlines
+            if first_line - 1 > max_lines:
+                raise too_many_lines(path, max_lines)
             carry = buffer[cut:end].copy()
             buffer[: carry.size] = carry
             filled = carry.size
@@ -154,15 +163,17 @@ def _after_last_newline(buffer: Bytes, end: int) -> int:
         end, lower = lower, max(0, lower - window)
 
 
-def _text_stream(handle: io.BufferedReader, path: Path) -> io.BufferedReader | gzip.GzipFile:
+def _text_stream(handle: io.BufferedReader, path: Path) -> io.BufferedReader:
     """The file's text: decompressed when it is gzipped (runs are often shipped as
     ``run.gz``), after any UTF-8 byte-order mark; UTF-16 and UTF-32 are refused.
 
     Only ``peek`` looks ahead, so a pipe (``<(zcat run.gz)``, ``/dev/stdin``) reads too.
     """
-    stream: io.BufferedReader | gzip.GzipFile = handle
+    stream = handle
     if handle.peek(2)[:2] == _GZIP_MAGIC:
-        stream = gzip.GzipFile(fileobj=handle, mode="rb")
+        # A small buffer: peeking at the first bytes must not inflate (and fail on) the
+        # rest, which read_blocks reads in blocks and reports with the line it reached.
+        stream = bounded_gzip(handle, path, buffer_size=8)
     try:
         head = stream.peek(4)[:4]
     except (OSError, EOFError, zlib.error) as error:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrieval_eval.trec.decimal import parse_short_decimals
-from retrieval_eval.trec.values import load_words
+from retrieval_eval.load.trec_text.decimal import parse_short_decimals
+from retrieval_eval.load.trec_text.values import load_words
 
 
 def _parse(tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:

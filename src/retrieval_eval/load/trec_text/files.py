@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.score.ranked import FloatArray, IntArray
-from retrieval_eval.trec.decimal import parse_short_decimals
-from retrieval_eval.trec.tokens import Block, read_blocks
-from retrieval_eval.trec.values import (
+from retrieval_eval.load.trec_text.decimal import parse_short_decimals
+from retrieval_eval.load.trec_text.tokens import Block, read_blocks
+from retrieval_eval.load.trec_text.values import (
+    FloatArray,
+    IntArray,
     WordArray,
     as_bytes_strings,
     load_words,
@@ -127,6 +128,21 @@ def read_run(path: Path) -> Columns:
     return _read(path, fields=6, extra_ok=True, layout=RUN_LAYOUT, value_column=4, group=True)
 
 
+def read_ranked_run(path: Path) -> Columns:
+    """A run as the ``run-file`` retriever reads it: exactly six fields on every line, the
+    rank an integer (checked, not used), and document ids kept whole (never hashed, as
+    :func:`words_for` does past 128 bytes), since they are looked up in the corpus."""
+    return _read(
+        path,
+        fields=6,
+        extra_ok=False,
+        layout=RUN_LAYOUT,
+        value_column=4,
+        group=True,
+        strict=True,
+    )
+
+
 def read_qrels(path: Path) -> Columns:
     """Parse a qrels file: TREC's four columns, or BEIR's three under their header line
     (``query-id corpus-id score``, as BEIR's ``qrels/*.tsv`` files start)."""
@@ -134,7 +150,14 @@ def read_qrels(path: Path) -> Columns:
 
 
 def _read(
-    path: Path, *, fields: int, extra_ok: bool, layout: str, value_column: int, group: bool
+    path: Path,
+    *,
+    fields: int,
+    extra_ok: bool,
+    layout: str,
+    value_column: int,
+    group: bool,
+    strict: bool = False,
 ) -> Columns:
     if not path.exists():  # a pipe (process substitution, /dev/stdin) is read as a file
         raise InputError("file not found", file=path)
@@ -169,7 +192,9 @@ def _read(
         query_parts.append(part)
         previous_qid = query_words[-1]
         last_code = part.last_code()
-        doc_parts.append(words_for(block.buffer, *block.span(doc_column)))
+        doc_parts.append(words_for(block.buffer, *block.span(doc_column), capped=not strict))
+        if strict:
+            _check_integers(block, 3, path, "rank")
         if value_column == 4:
             value_parts.append(_scores(block, path))
             tag_starts, tag_ends = block.span(5)
@@ -182,6 +207,8 @@ def _read(
         explicit.append(None if block.starts is None else block.line_numbers)
         rows += block.lines
     if rows == 0:
+        if strict:  # a run that answers no query: every query is missing from it
+            return _no_rows(path)
         raise InputError(f"no data lines; expected lines of the form '{layout}'", file=path)
     segment_starts, segment_codes, line_query = _query_layout(query_parts, len(names.names))
     del query_parts
@@ -208,6 +235,19 @@ def _read(
         line_query=line_query,
         query_words=names.words(),
         file_query=file_query,
+    )
+
+
+def _no_rows(path: Path) -> Columns:
+    empty = np.zeros(0, dtype=np.int64)
+    return Columns(
+        path=path,
+        query_ids=(),
+        segment_starts=empty,
+        segment_codes=empty,
+        doc_words=np.zeros((0, 1), dtype=np.uint64),
+        value=np.zeros(0, dtype=np.float64),
+        lines=LineMap((0,), (1,), (None,)),
     )
 
 
@@ -509,6 +549,29 @@ def _segment_starts(words: WordArray, previous: WordArray | None) -> IntArray:
         first = widen(words[:1], width)[0]
         changed[0] = not bool((widen(previous[None, :], width)[0] == first).all())
     return np.flatnonzero(changed).astype(np.int64)
+
+
+_DIGITS = np.zeros(256, dtype=bool)
+_DIGITS[ord("0") : ord("9") + 1] = True
+_SIGNS = np.zeros(256, dtype=bool)
+_SIGNS[[ord("+"), ord("-")]] = True
+
+
+def _check_integers(block: Block, field: int, path: Path, what: str) -> None:
+    """Every token of ``field`` is an optionally signed run of ASCII digits."""
+    starts, ends = block.span(field)
+    buffer = block.buffer
+    signed = _SIGNS[buffer[starts]] & (ends - starts > 1)
+    first = starts + signed
+    other = np.zeros(buffer.size + 1, dtype=np.int64)
+    np.cumsum(~_DIGITS[buffer], out=other[1:])
+    bad = (other[ends] - other[first]) > 0
+    if bool(bad.any()):
+        row = int(np.flatnonzero(bad)[0])
+        text = buffer[int(starts[row]) : int(ends[row])].tobytes().decode("utf-8", "replace")
+        raise InputError(
+            f"{what} {text!r} is not an integer", file=path, line=int(block.line_numbers[row])
+        )
 
 
 def _scores(block: Block, path: Path) -> FloatArray:

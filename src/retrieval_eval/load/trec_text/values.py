@@ -16,8 +16,10 @@ import numpy as np
 import numpy.typing as npt
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.score.ranked import FloatArray, IntArray
 
+# The array types every numpy stage shares (score/ranked.py re-exports them).
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 WordArray = npt.NDArray[np.uint64]
 # Widest packed id: 16 words = 128 bytes (see words_for for longer ids).
 MAX_WORDS = 16
