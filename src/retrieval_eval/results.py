@@ -157,6 +157,11 @@ class Comparison(_Frozen):
     dataset_changed: bool
     corpus_changed: bool
     retriever_changed: bool
+    retriever_changes: tuple[str, ...] = Field(
+        default=(),
+        description="each setting that differs from the baseline's, as `name: before → after` "
+        "(a default that changed between releases shows here too)",
+    )
     baseline_retriever: str | None = Field(
         default=None, description="the retriever the baseline was measured with, when known"
     )
