@@ -2,17 +2,28 @@
 # (docker/base.Dockerfile). This build needs no network, so a runner builds `uses: ./`
 # in seconds and act can build it with the engine's default (no) network.
 # The base is named by a hash of the files it is built from (requirements/runtime.lock,
-# requirements/model.lock, docker/unused.txt, docker/base.Dockerfile), not by the version,
-# so a release bump edits pyproject.toml only; tests/container/test_release_files.py says
+# requirements/model.lock, docker/unused.txt, docker/trim-venv.sh, docker/base.Dockerfile),
+# not by the version, so a release bump edits pyproject.toml only; tests/container/test_release_files.py says
 # the line to write when those files change. scripts/release.sh publishes that base unless
 # the registry has it. CI tags its locally built base with exactly this default name.
-ARG BASE=ghcr.io/org/retrieval-eval-base:deps-1f1f3a9dfdf4
-FROM ${BASE}
+ARG BASE=ghcr.io/org/retrieval-eval-base:deps-8bf62010c31e
 
+# The build stage installs the source into a separate root (`--root`), so the project's
+# source and pip's build folders stay in that stage; the image gets only what pip installed,
+# in one layer, with hash-checked .pyc files and file times of SOURCE_DATE_EPOCH (default 0):
+# two builds of the same commit give the same layer.
+FROM ${BASE} AS build
 COPY pyproject.toml README.md /tmp/retrieval-eval/
 COPY src /tmp/retrieval-eval/src
-RUN pip install --no-cache-dir --no-deps --no-index --no-build-isolation /tmp/retrieval-eval \
- && rm -rf /tmp/retrieval-eval \
+RUN pip install --no-cache-dir --no-compile --no-deps --no-index --no-build-isolation \
+      --root /tmp/installed /tmp/retrieval-eval \
+ && python3 -m compileall -q --invalidation-mode unchecked-hash \
+      -s /tmp/installed -p / /tmp/installed"${VIRTUAL_ENV}" >/dev/null \
+ && find /tmp/installed -exec touch --no-dereference --date="@${SOURCE_DATE_EPOCH:-0}" {} + \
+ && cp -a /tmp/installed/. / \
  && retrieval-eval --version
+
+FROM ${BASE}
+COPY --from=build /tmp/installed/ /
 
 ENTRYPOINT ["retrieval-eval", "action"]

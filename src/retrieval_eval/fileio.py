@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 
 from retrieval_eval.errors import RetrievalEvalError
@@ -44,3 +45,54 @@ def atomic_write_text(path: Path, text: str) -> None:
         atomic_write_bytes(path, clean(text).encode("utf-8"))
     except OSError as error:
         raise RetrievalEvalError(f"could not write: {error.strerror or error}", file=path) from None
+
+
+def give_to_owner_of(root: Path, paths: Iterable[Path]) -> list[Path]:
+    """Whatever this process owns of ``paths`` (folders with all they hold) and of the
+    folders between ``root`` and them gets ``root``'s owner and group; returns what could
+    not be changed.
+
+    The Action's container runs as root, while on a self-hosted runner the job's later
+    steps (and the next job's checkout, which cleans the workspace) run as the user who
+    owns the workspace: a root-owned report folder, baseline, history or cache is then a
+    file they cannot replace or remove. Only root can give a file away, so as any other
+    user this does nothing; files someone else owns and paths outside ``root`` are left
+    alone, and symbolic links are changed themselves, never followed.
+    """
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    try:
+        owner = root.stat()
+    except OSError:
+        return []
+    me = os.geteuid()
+    if owner.st_uid == me:
+        return []
+    top = Path(os.path.abspath(root))
+    seen: set[Path] = set()
+    failed: list[Path] = []
+
+    def give(path: Path) -> None:
+        if path in seen:
+            return
+        seen.add(path)
+        try:
+            if os.lstat(path).st_uid == me:
+                os.chown(path, owner.st_uid, owner.st_gid, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            failed.append(path)
+
+    for named in paths:
+        path = Path(os.path.abspath(named))
+        if path == top or not path.is_relative_to(top):
+            continue
+        for parent in reversed(path.relative_to(top).parents[:-1]):
+            give(top / parent)
+        give(path)
+        if path.is_dir() and not path.is_symlink():
+            for folder, dirs, files in os.walk(path):
+                for name in (*dirs, *files):
+                    give(Path(folder) / name)
+    return failed

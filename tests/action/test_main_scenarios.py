@@ -7,6 +7,7 @@ code, the job summary and the step outputs.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -531,3 +532,39 @@ def _without_masks(stdout: str) -> str:
     return "".join(
         line for line in stdout.splitlines(keepends=True) if not line.startswith("::add-mask::")
     )
+
+
+# --- ownership ---------------------------------------------------------------------------------
+
+
+def owners(root: Path) -> dict[str, tuple[int, int]]:
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            path = Path(folder) / name
+            status = path.lstat()
+            found[str(path.relative_to(root))] = (status.st_uid, status.st_gid)
+    return found
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give files away")
+def test_what_a_run_as_root_writes_belongs_to_the_workspaces_owner(repo: Repo) -> None:
+    """The container runs as root; on a self-hosted runner the workspace belongs to the
+    runner's user, whose later steps must be able to replace and remove what the Action
+    wrote there: the report folder, the baseline and the history (this project's BM25 needs
+    no embedding cache; tests/container/test_runner_container.py covers one)."""
+    sha = git(repo.path, "rev-parse", "HEAD")
+    user = (4242, 4343)
+    for path in [repo.path, *(repo.path / name for name in owners(repo.path))]:
+        os.chown(path, *user, follow_symlinks=False)
+
+    # Not repo.push: git refuses to work as root in a repository another user owns.
+    pushed = repo.action("push", push_event(sha), sha=sha)
+
+    assert pushed.returncode == 0, pushed.log
+    written = owners(repo.path)
+    for name in ("baseline.json", "retrieval-eval-history.jsonl"):
+        assert name in written, sorted(written)
+    assert any(name.startswith("retrieval-eval-report/") for name in written)
+    assert {name: owner for name, owner in written.items() if owner != user} == {}
+    assert repo.path.stat().st_uid == user[0]

@@ -71,6 +71,17 @@ def runner_image() -> str:
 
 
 @pytest.fixture(scope="session")
+def python_image() -> str:
+    """The Python image the base was built from, named by digest as a release requires:
+    ci-container.sh pushes the debootstrapped Debian to the local registry for that."""
+    _require_engine()
+    pinned = os.environ.get("RETRIEVAL_EVAL_PYTHON_IMAGE")
+    if not pinned:
+        pytest.fail("RETRIEVAL_EVAL_PYTHON_IMAGE is not set; run scripts/ci-container.sh")
+    return pinned
+
+
+@pytest.fixture(scope="session")
 def act_runner_image() -> str:
     """The job image for workflows with JavaScript actions: that Debian plus Node.js."""
     _require_engine()

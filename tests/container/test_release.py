@@ -45,6 +45,7 @@ RELEASE_FILES = (
     "requirements/model.lock",
     "docker/base.Dockerfile",
     "docker/unused.txt",
+    "docker/trim-venv.sh",
     "scripts/release.sh",
     ".github/workflows/retrieval-eval.yml",
     ".github/workflows/retrieval-eval-publish.yml",
@@ -91,14 +92,14 @@ def maintainer_checkout(path: Path, origin: Path) -> str:
 
 
 def run_release(
-    checkout: Path, registry: str, runner_image: str, tag: str, *, succeeds: bool = True
+    checkout: Path, registry: str, python_image: str, tag: str, *, succeeds: bool = True
 ) -> str:
     env = {
         **os.environ,
         "RELEASE_REGISTRY": registry,
         # The owner is lower-cased by the script, as ghcr.io requires.
         "GITHUB_REPOSITORY": "Org/retrieval-eval",
-        "PYTHON_IMAGE": runner_image,
+        "PYTHON_IMAGE": python_image,
         "DOCKER_BUILDKIT": "0",
     }
     completed = subprocess.run(
@@ -133,14 +134,14 @@ def manifest_digest(registry: str, name: str, tag: str) -> str:
 
 
 def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
-    registry: str, runner_image: str, github: FakeGitHub, tmp_path: Path
+    registry: str, runner_image: str, python_image: str, github: FakeGitHub, tmp_path: Path
 ) -> None:
     tag, major = f"v{version()}", major_tag()
     image = f"{registry}/org/retrieval-eval:{version()}"
     checkout, origin = tmp_path / "maintainer", tmp_path / "origin.git"
     source = maintainer_checkout(checkout, origin)
 
-    log = run_release(checkout, registry, runner_image, tag)
+    log = run_release(checkout, registry, python_image, tag)
 
     assert f"release: {tag} and {major} -> " in log
     assert registry_tags(registry, "org/retrieval-eval") == [version()]
@@ -155,6 +156,15 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     # Tag and digest: a sha pin of the release commit pulls exactly the pushed image.
     assert f"  image: docker://{image}@{digest}" in released_action
     assert "  image: Dockerfile" in git(origin, "show", "main:action.yml").splitlines()
+    # The Python image the base was built from, by digest: in the release commit's message
+    # and in the image's labels.
+    assert f"Python base: {python_image}" in git(origin, "log", "-1", "--format=%B", release)
+    label = subprocess.run(
+        ["docker", "image", "inspect", "--format",
+         '{{index .Config.Labels "org.opencontainers.image.base.name"}}', image],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert label == python_image
 
     # How long `image: Dockerfile` makes every job wait before the Action starts: the
     # build of the Action's layer on the (already pulled) base, which the prebuilt image
@@ -229,7 +239,7 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     # is built, and the registry's image is untouched.
     again = tmp_path / "maintainer-again"
     maintainer_checkout(again, tmp_path / "origin-again.git")
-    log = run_release(again, registry, runner_image, tag, succeeds=False)
+    log = run_release(again, registry, python_image, tag, succeeds=False)
     assert f"release: {image} is already in the registry" in log
     assert "release: building" not in log
     assert manifest_digest(registry, "org/retrieval-eval", version()) == digest
@@ -251,7 +261,7 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     git(checkout, "push", "-q", "origin", "main", f"v{bumped}")
     git(checkout, "checkout", "-q", f"v{bumped}")
 
-    log = run_release(checkout, registry, runner_image, f"v{bumped}")
+    log = run_release(checkout, registry, python_image, f"v{bumped}")
 
     assert f"release: reusing {registry}/org/retrieval-eval-base:{base_tag(checkout)}" in log
     assert sorted(registry_tags(registry, "org/retrieval-eval")) == sorted([version(), bumped])

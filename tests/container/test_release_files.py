@@ -28,6 +28,7 @@ BASE_INPUTS = (
     "requirements/runtime.lock",
     "requirements/model.lock",
     "docker/unused.txt",
+    "docker/trim-venv.sh",
     "docker/base.Dockerfile",
 )
 # What release.sh reads before it asks the registry anything.
@@ -102,6 +103,20 @@ def test_the_dogfooding_workflow_evaluates_this_repository_with_its_own_source()
     assert "datasets/**\n" in text
 
 
+def test_the_dogfooding_workflow_builds_the_base_a_dependency_bump_names() -> None:
+    """Until a release publishes it, the base a bump names exists nowhere: the self-check
+    builds it from the pull request's files before the runner builds `uses: ./` on it."""
+    workflow = yaml.safe_load(
+        (REPO_ROOT / ".github" / "workflows" / "dogfood.yml").read_text(encoding="utf-8")
+    )
+    steps = workflow["jobs"]["evaluate"]["steps"]
+    action = next(i for i, step in enumerate(steps) if step.get("uses") == "./")
+    [build] = [step["run"] for step in steps[:action] if "run" in step]
+    assert "base=$(sed -n 's/^ARG BASE=//p' Dockerfile)" in build
+    assert 'docker manifest inspect "$base"' in build
+    assert 'docker build -f docker/base.Dockerfile -t "$base" .' in build
+
+
 def test_the_npm_lock_names_no_registry_host() -> None:
     lock_text = (REPO_ROOT / "package-lock.json").read_text(encoding="utf-8")
     lock = json.loads(lock_text)
@@ -174,10 +189,20 @@ def release_checkout(
     return path
 
 
+# A Python base named by digest, as a release requires (this one is never pulled: the
+# registry at 127.0.0.1:9 does not answer).
+PINNED_PYTHON = "127.0.0.1:9/python:3.11-slim-bookworm@sha256:" + "0123456789abcdef" * 4
+
+
 def release(
-    checkout: Path, tag: str, repository: str = "Org/retrieval-eval"
+    checkout: Path,
+    tag: str,
+    repository: str = "Org/retrieval-eval",
+    python_image: str | None = PINNED_PYTHON,
 ) -> subprocess.CompletedProcess[str]:
-    """release.sh with a registry that cannot answer and no engine: nothing can be built."""
+    """release.sh with a registry that cannot answer and no engine: nothing can be built.
+    ``python_image`` None leaves docker/base.Dockerfile's default."""
+    pinned = {} if python_image is None else {"PYTHON_IMAGE": python_image}
     return subprocess.run(
         ["bash", "scripts/release.sh", tag],
         cwd=checkout,
@@ -187,6 +212,7 @@ def release(
             "RELEASE_REGISTRY": "127.0.0.1:9",
             "DOCKER_HOST": "unix:///nonexistent/docker.sock",
             "DOCKER_CONFIG": str(checkout.parent / "docker-config"),
+            **pinned,
         },
         capture_output=True,
         text=True,
@@ -236,6 +262,33 @@ def test_a_release_bump_edits_one_line_and_passes_the_release_checks(tmp_path: P
     assert completed.returncode == 1
     # The first step that needs the outside world: asking the registry.
     assert "release: could not ask 127.0.0.1:9 whether" in completed.stderr, completed.stderr
+
+
+@pytest.mark.parametrize(
+    "python_image",
+    [None, "python:3.11-slim-bookworm", "python@sha256:abc", PINNED_PYTHON + "0"],
+)
+def test_the_release_script_refuses_a_python_base_not_named_by_digest(
+    python_image: str | None, tmp_path: Path
+) -> None:
+    """A tag moves with every Debian and CPython patch release; a release pins the digest."""
+    tag = f"v{package_version()}"
+    checkout = release_checkout(tmp_path / "maintainer", tag)
+    default = re.findall(
+        r"^ARG PYTHON_IMAGE=(\S+)$",
+        (REPO_ROOT / "docker" / "base.Dockerfile").read_text(encoding="utf-8"),
+        re.M,
+    )
+    assert default, "docker/base.Dockerfile lost its ARG PYTHON_IMAGE"
+    if python_image is None and "@sha256:" in default[0]:
+        pytest.skip("the Dockerfile's default is pinned (the case the other tests release)")
+
+    completed = release(checkout, tag, python_image=python_image)
+
+    assert completed.returncode == 1
+    shown = python_image or default[0]
+    assert f"the Python base '{shown}' is not pinned by digest" in completed.stderr
+    assert "could not ask" not in completed.stderr  # refused before the registry
 
 
 def _line_of(text: str) -> int:

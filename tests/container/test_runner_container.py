@@ -8,6 +8,7 @@ and a head commit. Every run is cold: a fresh home and no embedding cache.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 RUN_URL = "https://github.example/octo/notes/actions/runs/4242"
 MARKER = "<!-- retrieval-eval:retrieval-eval -->"
 DATASET_FILES = {"semantic.jsonl", "keyword.jsonl", "hybrid.jsonl"}
+RUNNER_USER = (1001, 127)  # the uid and gid of GitHub's runner user on ubuntu-latest
 MERGE_SHA = "e" * 40  # GITHUB_SHA of a pull_request run: the merge commit, never the status target
 
 
@@ -160,6 +162,10 @@ def test_the_own_datasets_are_evaluated_cold_with_no_network_at_all(
     network: nothing is downloaded at start. Also the start-to-verdict time CI reports."""
     workspace = tmp_path / "workspace"
     sha = own_datasets_workspace(workspace)
+    # A self-hosted runner's workspace belongs to the runner's user, not to root (the
+    # container's user): what the Action writes there must be that user's too.
+    for path in [workspace, *owned(workspace)]:
+        os.chown(workspace / path, *RUNNER_USER, follow_symlinks=False)
 
     run = run_container(
         action_image, workspace, tmp_path / "run", event_name="workflow_dispatch",
@@ -179,3 +185,20 @@ def test_the_own_datasets_are_evaluated_cold_with_no_network_at_all(
         assert name in run.summary
     # The model came from the image: the runner's home is untouched.
     assert not any((tmp_path / "run" / "home").iterdir())
+    # The report folder, the baseline and the embedding cache, and all they hold, belong to
+    # the workspace's owner (a run of a push also appends the history: tests/action covers it).
+    files = owned(workspace)
+    for name in ("retrieval-eval-report", "baseline.json"):
+        assert name in files, sorted(files)
+    assert any(name.startswith(".retrieval-eval-cache/") for name in files), sorted(files)
+    assert {name: owner for name, owner in files.items() if owner != RUNNER_USER} == {}
+
+
+def owned(root: Path) -> dict[str, tuple[int, int]]:
+    """Every path under ``root`` (relative) with its owner and group."""
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            status = (Path(folder) / name).lstat()
+            found[str((Path(folder) / name).relative_to(root))] = (status.st_uid, status.st_gid)
+    return found

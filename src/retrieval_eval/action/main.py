@@ -23,12 +23,13 @@ from retrieval_eval.action.event import (
 from retrieval_eval.action.git_credentials import ADVICE, token_persisted
 from retrieval_eval.action.github_api import GitHubApi, GitHubApiError, quiet_identity_probe
 from retrieval_eval.action.inputs import ActionSettings, load_action_settings
-from retrieval_eval.action.plan import build_plan
+from retrieval_eval.action.plan import RunPlan, build_plan
 from retrieval_eval.action.publish_mode import run_publish
 from retrieval_eval.action.pull_request import run_pull_request
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
+from retrieval_eval.fileio import give_to_owner_of
 from retrieval_eval.render.escape import visible
 from retrieval_eval.render.no_report import escaped_lines
 from retrieval_eval.trust.crash import format_traceback, unexpected_error
@@ -80,6 +81,7 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
         repository=runner.repository,
         retry_budget_seconds=settings.github_retry_seconds,
     )
+    plan: RunPlan | None = None
     try:
         with tempfile.TemporaryDirectory(prefix="retrieval-eval-base-") as scratch:
             plan = build_plan(settings, activity, api, commands, scratch=Path(scratch))
@@ -100,6 +102,26 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
     finally:
         # Only a posted comment has a URL; every other ending leaves the output empty.
         commands.default_outputs({"comment-url": ""})
+        _give_back_to_workspace_owner(runner.workspace, plan, commands)
+
+
+def _give_back_to_workspace_owner(
+    workspace: Path, plan: RunPlan | None, commands: RunnerFiles
+) -> None:
+    """What the run wrote into the workspace (the container runs as root) gets the
+    workspace's owner, so a self-hosted runner's later steps can replace and remove it."""
+    written = [plan.report_dir] if plan is not None else []
+    if plan is not None and plan.settings is not None:
+        run = plan.settings
+        written += [run.baseline, run.cache_dir]
+        if run.history is not None:
+            written.append(run.history)
+    failed = give_to_owner_of(workspace, written)
+    if failed:
+        commands.warning(
+            f"Could not give {len(failed)} file(s) to the workspace's owner, first {failed[0]}",
+            title="root-owned files",
+        )
 
 
 def _last_resort_status(
