@@ -157,6 +157,11 @@ class Comparison(_Frozen):
     dataset_changed: bool
     corpus_changed: bool
     retriever_changed: bool
+    retriever_changes: tuple[str, ...] = Field(
+        default=(),
+        description="each setting that differs from the baseline's, as `name: before → after` "
+        "(a default that changed between releases shows here too)",
+    )
     baseline_retriever: str | None = Field(
         default=None, description="the retriever the baseline was measured with, when known"
     )
@@ -204,6 +209,20 @@ class JudgeSummary(_Frozen):
     note: str
 
 
+class AnnFidelitySummary(_Frozen):
+    """How much of exact search's top k the retriever's approximate index found, on the
+    same stored vectors. Informational: never gated."""
+
+    index: str = Field(
+        description='the approximate index and where it lives, e.g. "HNSW, postgres"'
+    )
+    k: int
+    queries: int = Field(description="queries searched both ways (the ann_fidelity_queries sample)")
+    recall: float = Field(
+        description="mean over those queries of |ANN top k ∩ exact top k| / |exact top k|"
+    )
+
+
 class DatasetReport(_Frozen):
     name: str = Field(description="dataset file name, e.g. hybrid.jsonl")
     retriever: str
@@ -242,6 +261,11 @@ class DatasetReport(_Frozen):
     )
     repeats: RepeatSpread | None = Field(
         default=None, description="the spread between repeats; None when `repeats` is 1"
+    )
+    ann_fidelity: AnnFidelitySummary | None = Field(
+        default=None,
+        description="the approximate index's recall@k of exact search (postgres, chroma); "
+        "None when not measured",
     )
 
 

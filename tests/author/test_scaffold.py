@@ -4,8 +4,10 @@ it adds to `.gitignore` (appended, never duplicated, the user's lines kept byte 
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +142,65 @@ def test_init_writes_the_push_workflow_that_commits_the_baseline_and_the_history
     assert "41898282+github-actions[bot]@users.noreply.github.com" in script
     assert "for file in baseline.json retrieval-eval-history.jsonl" in script
     assert 'push origin "HEAD:$GITHUB_REF_NAME"' in script
+
+
+def test_the_push_step_keeps_its_history_line_when_the_branch_moves_on(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The step's own script, run against a remote whose branch gained a commit after the
+    job's checkout: the push is refused once, then lands on the new tip."""
+    assert retrieval_eval("init", "--corpus", "kb", cwd=repo).returncode == 0
+    script = _workflow(repo / ".github/workflows/retrieval-eval-baseline.yml")["jobs"]["baseline"][
+        "steps"
+    ][2]["run"]
+    origin = tmp_path / "origin.git"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(origin)], check=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run([*git, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-qm", "adopt"], check=True)
+    subprocess.run(["git", "-C", str(repo), "push", "-q", str(origin), "HEAD:main"], check=True)
+    job = tmp_path / "job"  # the job's shallow checkout
+    subprocess.run(["git", "clone", "-q", "--depth=1", f"file://{origin}", str(job)], check=True)
+    other = tmp_path / "other"  # someone merges while the job runs
+    subprocess.run(["git", "clone", "-q", str(origin), str(other)], check=True)
+    (other / "README.md").write_text("merged meanwhile\n")
+    subprocess.run([*git, "-C", str(other), "add", "README.md"], check=True)
+    subprocess.run([*git, "-C", str(other), "commit", "-qm", "meanwhile"], check=True)
+    subprocess.run(["git", "-C", str(other), "push", "-q", "origin", "HEAD:main"], check=True)
+    (job / "retrieval-eval-history.jsonl").write_text('{"run": 1}\n')
+
+    done = subprocess.run(
+        ["bash", "-e", "-c", script],
+        cwd=job,
+        env={**os.environ, "TOKEN": "t0ken", "GITHUB_REF_NAME": "main"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    log = subprocess.run(
+        ["git", "-C", str(origin), "log", "--format=%s", "main"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert log == ["retrieval-eval: baseline and history", "meanwhile", "adopt"]
+    shown = subprocess.run(
+        ["git", "-C", str(origin), "show", "main:retrieval-eval-history.jsonl"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert shown == '{"run": 1}\n'
+    readme = subprocess.run(
+        ["git", "-C", str(origin), "show", "main:README.md"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert readme == "merged meanwhile\n"
 
 
 @pytest.mark.parametrize(

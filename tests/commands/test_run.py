@@ -132,3 +132,22 @@ def test_an_invalid_dataset_says_which_command_fixes_it(project: Path) -> None:
     assert "next: fix the lines above; `retrieval-eval validate`" in result.stderr
     assert "`retrieval-eval generate --append`" in result.stderr
     assert "`retrieval-eval review FILE`" in result.stderr
+
+
+def test_a_baseline_measured_with_other_settings_names_each_one(project: Path) -> None:
+    assert retrieval_eval("run", "--no-progress", cwd=project).returncode == 0
+    config = project / "retrieval-eval.toml"
+    # As a release that changes a default does: the setting moves without the file naming it.
+    config.write_text(config.read_text() + '\n[retrievers.bm25]\nk1 = 1.2\nstopwords = "en-179"\n')
+
+    done = retrieval_eval("run", "--no-progress", cwd=project)
+
+    assert done.returncode in (0, 1), done.stderr
+    report = (project / "retrieval-eval-report" / "report.md").read_text()
+    changed = next(line for line in report.splitlines() if "Changed: " in line)
+    assert "k1: 0.9 → 1.2" in changed
+    assert "tokenizer.stopwords: lucene-english-33 → english-179" in changed
+    assert "b: " not in changed  # only what differs
+    data = json.loads((project / "retrieval-eval-report" / "report.json").read_text())
+    changes = data["datasets"][0]["comparison"]["retriever_changes"]
+    assert "k1: 0.9 → 1.2" in changes

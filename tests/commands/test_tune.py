@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.retrieval.config import HybridConfig
+from retrieval_eval.retrieval.config import Bm25Config, HybridConfig
 
 CLI = Path(sys.executable).parent / "retrieval-eval"
 
@@ -221,6 +221,72 @@ def test_tune_refuses_an_invalid_golden_dataset_with_file_and_line(tmp_path: Pat
     )
     assert done.returncode == 1
     assert "golden/hybrid.jsonl:3:" in done.stderr and "aero/missing" in done.stderr
+
+
+def test_tune_bm25_searches_indexing_settings_and_scores_as_beir_does(
+    beir_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "bm25.json"
+    done = _run(
+        "tune",
+        str(beir_dir),
+        "--retriever",
+        "bm25",
+        "--param",
+        "k1=0.9,1.5",
+        "--param",
+        "stopwords=lucene,none",
+        "--param",
+        "stemming=true,false",
+        "--folds",
+        "2",
+        "--json",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "tune bm25 on" in done.stdout and "8 grid points" in done.stdout
+    assert "current settings" in done.stdout
+    table = tomllib.loads(done.stdout.split("Paste into retrieval-eval.toml:")[1])
+    summary = json.loads(out.read_text())
+    assert (
+        Bm25Config.model_validate(table["retrievers"]["bm25"]).k1
+        == (summary["in_sample"]["settings"]["k1"])
+    )
+    assert len(summary["per_query"]["points"]) == 8
+    assert len(summary["per_query"]["queries"]) == 6
+    # The configuration's own table, scored by `beir` with the same settings.
+    measured = _run(
+        "beir", str(beir_dir), "--retriever", "bm25", "--json", str(tmp_path / "b.json")
+    )
+    assert measured.returncode == 0, measured.stderr
+    beir_score = json.loads((tmp_path / "b.json").read_text())["ndcg@10"]
+    assert summary["current"]["score"] == pytest.approx(beir_score)
+    stemmed = [
+        p["score"]
+        for p in summary["points"]
+        if p["settings"]["stemming"] and p["settings"]["k1"] == 0.9
+    ]
+    assert stemmed and all(0.0 <= score <= 1.0 for score in stemmed)
+
+
+def test_tune_dense_searches_chunking(beir_dir: Path, tmp_path: Path) -> None:
+    done = _run(
+        "tune",
+        str(beir_dir),
+        "--retriever",
+        "dense",
+        "--param",
+        "chunk_tokens=64,254",
+        "--param",
+        "chunk_overlap=0,16",
+        "--folds",
+        "2",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "tune dense on" in done.stdout and "4 grid points" in done.stdout
+    assert "[retrievers.dense]\nchunk_tokens = " in done.stdout
 
 
 @pytest.mark.parametrize(

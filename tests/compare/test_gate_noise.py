@@ -181,6 +181,11 @@ def test_repeats_score_a_flaky_retriever_by_each_querys_mean(tmp_path: Path) -> 
     assert searched.count(query_text(2)) == 4
     values = {q["metrics"]["mrr@10"] for q in measured["queries"]}
     assert values - {1.0, 0.5} and values <= {0.5, 0.625, 0.75, 0.875, 1.0}
+    # The first relevant rank is the median of the repeats' (the lower one of a tie): the
+    # note first in at least two of the four searches (MRR ≥ 0.75) is at rank 1.
+    for query in measured["queries"]:
+        expected = 1 if query["metrics"]["mrr@10"] >= 0.75 else 2
+        assert query["first_relevant_rank"] == expected, query["query_id"]
     spread = measured["repeats"]
     assert spread["runs"] == 4
     assert len(spread["means"]["mrr@10"]) == 4

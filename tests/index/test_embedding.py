@@ -171,3 +171,46 @@ def test_vectors_equal_those_of_a_session_with_arena_patterns_and_prepacking_off
     ours, theirs = embedder.embed(texts), frugal.embed(texts)
     cosines = (ours * theirs).sum(1) / np.linalg.norm(ours, axis=1) / np.linalg.norm(theirs, axis=1)
     assert cosines.min() >= 0.99999
+
+
+def test_paraphrase_minilm_equals_its_own_exports_pooled_output() -> None:
+    """paraphrase-MiniLM-L3-v2's package ships no encoder, but its ONNX export ends in
+    sentence-transformers' own mean pooling (output "461"). The reference here runs the
+    package's file as shipped on every text alone, padded to the export's 128 tokens,
+    and reads that output; ours pools the token embeddings in numpy, in sorted batches."""
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    from retrieval_eval.index.model_catalog import MODELS
+    from retrieval_eval.index.model_install import default_model_dir, model_folder, packaged_file
+
+    spec = MODELS["paraphrase-MiniLM-L3-v2"]
+    ours = MiniLMEmbedding(
+        model_folder(default_model_dir(Path.home()), spec), batch_size=3, model=spec.name
+    ).embed(TEXTS)
+    assert spec.onnx_pooled_output is not None
+    session = ort.InferenceSession(
+        str(packaged_file(spec.files["model.onnx"])), providers=["CPUExecutionProvider"]
+    )
+    tokenizer = Tokenizer.from_file(str(packaged_file(spec.files["tokenizer.json"])))
+    tokenizer.enable_truncation(max_length=spec.max_tokens)
+    tokenizer.enable_padding(length=spec.max_tokens)
+    reference = []
+    for text in TEXTS:
+        encoding = tokenizer.encode(text)
+        (pooled,) = session.run(
+            [spec.onnx_pooled_output],
+            {
+                "input_ids": np.array([encoding.ids], dtype=np.int64),
+                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+            },
+        )
+        reference.append(pooled[0])
+    theirs = np.stack(reference)
+    cosine = np.sum(ours * theirs, 1) / (
+        np.linalg.norm(ours, axis=1) * np.linalg.norm(theirs, axis=1)
+    )
+    assert cosine.min() >= 0.999
+    assert np.abs(ours - theirs).max() <= 1e-4  # measured ~2e-7: the same floats, re-batched
+    # The model has no Normalize module: its vectors keep their length, as the reference's.
+    assert np.abs(np.linalg.norm(ours, axis=1) - 1.0).max() > 0.5

@@ -107,3 +107,44 @@ def beir_json(
 def assert_same_metrics(left: Mapping[str, Any], right: Mapping[str, Any], tol: float) -> None:
     for measure in MEASURES:
         assert abs(left[measure] - right[measure]) <= tol, (measure, left[measure], right[measure])
+
+
+def repo_fixtures() -> list[dict[str, Any]]:
+    """This repository's golden fixtures, dataset by dataset (sorted), in file order."""
+    return [
+        json.loads(line)
+        for dataset in sorted((REPO / "datasets").glob("*.jsonl"))
+        for line in dataset.read_text(encoding="utf-8").splitlines()
+    ]
+
+
+def repo_run_args(folder: Path) -> list[str]:
+    """`run` on this repository's datasets and notes, writing into ``folder``."""
+    return [
+        "run",
+        "--datasets",
+        str(REPO / "datasets"),
+        "--corpus",
+        str(REPO / "datasets" / "corpus"),
+        "--baseline",
+        str(folder / "baseline.json"),
+        "--report-dir",
+        str(folder / "report"),
+    ]
+
+
+def run_repo_datasets(
+    folder: Path, retriever: str, table: str, *, env: Mapping[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """`retrieval-eval run` on this repository's datasets and notes with every dataset
+    served by ``retriever``, configured by ``table`` (TOML lines of its
+    [retrievers.<retriever>] table); returns the process and report.json."""
+    datasets = sorted(path.name for path in (REPO / "datasets").glob("*.jsonl"))
+    mapping = "".join(f'"{name}" = "{retriever}"\n' for name in datasets)
+    (folder / "retrieval-eval.toml").write_text(
+        f"[dataset_retrievers]\n{mapping}\n[retrievers.{retriever}]\n{table}"
+    )
+    done = run_cli(*repo_run_args(folder), "--quiet", cwd=folder, env=env)
+    assert done.returncode in (0, 1), done.stderr
+    report: dict[str, Any] = json.loads((folder / "report" / "report.json").read_text())
+    return done, report

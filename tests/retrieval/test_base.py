@@ -51,6 +51,7 @@ def test_the_contract_declares_each_capability_the_run_uses() -> None:
         "EmbeddingCounters": ("texts_embedded", "cache_hits"),
         "CountsEmbeddings": ("embedding",),
         "HasReranker": ("reranker",),
+        "MeasuresAnnFidelity": ("ann_fidelity",),
         "QueryListRetriever": ("search_queries",),
     }
 

@@ -63,3 +63,15 @@ def test_a_runs_folders_fill_the_defaults_and_anchor_every_relative_path(tmp_pat
         (repository / "c").resolve(),
         1,
     )
+
+
+def test_another_model_is_looked_for_beside_the_default_models_folder(tmp_path: Path) -> None:
+    chosen = RetrieversConfig(dense=DenseConfig(model="multilingual-e5-small-q4"))
+    default_dir = tmp_path / "models" / "onnx"
+    filled = resolve_defaults(chosen, home=tmp_path, cores=1, model_dir=default_dir)
+    assert filled.dense.model_dir == tmp_path / "models" / "multilingual-e5-small-q4"
+    # The table's own folder is taken as the model's, whatever the model.
+    named = RetrieversConfig(
+        dense=DenseConfig(model="multilingual-e5-small-q4", model_dir=Path("m"))
+    )
+    assert resolve_defaults(named, home=tmp_path, cores=1).dense.model_dir == Path("m")

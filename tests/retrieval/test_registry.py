@@ -102,3 +102,13 @@ def test_defaults_are_the_documented_ones() -> None:
     assert (hybrid.depth, hybrid.reranker, hybrid.rerank_depth) == (100, "none", 20)
     assert (hybrid.rrf_k, hybrid.weights) == (60, {"dense": 1.0, "bm25": 1.0})
     assert (config.dense.chunk_tokens, config.dense.chunk_overlap) == (254, 32)
+
+
+def test_hybrids_dense_side_uses_the_dense_tables_model(
+    retrievers_config: RetrieversConfig,
+) -> None:
+    dense = retrievers_config.dense.model_copy(update={"model": "paraphrase-MiniLM-L3-v2"})
+    config = retrievers_config.model_copy(update={"dense": dense})
+    hybrid = build_retriever("hybrid", config)
+    side = hybrid.sides["dense"]  # type: ignore[attr-defined]
+    assert side.spec.name == "paraphrase-MiniLM-L3-v2"

@@ -14,6 +14,7 @@ from pathlib import Path
 from retrieval_eval.action.event import PullRequestActivity
 from retrieval_eval.action.git import run_git
 from retrieval_eval.action.inputs import RunnerContext
+from retrieval_eval.compare.environment import head_from_git_files
 from retrieval_eval.errors import RetrievalEvalError
 
 _SHA = re.compile(r"[0-9a-f]{40}")
@@ -27,33 +28,12 @@ CHECKOUT_ADVICE = (
 
 
 def workspace_head(workspace: Path) -> str | None:
-    """The commit checked out in ``workspace``: from git, else from ``.git`` itself (the
+    """The commit checked out in ``workspace``: from git, else from git's files (the
     Action's image has no git). None: not a git checkout, or not readable."""
     out = run_git(workspace, "rev-parse", "HEAD")
     if out is not None and _SHA.fullmatch(out.decode().strip()):
         return out.decode().strip()
-    git_dir = workspace / ".git"
-    try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    if _SHA.fullmatch(head):
-        return head
-    ref = head.removeprefix("ref: ").strip()
-    try:
-        loose = (git_dir / ref).read_text(encoding="utf-8").strip()
-        if _SHA.fullmatch(loose):
-            return loose
-    except OSError:
-        pass
-    try:
-        for line in (git_dir / "packed-refs").read_text(encoding="utf-8").splitlines():
-            sha, _, name = line.partition(" ")
-            if name == ref and _SHA.fullmatch(sha):
-                return sha
-    except OSError:
-        pass
-    return None
+    return head_from_git_files(workspace, parents=False)
 
 
 def checked_out_code_problem(runner: RunnerContext, pull: PullRequestActivity) -> None:

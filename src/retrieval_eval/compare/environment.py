@@ -52,7 +52,7 @@ def git_commit(repository: Path) -> str | None:
             timeout=10,
         )
     except FileNotFoundError:
-        return _head_from_git_files(folder)
+        return head_from_git_files(folder)
     except (OSError, subprocess.TimeoutExpired):
         return None
     commit = completed.stdout.strip()
@@ -62,20 +62,39 @@ def git_commit(repository: Path) -> str | None:
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
-def _head_from_git_files(folder: Path) -> str | None:
-    git_dir = next((p / ".git" for p in (folder, *folder.parents) if (p / ".git").is_dir()), None)
-    if git_dir is None:
+def head_from_git_files(folder: Path, *, parents: bool = True) -> str | None:
+    """HEAD of the checkout holding ``folder`` (``parents=False``: of ``folder`` itself),
+    read from git's own files, for where there is no git binary.
+
+    ``.git`` is a folder, or a file ``gitdir: PATH`` (a worktree or a submodule). A
+    detached HEAD holds the commit; a branch names a loose or a packed ref, which a
+    worktree keeps in the repository's common folder (named by its ``commondir`` file).
+    """
+    searched = (folder, *folder.parents) if parents else (folder,)
+    dot_git = next((p / ".git" for p in searched if (p / ".git").exists()), None)
+    if dot_git is None:
         return None
     try:
+        git_dir = dot_git
+        if dot_git.is_file():
+            pointer = dot_git.read_text(encoding="utf-8").strip()
+            if not pointer.startswith("gitdir:"):
+                return None
+            git_dir = (dot_git.parent / pointer.removeprefix("gitdir:").strip()).resolve()
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            named = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            common = (git_dir / named).resolve()
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
         if _COMMIT.fullmatch(head):
             return head
-        ref = head.removeprefix("ref: ")
-        loose = git_dir / ref
-        if loose.is_file():
-            commit = loose.read_text(encoding="utf-8").strip()
-            return commit if _COMMIT.fullmatch(commit) else None
-        packed = git_dir / "packed-refs"
+        ref = head.removeprefix("ref: ").strip()
+        for where in (git_dir, common):
+            loose = where / ref
+            if loose.is_file():
+                commit = loose.read_text(encoding="utf-8").strip()
+                return commit if _COMMIT.fullmatch(commit) else None
+        packed = common / "packed-refs"
         lines = packed.read_text(encoding="utf-8").splitlines() if packed.is_file() else []
     except OSError:
         return None

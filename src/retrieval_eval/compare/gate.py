@@ -327,6 +327,14 @@ def compare_queries(
             or baseline.retriever_config != measured.retriever_config
             or (baseline.k is not None and baseline.k != settings.k)
         ),
+        retriever_changes=settings_changes(
+            {"retriever": baseline.retriever, "k": baseline.k, **baseline.retriever_config},
+            {
+                "retriever": measured.retriever,
+                "k": settings.k if baseline.k is not None else None,
+                **measured.retriever_config,
+            },
+        ),
         baseline_retriever=baseline.retriever,
         paired=tuple(paired.values()),
         regressed_most=_moves(primary, pairing, worse=True),
@@ -339,6 +347,30 @@ def compare_queries(
             and query.first_relevant_rank is None
         ),
     )
+
+
+def settings_changes(before: Mapping[str, object], after: Mapping[str, object]) -> tuple[str, ...]:
+    """``("k1: 0.9 → 1.2", "tokenizer.stopwords: lucene-english-33 → none")``: every
+    setting, nested tables by dotted name, whose value differs between two descriptions."""
+    changes: list[str] = []
+
+    def walk(prefix: str, old: object, new: object) -> None:
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            for key in sorted({*old, *new}, key=str):
+                walk(f"{prefix}{key}.", old.get(key), new.get(key))
+        elif old != new:
+            changes.append(f"{prefix.removesuffix('.')}: {_shown(old)} → {_shown(new)}")
+
+    walk("", before, after)
+    return tuple(changes)
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, Mapping):
+        return "{…}"
+    return str(value)
 
 
 def primary_metric(measures: Sequence[str]) -> str:

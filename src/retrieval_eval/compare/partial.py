@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
-from retrieval_eval.results import DatasetReport, Latency, QueryResult
+from retrieval_eval.results import AnnFidelitySummary, DatasetReport, Latency, QueryResult
 from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.measurements import aggregates, breakdowns
 from retrieval_eval.score.repeats import merge_spreads
@@ -199,8 +199,19 @@ def _merge_dataset(
             "repeats": merge_spreads(
                 [(s.report.repeats, s.report.num_scored) for s in shares if s.report.repeats]
             ),
+            "ann_fidelity": _ann_fidelity(shares),
         }
     )
+
+
+def _ann_fidelity(shares: Sequence[PartialDataset]) -> AnnFidelitySummary | None:
+    """Each shard measured its own sample: the mean over all their queries."""
+    measured = [s.report.ann_fidelity for s in shares if s.report.ann_fidelity is not None]
+    if not measured:
+        return None
+    queries = sum(m.queries for m in measured)
+    recall = sum(m.recall * m.queries for m in measured) / queries
+    return measured[0].model_copy(update={"queries": queries, "recall": recall})
 
 
 def _embedding_count(shares: Sequence[PartialDataset], which: int) -> int | None:

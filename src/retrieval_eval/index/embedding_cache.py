@@ -231,10 +231,13 @@ class EmbeddingCache:
     def close(self) -> None:
         self._db.close()
 
-    def get_many(self, model_sha256: str, texts: Iterable[str]) -> dict[str, np.ndarray]:
+    def get_many(
+        self, model_sha256: str, texts: Iterable[str], *, recipe: str | None = None
+    ) -> dict[str, np.ndarray]:
         """Vectors for the texts that are cached; absent texts are simply left out, and so
-        are rows that are not what their key says (counted in ``warnings``)."""
-        recipe = embedding_recipe(model_sha256)
+        are rows that are not what their key says (counted in ``warnings``). ``recipe``
+        defaults to the default model's (``embedding_recipe(model_sha256)``)."""
+        recipe = recipe if recipe is not None else embedding_recipe(model_sha256)
         wanted: dict[bytes, tuple[str, bytes]] = {}
         for text in texts:
             digest = text_key(text)
@@ -263,9 +266,11 @@ class EmbeddingCache:
             if ok
         }
 
-    def put_many(self, model_sha256: str, vectors: Mapping[str, np.ndarray]) -> None:
+    def put_many(
+        self, model_sha256: str, vectors: Mapping[str, np.ndarray], *, recipe: str | None = None
+    ) -> None:
         """Store vectors in one transaction: all of them land, or none do."""
-        recipe = embedding_recipe(model_sha256)
+        recipe = recipe if recipe is not None else embedding_recipe(model_sha256)
         rows = []
         for text, vector in vectors.items():
             data = np.ascontiguousarray(vector, dtype="<f4")

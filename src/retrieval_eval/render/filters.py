@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from retrieval_eval.render.escape import escape_markdown
+from retrieval_eval.results import AnnFidelitySummary
 from retrieval_eval.vocabulary import (
     COST_PER_QUERY,
     LATENCY_P95,
@@ -75,7 +76,17 @@ def verdict_icon(verdict: str) -> str:
     return VERDICT_ICON.get(verdict, "")
 
 
+def ann_fidelity_text(fidelity: AnnFidelitySummary) -> str:
+    """The one sentence the comment, report.md and the terminal give ANN fidelity."""
+    return (
+        f"ANN fidelity: recall@{fidelity.k} {number(fidelity.recall)} of exact search "
+        f"on {pluralize(fidelity.queries, 'query', 'queries')} ({fidelity.index}); "
+        "informational, not gated"
+    )
+
+
 FILTERS: dict[str, Callable[..., Any]] = {
+    "ann_fidelity": ann_fidelity_text,
     "md": escape_markdown,
     "num": number,
     "signed": signed,

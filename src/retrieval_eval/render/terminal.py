@@ -10,7 +10,15 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.render.filters import number, p_value, percent, rank, signed, status_text
+from retrieval_eval.render.filters import (
+    ann_fidelity_text,
+    number,
+    p_value,
+    percent,
+    rank,
+    signed,
+    status_text,
+)
 from retrieval_eval.results import DatasetReport, MetricRow, QueryMove, RunReport
 from retrieval_eval.vocabulary import BREACHED, metric_label
 
@@ -37,6 +45,8 @@ def terminal_summary(
     width = max((len(d.name) for d in report.datasets), default=0)
     for dataset in report.datasets:
         lines.append("  " + _dataset_line(dataset, width, paint))
+        if dataset.ann_fidelity is not None:
+            lines.append("    " + ann_fidelity_text(dataset.ann_fidelity))
     if report.challengers:
         lines += ["", "Challengers (reported, never gated):"]
         lines += ["  " + line for line in _challenger_lines(report)]

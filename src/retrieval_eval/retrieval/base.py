@@ -65,6 +65,32 @@ class Retriever(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class AnnFidelity:
+    """How much of exact search's top ``k`` an approximate index found, on the same stored
+    vectors: the mean over ``queries`` of |ANN top k ∩ exact top k| / |exact top k|
+    (documents, after chunks collapse; a query whose exact top k is empty is left out).
+    ``index`` names the index and where it lives, e.g. "HNSW, postgres"."""
+
+    index: str
+    k: int
+    queries: int
+    recall: float
+
+
+@runtime_checkable
+class MeasuresAnnFidelity(Protocol):
+    """Searches an approximate nearest-neighbour index and can also search the same vectors
+    exactly (postgres with its index disabled, a Chroma server's vectors fetched): after a
+    dataset is searched, the run passes its queries (text, tags) and k, untimed; the
+    retriever measures on the sample its settings choose and returns None when it has
+    nothing approximate to measure (exact search, keyword only, turned off)."""
+
+    def ann_fidelity(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> AnnFidelity | None: ...
+
+
 @runtime_checkable
 class Closeable(Protocol):
     """Holds something to release: a child process, a connection, an in-memory

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR
-from retrieval_eval.index.model_install import default_model_dir
+from retrieval_eval.index.model_catalog import model_spec
+from retrieval_eval.index.model_install import default_model_dir, model_folder
 from retrieval_eval.retrieval.config import CustomConfig, RetrieversConfig
 
 
@@ -29,8 +30,9 @@ def resolve_defaults(
     - With ``workdir`` (the repository), the dense table's folders are taken relative to
       it, and so is the ``cwd`` of a custom retriever and of a custom reranker, which is
       the repository itself when unset: their factory module is imported from there.
-    - The dense model folder: the table's, else the run's ``model_dir``, else where
-      ``retrieval-eval model install`` puts it under ``home``.
+    - The dense model folder: the table's, else where ``retrieval-eval model install``
+      puts the table's ``model`` beside the default model's folder (the run's
+      ``model_dir``, else under ``home``).
     - The embedding cache: the table's, else ``<cache_dir>/embeddings`` when the run has a
       cache folder (none otherwise).
     - ONNX threads: the table's, else one per available core (``cores``).
@@ -43,7 +45,8 @@ def resolve_defaults(
             if value is not None:
                 updates[name] = (workdir / value).resolve()
     if dense.model_dir is None:
-        updates["model_dir"] = model_dir if model_dir is not None else default_model_dir(home)
+        default_dir = model_dir if model_dir is not None else default_model_dir(home)
+        updates["model_dir"] = model_folder(default_dir, model_spec(dense.model))
     if dense.cache_dir is None and cache_dir is not None:
         updates["cache_dir"] = cache_dir / EMBEDDINGS_SUBDIR
     if dense.threads is None:

@@ -19,8 +19,10 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log, step
 from retrieval_eval.retrieval.base import (
+    AnnFidelity,
     CountsEmbeddings,
     HasReranker,
+    MeasuresAnnFidelity,
     ReportsMissingQueries,
     ReportsWarnings,
     Retriever,
@@ -163,6 +165,9 @@ class SearchedDataset:
     # With `repeats = N`, the results of repeats 2..N in the order of ``timed`` (the first
     # repeat is ``timed``, which latency and the report's ranked ids come from).
     repeats: tuple[tuple[TimedResult, ...], ...] = ()
+    # The approximate index's recall@k of exact search (informational, never gated); None
+    # when the retriever has no approximate index to measure or measuring is off.
+    ann_fidelity: AnnFidelity | None = None
 
     def passages(self) -> dict[str, tuple[tuple[str, str], ...]]:
         """Each query's ranked (doc id, chunk text): what the LLM judge reads."""
@@ -211,6 +216,7 @@ def search_dataset(
             ) from error
     timed = runs[0]
     _warn_about_unknown_ids(path, timed, pool.corpus, log)
+    fidelity = _ann_fidelity(path, retriever, queries, k, log)
     after = pool.embedding_counts()
     missing = retriever.queries_missing if isinstance(retriever, ReportsMissingQueries) else None
     counts = None
@@ -224,7 +230,24 @@ def search_dataset(
         embedding_counts=counts,
         queries_missing=len(missing) if missing is not None else None,
         repeats=tuple(tuple(run) for run in runs[1:]),
+        ann_fidelity=fidelity,
     )
+
+
+def _ann_fidelity(
+    path: Path, retriever: Retriever, queries: Sequence[QuerySpec], k: int, log: Log
+) -> AnnFidelity | None:
+    """Untimed, after the timed search. It only informs, so a failure (exact search over
+    a big table running past timeout_s) is a warning, not the run's error."""
+    if not isinstance(retriever, MeasuresAnnFidelity):
+        return None
+    try:
+        return retriever.ann_fidelity([(q.text, q.tags) for q in queries], k)
+    except RetrievalEvalError as error:
+        log(f"warning: {path.name}: ANN fidelity not measured: {error.message}")
+    except Exception as error:  # a client library's own error (a timeout, a refusal)
+        log(f"warning: {path.name}: ANN fidelity not measured: {type(error).__name__}: {error}")
+    return None
 
 
 def _warn_about_unknown_ids(

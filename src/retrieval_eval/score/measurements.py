@@ -17,11 +17,13 @@ from pathlib import Path
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.results import (
     Aggregate,
+    AnnFidelitySummary,
     BreakdownRow,
     DatasetReport,
     Latency,
     QueryResult,
 )
+from retrieval_eval.retrieval.base import AnnFidelity
 from retrieval_eval.retrieval.search import SearchedDataset
 from retrieval_eval.score.breakdown import group_means, group_members
 from retrieval_eval.score.groundedness import groundedness
@@ -54,20 +56,30 @@ def measure_dataset(
         ]
         per_measure, spread = repeated_measures(qrels, [rankings, *more], measures)
 
+    # With repeats, every repeat's hits count: groundedness is their mean and the first
+    # relevant rank their median, as the measures are each query's mean over the repeats.
+    repeat_ids = [{t.query_id: t for t in run} for run in searched.repeats]
     queries = []
     for located in fixtures:
         fixture = located.fixture
         result = by_id[fixture.query_id]
         hits = result.result.hits
+        every = [hits, *(run[fixture.query_id].result.hits for run in repeat_ids)]
         metrics: dict[str, float] = {}
         if not fixture.expect_empty:
             metrics = {m: per_measure[m].get(fixture.query_id, 0.0) for m in measures}
             if fixture.expected_keywords:
-                metrics[GROUNDEDNESS] = groundedness(
-                    fixture.expected_keywords, [hit.text for hit in hits]
-                )
+                metrics[GROUNDEDNESS] = sum(
+                    groundedness(fixture.expected_keywords, [hit.text for hit in each])
+                    for each in every
+                ) / len(every)
         grades = fixture.grades()
-        first = next((i for i, hit in enumerate(hits, 1) if grades.get(hit.doc_id, 0) > 0), None)
+        first = median_rank(
+            [
+                next((i for i, hit in enumerate(each, 1) if grades.get(hit.doc_id, 0) > 0), None)
+                for each in every
+            ]
+        )
         queries.append(
             QueryResult(
                 query_id=fixture.query_id,
@@ -119,7 +131,16 @@ def measure_dataset(
         queries_missing=searched.queries_missing,
         cached_embeddings=None if counts is None else counts[1],
         repeats=spread,
+        ann_fidelity=_fidelity(searched.ann_fidelity),
     )
+
+
+def median_rank(ranks: Sequence[int | None]) -> int | None:
+    """The lower median of ``ranks``, a rank one repeat really gave; None (no relevant
+    document in the top k) ranks below every number, so it is the median only when at
+    least half the repeats found none."""
+    ordered = sorted(ranks, key=lambda rank: float("inf") if rank is None else rank)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def aggregates(
@@ -192,6 +213,14 @@ def dataset_fingerprint(fixtures: Sequence[LocatedFixture]) -> str:
         digest.update(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+def _fidelity(fidelity: AnnFidelity | None) -> AnnFidelitySummary | None:
+    if fidelity is None:
+        return None
+    return AnnFidelitySummary(
+        index=fidelity.index, k=fidelity.k, queries=fidelity.queries, recall=fidelity.recall
+    )
 
 
 def _latency(seconds: list[float]) -> Latency:

@@ -2,10 +2,11 @@
 
 An approximate-nearest-neighbour index or an LLM reranker can rank the same query
 differently on two calls. With ``repeats = N`` each query is searched N times, its
-value of each measure is the mean of the N, and the gate compares those means; the
-spread between repeats (each repeat's dataset mean, and how many queries did not
-score the same every time) is reported, so a flaky system is told apart from one
-that regressed.
+value of each measure is the mean of the N (groundedness too), its first relevant rank
+the median of the N (so ``max_regressed_queries`` counts what most repeats did), and the
+gate compares those; the spread between repeats (each repeat's dataset mean, and how
+many queries did not score the same every time) is reported, so a flaky system is told
+apart from one that regressed.
 """
 
 from __future__ import annotations

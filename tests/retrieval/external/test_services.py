@@ -119,14 +119,14 @@ def test_postgres_keyword_and_hybrid_reuse_the_schema(tmp_path: Path, dsn: str) 
         "postgres",
         tmp_path / "all.json",
         env=env,
-        config=_pg(tmp_path / "all.toml", mode="keyword"),
+        config=_pg(tmp_path / "all.toml", mode="keyword", keyword_match="all"),
     )
     any_word = beir_json(
         tiny,
         "postgres",
         tmp_path / "any.json",
         env=env,
-        config=_pg(tmp_path / "any.toml", mode="keyword", keyword_match="any"),
+        config=_pg(tmp_path / "any.toml", mode="keyword"),  # any word: the default
     )
     schema = any_word["config"]["schema"]
     with _connect(dsn) as conn:
@@ -175,7 +175,15 @@ def test_postgres_existing_sql_evaluates_the_users_tables(tmp_path: Path, dsn: s
         "postgres",
         tmp_path / "ours.json",
         env=env,
-        config=_pg(tmp_path / "ours.toml", mode="hybrid", search="exact"),
+        config=_pg(
+            tmp_path / "ours.toml",
+            mode="hybrid",
+            search="exact",
+            # as the keyword_sql below: websearch's AND, ranked by ts_rank_cd
+            keyword_match="all",
+            keyword_rank="ts_rank_cd",
+            keyword_normalization=0,
+        ),
     )
     with _connect(dsn) as conn:
         conn.execute("DROP TABLE IF EXISTS notes")

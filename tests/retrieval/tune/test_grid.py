@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 
 import pytest
@@ -9,8 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from retrieval_eval.errors import ConfigError
-from retrieval_eval.retrieval.config import HybridConfig
-from retrieval_eval.retrieval.tune.grid import expand_grid, parse_param, settings_label, toml_block
+from retrieval_eval.retrieval.config import Bm25Config, DenseConfig, HybridConfig
+from retrieval_eval.retrieval.tune.grid import (
+    TUNABLE,
+    expand_grid,
+    parse_param,
+    settings_label,
+    toml_block,
+)
 
 
 def test_a_range_includes_both_ends_and_prints_cleanly() -> None:
@@ -99,3 +106,51 @@ def test_the_printed_block_reproduces_the_settings(settings: dict[str, object]) 
     config = HybridConfig.model_validate(settings)
     table = tomllib.loads(toml_block(config))["retrievers"]["hybrid"]
     assert HybridConfig.model_validate(table).fusion_settings() == config.fusion_settings()
+
+
+def test_bm25_settings_parse_with_their_own_names_and_values() -> None:
+    assert parse_param("k1=0.6:1.2:0.3", "bm25") == ("k1", (0.6, 0.9, 1.2))
+    assert parse_param("stopwords=lucene,en-179,none", "bm25") == (
+        "stopwords",
+        ("lucene", "en-179", False),
+    )
+    assert parse_param("stemming=true,FALSE", "bm25") == ("stemming", (True, False))
+    with pytest.raises(ConfigError, match="not true or false"):
+        parse_param("stemming=yes", "bm25")
+    with pytest.raises(ConfigError, match="takes a list"):
+        parse_param("stemming=0:1:1", "bm25")
+    # A hybrid name is not a bm25 setting, and the message lists bm25's.
+    with pytest.raises(ConfigError, match="k1, b, stopwords"):
+        parse_param("alpha=0.5", "bm25")
+
+
+def test_a_bm25_grid_is_validated_as_its_table_is_and_pastes_back() -> None:
+    grid = expand_grid(
+        Bm25Config(),
+        [parse_param("k1=0.9,1.5", "bm25"), parse_param("stopwords=lucene,none", "bm25")],
+    )
+    assert [settings_label(point) for point in grid] == [
+        "k1=0.9 b=0.4 stopwords=lucene stemming=false chunk_tokens=512 chunk_overlap=64",
+        "k1=0.9 b=0.4 stopwords=none stemming=false chunk_tokens=512 chunk_overlap=64",
+        "k1=1.5 b=0.4 stopwords=lucene stemming=false chunk_tokens=512 chunk_overlap=64",
+        "k1=1.5 b=0.4 stopwords=none stemming=false chunk_tokens=512 chunk_overlap=64",
+    ]
+    for point in grid:
+        table = tomllib.loads(toml_block(point, "bm25"))["retrievers"]["bm25"]
+        assert Bm25Config.model_validate(table) == point
+    with pytest.raises(ConfigError, match=re.escape("grid point b=1.5: bad value for b")):
+        expand_grid(Bm25Config(), [parse_param("b=1.5", "bm25")])
+    with pytest.raises(ConfigError, match="less than half of chunk_tokens"):
+        expand_grid(DenseConfig(), [parse_param("chunk_tokens=64", "dense")])
+
+
+@given(st.sampled_from(sorted(TUNABLE)), st.text(max_size=30))
+def test_any_text_for_any_retriever_parses_or_fails_with_a_config_error(
+    retriever: str, text: str
+) -> None:
+    try:
+        name, values = parse_param(text, retriever)
+    except ConfigError as error:
+        assert "--param" in error.message
+    else:
+        assert name in TUNABLE[retriever] and values

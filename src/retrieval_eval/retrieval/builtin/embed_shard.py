@@ -15,8 +15,9 @@ from retrieval_eval.errors import ConfigError
 from retrieval_eval.index.chunking import chunk_corpus
 from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache, text_key
+from retrieval_eval.index.model_catalog import model_spec
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.builtin.dense import EMBED_BATCH, model_token_spans
+from retrieval_eval.retrieval.builtin.dense import EMBED_BATCH, chunk_cap, model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
 from retrieval_eval.sharding import Shard
 
@@ -35,9 +36,9 @@ def embed_into_cache(corpus: Corpus, config: DenseConfig, shard: Shard | None) -
         raise ConfigError("embedding into the cache needs a model folder and a cache folder")
     chunks = chunk_corpus(
         corpus,
-        max_tokens=config.chunk_tokens,
+        max_tokens=chunk_cap(config.chunk_tokens, model_spec(config.model)),
         overlap=config.chunk_overlap,
-        spans=model_token_spans(config.model_dir),
+        spans=model_token_spans(config.model_dir, model_spec(config.model)),
     )
     texts = list(dict.fromkeys(chunk.text for chunk in chunks))
     if shard is not None:
@@ -49,6 +50,7 @@ def embed_into_cache(corpus: Corpus, config: DenseConfig, shard: Shard | None) -
             intra_op_threads=config.threads,
             batch_size=config.batch_size,
             token_budget=config.token_budget,
+            model=config.model,
         )
         for start in range(0, len(texts), EMBED_BATCH):
             embedding.embed(texts[start : start + EMBED_BATCH])

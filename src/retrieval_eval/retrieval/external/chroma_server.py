@@ -11,7 +11,10 @@ re-embedding it. Queries are embedded with our MiniLM function, which gives
 the vectors of Chroma's default embedding function, so the collection must
 have been built with that one: any other recorded embedding function is
 refused. Ids become corpus ids through ``id_metadata_key`` when the
-collection's ids are chunk ids; a document ranks by its best record.
+collection's ids are chunk ids; a document ranks by its best record. A fixture's
+tag filter reads the array of strings under ``tag_key`` (``$contains``, ANY of
+the tags); unset, it reads the boolean ``tag:<name>`` keys our own collections
+carry.
 
 chromadb's HTTP client has no timeout (it waits forever on a hung server), so
 the server is first checked with a bounded heartbeat, and the client's
@@ -26,21 +29,25 @@ from urllib.parse import urlsplit
 
 import chromadb
 import httpx
+import numpy as np
 from chromadb.config import Settings
 from chromadb.utils.embedding_functions import DefaultEmbeddingFunction
 
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.embedding import DIMENSIONS, MiniLMEmbedding
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.base import Hit, SearchResult
+from retrieval_eval.retrieval.base import AnnFidelity, Hit, SearchResult
 from retrieval_eval.retrieval.builtin.dense import TAG_KEY_PREFIX, DenseRetriever
 from retrieval_eval.retrieval.config import DenseConfig
+from retrieval_eval.retrieval.external.ann_fidelity import measure_fidelity
 from retrieval_eval.retrieval.external.services_config import ChromaConfig
 
 # Names chromadb records for embedding functions that give all-MiniLM-L6-v2's vectors.
 MINILM_FUNCTIONS = frozenset({"default", "onnx_mini_lm_l6_v2", MiniLMEmbedding.name()})
 _SENTENCE_TRANSFORMER = "sentence_transformer"
 _MINILM_MODEL = "all-MiniLM-L6-v2"
+_TAG_SAMPLE = 100  # records read to check tag_key while indexing
+_PAGE = 1000  # records read per request for exact search
 
 
 class ChromaServerRetriever(DenseRetriever):
@@ -53,6 +60,7 @@ class ChromaServerRetriever(DenseRetriever):
         self._headers = config.headers("retrievers.chroma")
         self._space = "cosine"
         self._collection_name: str | None = None
+        self._records: _Records | None = None
 
     # --- the Retriever protocol ------------------------------------------------------
 
@@ -75,10 +83,7 @@ class ChromaServerRetriever(DenseRetriever):
         total = int(self._collection.count())
         if k <= 0 or total == 0:
             return SearchResult(hits=())
-        where: dict[str, Any] | None = None
-        if tags:
-            clauses = [{TAG_KEY_PREFIX + tag: True} for tag in sorted(set(tags))]
-            where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
+        where = self._tag_filter(tags)
         vector = self._embedding.embed([query])
         wanted = min(total, k * 4)
         while True:
@@ -106,17 +111,48 @@ class ChromaServerRetriever(DenseRetriever):
         }
         if self.server.index == "ours":
             return {**super().describe(), "retriever": self.name, **where}
-        return {
+        described: dict[str, object] = {
             "retriever": self.name,
             **where,
             "id_metadata_key": self.server.id_metadata_key,
             "space": self._space,
             "model": _MINILM_MODEL,
         }
+        if self.server.tag_key is not None:  # absent when unset: older baselines match
+            described["tag_key"] = self.server.tag_key
+        return described
+
+    def ann_fidelity(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> AnnFidelity | None:
+        """The server's HNSW search against exact search over the collection's own
+        vectors, fetched once (every record) and ranked here with numpy."""
+        sample = self.server.fidelity_sample(self.server.index)
+        if sample <= 0 or self._collection is None or self._embedding is None:
+            return None
+        records = self._exact_records()
+
+        def approximate(query: str, tags: Sequence[str], n: int) -> list[str]:
+            return [hit.doc_id for hit in self.search(query, n, tags).hits]
+
+        def exact(query: str, tags: Sequence[str], n: int) -> list[str]:
+            assert self._embedding is not None
+            vector = np.asarray(self._embedding.embed([query])[0], dtype=np.float64)
+            return records.top(vector, tags, n)
+
+        return measure_fidelity(
+            queries,
+            k,
+            sample=sample,
+            index="HNSW, chroma",
+            approximate=approximate,
+            exact=exact,
+        )
 
     def close(self) -> None:
         """Our collection stays on the server (it is reused next time); the client goes."""
         self._collection = None
+        self._records = None
         if self._cache is not None:
             self._cache.close()
             self._cache = None
@@ -197,8 +233,78 @@ class ChromaServerRetriever(DenseRetriever):
                 f"retrievers.chroma.id_metadata_key: the records of {name!r} have no "
                 f"metadata key {key!r} (first record's keys: {sorted(metadatas[0] or {})})"
             )
+        self._check_tag_key(collection, name)
         self._collection_name = name
         return collection
+
+    def _tag_filter(self, tags: Sequence[str]) -> dict[str, Any] | None:
+        """Records carrying ANY of the tags: in the array under ``tag_key``, or (unset) as
+        the boolean ``tag:<name>`` keys our own collections carry. A tag no record carries
+        matches none, so the result is empty, never an unfiltered search."""
+        if not tags:
+            return None
+        key = self.server.tag_key
+        clauses: list[dict[str, Any]] = [
+            {key: {"$contains": tag}} if key is not None else {TAG_KEY_PREFIX + tag: True}
+            for tag in sorted(set(tags))
+        ]
+        return clauses[0] if len(clauses) == 1 else {"$or": clauses}
+
+    def _check_tag_key(self, collection: Any, name: str) -> None:
+        """``tag_key`` must name an array of strings in the collection's metadata: a
+        misspelt key would make every filtered query silently empty."""
+        key = self.server.tag_key
+        if key is None:
+            return
+        sample = collection.get(limit=_TAG_SAMPLE, include=["metadatas"])
+        metadatas = [m or {} for m in sample.get("metadatas") or []]
+        values = [m[key] for m in metadatas if key in m]
+        if not values:
+            seen = sorted({k for m in metadatas for k in m})
+            raise ConfigError(
+                f"retrievers.chroma.tag_key: none of the first {len(metadatas)} records of "
+                f"{name!r} has the metadata key {key!r} (their keys: "
+                f"{', '.join(seen) if seen else 'none'})"
+            )
+        wrong = next((v for v in values if not _string_list(v)), None)
+        if wrong is not None:
+            raise ConfigError(
+                f"retrievers.chroma.tag_key: {key!r} in {name!r} holds {type(wrong).__name__} "
+                f"values such as {wrong!r}; $contains needs an array of strings "
+                '(metadata such as {"' + key + '": ["tag-a", "tag-b"]})'
+            )
+
+    def _exact_records(self) -> _Records:
+        """Every record's vector, document id and tags, read in pages (once per run)."""
+        if self._records is not None:
+            return self._records
+        ours = self.server.index == "ours"
+        key = "doc" if ours else self.server.id_metadata_key
+        tag_key = None if ours else self.server.tag_key
+        vectors: list[np.ndarray] = []
+        doc_ids: list[str] = []
+        tags: list[frozenset[str]] = []
+        offset = 0
+        while True:
+            page = self._collection.get(
+                limit=_PAGE, offset=offset, include=["embeddings", "metadatas"]
+            )
+            ids: list[str] = page["ids"]
+            if not ids:
+                break
+            vectors.append(np.asarray(page["embeddings"], dtype=np.float64))
+            for record_id, metadata in zip(
+                ids, page["metadatas"] or [None] * len(ids), strict=True
+            ):
+                metadata = metadata or {}
+                doc_ids.append(str(metadata.get(key, record_id)) if key else record_id)
+                tags.append(_record_tags(metadata, tag_key))
+            offset += len(ids)
+            if len(ids) < _PAGE:
+                break
+        matrix = np.vstack(vectors) if vectors else np.zeros((0, DIMENSIONS))
+        self._records = _Records(self._space, matrix, doc_ids, tags)
+        return self._records
 
     def _collapse(self, found: Mapping[str, Any]) -> list[Hit]:
         """Records → documents: each document's best record (results come best first)."""
@@ -260,6 +366,64 @@ class ChromaServerRetriever(DenseRetriever):
             ) from None
         _bound_timeout(client, timeout)
         return client
+
+
+class _Records:
+    """A collection's records for exact search: scores as the server's space ranks them
+    (cosine similarity, −squared l2, inner product), a document by its best record, ties
+    by document id, tag filters as in search (ANY; none carried: nothing)."""
+
+    def __init__(
+        self,
+        space: str,
+        vectors: np.ndarray,
+        doc_ids: Sequence[str],
+        tags: Sequence[frozenset[str]],
+    ):
+        self.space = space
+        self.doc_ids = list(doc_ids)
+        self.tags = list(tags)
+        if space == "cosine":  # one matrix kept: unit rows for cosine, as stored otherwise
+            vectors = vectors / _norms(vectors)[:, np.newaxis]
+        self.vectors = vectors
+
+    def top(self, query: np.ndarray, tags: Sequence[str], k: int) -> list[str]:
+        if self.space == "cosine":
+            scores = self.vectors @ (query / _norms(query[np.newaxis, :])[0])
+        elif self.space == "l2":
+            scores = -np.sum((self.vectors - query) ** 2, axis=1)
+        else:
+            scores = self.vectors @ query
+        wanted = set(tags)
+        best: dict[str, float] = {}
+        for position, doc_id in enumerate(self.doc_ids):
+            if wanted and not (self.tags[position] & wanted):
+                continue
+            score = float(scores[position])
+            if doc_id not in best or score > best[doc_id]:
+                best[doc_id] = score
+        ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+        return [doc_id for doc_id, _ in ranked[:k]]
+
+
+def _norms(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1)
+    return np.where(norms == 0, 1.0, norms)
+
+
+def _record_tags(metadata: Mapping[str, Any], tag_key: str | None) -> frozenset[str]:
+    if tag_key is not None:
+        value = metadata.get(tag_key)
+        return frozenset(str(tag) for tag in value) if isinstance(value, list) else frozenset()
+    return frozenset(
+        name[len(TAG_KEY_PREFIX) :]
+        for name, value in metadata.items()
+        if name.startswith(TAG_KEY_PREFIX) and value is True
+    )
+
+
+def _string_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _bound_timeout(client: Any, timeout_s: float) -> None:

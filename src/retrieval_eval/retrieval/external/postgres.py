@@ -13,9 +13,11 @@ dropped at the end when ``keep_schema = false``.
   ``search = "hnsw"`` the HNSW index answers (approximate; ``hnsw.ef_search``
   at least the rows asked for, iterative scans so filters still fill k); with
   ``"exact"`` index scans are disabled, so every row is compared.
-- keyword: ``ts_rank_cd(tsv, websearch_to_tsquery(config, q))`` over rows
-  matching ``tsv @@ q``; ``keyword_match = "any"`` ORs the query's lexemes
-  instead of websearch's AND.
+- keyword: rows matching ``tsv @@ q``, where q ORs the query's lexemes
+  (``keyword_match = "any"``, the default) or is ``websearch_to_tsquery``'s AND
+  (``"all"``), ranked by ``keyword_rank(tsv, q, keyword_normalization)``
+  (default ``ts_rank(tsv, q, 1)``: saturating word counts, divided by 1 + log of
+  the chunk's length).
 - tags: ``tags && filter`` (ANY of the tags). A filter no chunk carries
   matches no row, so the result is empty, never an unfiltered search.
 - Chunks are fetched in growing batches until k distinct documents are found;
@@ -36,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
@@ -50,9 +52,10 @@ from retrieval_eval.index.embedding import DIMENSIONS, MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.answers import normalise_hits
-from retrieval_eval.retrieval.base import Hit, SearchResult
+from retrieval_eval.retrieval.base import AnnFidelity, Hit, SearchResult
 from retrieval_eval.retrieval.builtin.dense import model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
+from retrieval_eval.retrieval.external.ann_fidelity import Ranking, measure_fidelity
 from retrieval_eval.retrieval.external.services_config import PostgresConfig
 from retrieval_eval.retrieval.fusion import reciprocal_rank_fusion
 
@@ -62,6 +65,10 @@ _BUILD_TIMEOUT_FACTOR = 10
 _PROBE_QUERY = "retrieval-eval connection check"
 _COPY_BATCH = 1024
 _LABEL = "retrievers.postgres"
+# Exact search: pgvector's indexes are reached by index scans only, so with those off the
+# planner compares every row (ORDER BY distance over a sequential scan).
+_EXACT = (("enable_indexscan", "off"),)
+_ANN_METHODS = {"hnsw": "HNSW", "ivfflat": "IVFFlat"}
 
 
 class PostgresRetriever:
@@ -140,6 +147,8 @@ class PostgresRetriever:
                 schema=self._schema,
                 text_search_config=config.text_search_config,
                 keyword_match=config.keyword_match,
+                keyword_rank=config.keyword_rank,
+                keyword_normalization=config.keyword_normalization,
                 chunk_tokens=self.dense.chunk_tokens,
                 chunk_overlap=self.dense.chunk_overlap,
             )
@@ -153,6 +162,46 @@ class PostgresRetriever:
         if "dense" in config.sides():
             described.update(model="all-MiniLM-L6-v2", model_sha256=self._model_sha256)
         return described
+
+    def ann_fidelity(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> AnnFidelity | None:
+        """Dense search as configured against the same statement with index scans off
+        (every row compared), on the first ``ann_fidelity_queries`` queries."""
+        config = self.config
+        if self._conn is None or "dense" not in config.sides():
+            return None
+        if config.index == "ours":
+            if config.search == "exact":
+                return None  # nothing approximate to measure
+            kind = "HNSW"
+
+            def ranked(exact: bool) -> Ranking:
+                return lambda query, tags, n: [
+                    hit.doc_id for hit in self._ours_dense(query, n, tags, exact=exact)
+                ]
+
+            approximate, exact = ranked(False), ranked(True)
+        else:
+            found = self._index_method(queries, k)
+            if found is None:
+                return None
+            kind = found
+
+            def user(settings: Sequence[tuple[str, str]]) -> Ranking:
+                return lambda query, tags, n: [
+                    hit.doc_id for hit in self._existing("dense", query, n, tags, settings)
+                ]
+
+            approximate, exact = user(()), user(_EXACT)
+        return measure_fidelity(
+            queries,
+            k,
+            sample=config.fidelity_sample(config.index),
+            index=f"{kind}, postgres",
+            approximate=approximate,
+            exact=exact,
+        )
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
@@ -337,8 +386,11 @@ class PostgresRetriever:
             return self._ours_dense(query, k, tags)
         return self._ours_keyword(query, k, tags)
 
-    def _ours_dense(self, query: str, k: int, tags: Sequence[str]) -> tuple[Hit, ...]:
+    def _ours_dense(
+        self, query: str, k: int, tags: Sequence[str], *, exact: bool | None = None
+    ) -> tuple[Hit, ...]:
         assert self._embedding is not None and self._schema is not None
+        exact = self.config.search == "exact" if exact is None else exact
         vector = self._embedding.embed([query])[0]
         where = sql.SQL("WHERE tags && %(tags)s::text[]" if tags else "")
         statement = sql.SQL(
@@ -347,8 +399,8 @@ class PostgresRetriever:
         ).format(sql.Identifier(self._schema), where)
 
         def settings(rows: int) -> list[tuple[str, str]]:
-            if self.config.search == "exact":
-                return [("enable_indexscan", "off")]
+            if exact:
+                return list(_EXACT)
             chosen = [("hnsw.ef_search", str(min(1000, max(self.config.ef_search, rows))))]
             if self._iterative_scan:
                 chosen.append(("hnsw.iterative_scan", "strict_order"))
@@ -374,10 +426,16 @@ class PostgresRetriever:
             )
         where = sql.SQL("AND tags && %(tags)s::text[]" if tags else "")
         statement = sql.SQL(
-            "SELECT id, doc_id, text, ts_rank_cd(tsv, q) AS score"
+            "SELECT id, doc_id, text, {}(tsv, q, {}) AS score"
             " FROM {}.chunks, {} AS q WHERE tsv @@ q {}"
             " ORDER BY score DESC, id LIMIT %(n)s"
-        ).format(sql.Identifier(self._schema), tsquery, where)
+        ).format(
+            sql.Identifier(self.config.keyword_rank),
+            sql.Literal(self.config.keyword_normalization),
+            sql.Identifier(self._schema),
+            tsquery,
+            where,
+        )
         parameters = {"config": self.config.text_search_config, "query": query, "tags": list(tags)}
         return self._collapse(
             lambda rows: self._read(statement, {**parameters, "n": rows}, []),
@@ -400,8 +458,15 @@ class PostgresRetriever:
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
         return tuple(Hit(doc_id, score, text) for doc_id, (score, _, text) in ranked)
 
-    def _existing(self, side: str, query: str, k: int, tags: Sequence[str]) -> tuple[Hit, ...]:
-        rows = self._run_user_sql(side, query, k, tags)
+    def _existing(
+        self,
+        side: str,
+        query: str,
+        k: int,
+        tags: Sequence[str],
+        settings: Sequence[tuple[str, str]] = (),
+    ) -> tuple[Hit, ...]:
+        rows = self._run_user_sql(side, query, k, tags, settings)
         who = f"{_LABEL}.{side}_sql"
         hits: list[Hit] = []
         for position, row in enumerate(rows):
@@ -414,14 +479,50 @@ class PostgresRetriever:
             hits.append(Hit(str(doc_id), float(score) if score is not None else math.nan, text))
         return normalise_hits(hits, k, cost_usd=0.0, who=who).hits
 
-    def _run_user_sql(self, side: str, query: str, k: int, tags: Sequence[str]) -> list[Any]:
+    def _run_user_sql(
+        self,
+        side: str,
+        query: str,
+        k: int,
+        tags: Sequence[str],
+        settings: Sequence[tuple[str, str]] = (),
+    ) -> list[Any]:
         text: str | None = getattr(self.config, f"{side}_sql")
         assert text is not None
         parameters: dict[str, Any] = {"query": query, "k": k, "tags": list(tags)}
         if self._embedding is not None:
             parameters["embedding"] = self._embedding.embed([query])[0]
         statement = sql.SQL(text)  # the user's SQL, run read-only
-        return self._read(statement, parameters, [], who=f"{side}_sql")
+        return self._read(statement, parameters, settings, who=f"{side}_sql")
+
+    def _index_method(self, queries: Sequence[tuple[str, Sequence[str]]], k: int) -> str | None:
+        """The approximate index ``dense_sql`` searches, from its plan (pgvector's
+        ``hnsw`` or ``ivfflat``); None when its plan uses neither (it is exact already)."""
+        text = self.config.dense_sql
+        assert text is not None and self._embedding is not None
+        query = queries[0][0] if queries else _PROBE_QUERY
+        parameters: dict[str, Any] = {
+            "query": query,
+            "k": k,
+            "tags": [],
+            "embedding": self._embedding.embed([query])[0],
+        }
+        explain = sql.SQL("EXPLAIN (FORMAT JSON) ") + sql.SQL(text)
+        rows = self._read(explain, parameters, [], who="dense_sql (EXPLAIN)")
+        names = sorted(set(_index_names(rows[0][0] if rows else [])))
+        if not names:
+            return None
+        methods = self._read(
+            sql.SQL(
+                "SELECT DISTINCT am.amname FROM pg_class c JOIN pg_am am ON c.relam = am.oid"
+                " WHERE c.relname = ANY(%(names)s)"
+            ),
+            {"names": names},
+            [],
+            who="dense_sql (its index)",
+        )
+        found = {str(row[0]) for row in methods} & set(_ANN_METHODS)
+        return " + ".join(_ANN_METHODS[m] for m in sorted(found)) if found else None
 
     def _probe(self) -> None:
         """Run each configured SQL once on a fixed text: a wrong table, column, type or
@@ -484,6 +585,19 @@ class PostgresRetriever:
             if secret:
                 message = message.replace(secret, "***")
         return message
+
+
+def _index_names(plan: Any) -> Iterator[str]:
+    """Every "Index Name" in an EXPLAIN (FORMAT JSON) plan."""
+    if isinstance(plan, dict):
+        name = plan.get("Index Name")
+        if isinstance(name, str):
+            yield name
+        for value in plan.values():
+            yield from _index_names(value)
+    elif isinstance(plan, list):
+        for value in plan:
+            yield from _index_names(value)
 
 
 def _version(text: str) -> tuple[int, ...]:

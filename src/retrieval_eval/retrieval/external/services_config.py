@@ -33,10 +33,27 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
 _SQL_PARAMETERS = ("query", "embedding", "k", "tags")
 _PARAMETER = re.compile(r"%\((\w+)\)s")
+# ANN fidelity's default sample on our own index: the first queries of each dataset.
+# Exact search over a user's own table or collection can cost anything, so there it is
+# measured only when asked for.
+ANN_FIDELITY_SAMPLE = 20
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _AnnFidelity(_Strict):
+    """``ann_fidelity_queries``: how many queries of each dataset are also searched
+    exactly, to report the approximate index's recall@k of exact search (0: never).
+    Unset: ANN_FIDELITY_SAMPLE with index = "ours", 0 with "existing"."""
+
+    ann_fidelity_queries: int | None = Field(default=None, ge=0)
+
+    def fidelity_sample(self, index: str) -> int:
+        if self.ann_fidelity_queries is not None:
+            return self.ann_fidelity_queries
+        return ANN_FIDELITY_SAMPLE if index == "ours" else 0
 
 
 def _check_env_name(name: str) -> str:
@@ -86,7 +103,7 @@ class _HeaderSecrets(_Strict):
         return {name: value.get_secret_value() for name, value in self._headers.items()}
 
 
-class PostgresConfig(_Strict):
+class PostgresConfig(_AnnFidelity):
     """Postgres with pgvector (dense) and tsvector (keyword).
 
     ``index = "ours"`` builds a fingerprinted schema from the corpus; ``"existing"``
@@ -99,8 +116,16 @@ class PostgresConfig(_Strict):
     mode: Literal["dense", "keyword", "hybrid"] = "hybrid"
     text_search_config: str = "english"
     # "any" ORs the query's words (websearch_to_tsquery ANDs them): most documents
-    # match few words of a natural-language question.
-    keyword_match: Literal["all", "any"] = "all"
+    # match few words of a natural-language question, so "all" matches almost nothing.
+    keyword_match: Literal["all", "any"] = "any"
+    # How matching rows are ranked: the function, and its normalization bit mask
+    # (Postgres's: 1 divides by 1 + log(length), 2 by length, 4 by the mean harmonic
+    # distance between extents (ts_rank_cd only), 8 by unique words, 16 by
+    # 1 + log(unique words), 32 maps rank to rank / (rank + 1)). ts_rank saturates a
+    # word's repeats (its k-th occurrence adds 1/k² of the first) and 1 discounts long
+    # chunks: what BM25 gets from saturation and length normalisation, without idf.
+    keyword_rank: Literal["ts_rank", "ts_rank_cd"] = "ts_rank"
+    keyword_normalization: int = Field(default=1, ge=0, le=63)
     search: Literal["hnsw", "exact"] = "hnsw"
     hnsw_m: int = Field(default=16, ge=2, le=100)
     hnsw_ef_construction: int = Field(default=64, ge=4, le=1000)
@@ -171,7 +196,7 @@ class PostgresConfig(_Strict):
         return dsn.get_secret_value()
 
 
-class ChromaConfig(_HeaderSecrets):
+class ChromaConfig(_HeaderSecrets, _AnnFidelity):
     """A Chroma server reached over HTTP."""
 
     url: str = "http://127.0.0.1:8000"
@@ -180,6 +205,10 @@ class ChromaConfig(_HeaderSecrets):
     tenant: str = "default_tenant"
     database: str = "default_database"
     id_metadata_key: str | None = None
+    # index = "existing": the metadata key holding each record's tags as an array of
+    # strings; a fixture's tag filter becomes {KEY: {"$contains": TAG}} (ANY of them).
+    # Unset, tags are our own collections' boolean keys `tag:<name>`.
+    tag_key: str | None = None
     timeout_s: int = Field(default=30, ge=1, le=3600)
 
     @field_validator("url")
@@ -191,8 +220,11 @@ class ChromaConfig(_HeaderSecrets):
     def _collection_for_existing(self) -> ChromaConfig:
         if self.index == "existing" and not self.collection:
             raise ValueError('index = "existing" needs collection (the name on the server)')
-        if self.index == "ours" and self.id_metadata_key is not None:
-            raise ValueError('id_metadata_key applies to index = "existing" only')
+        for key in ("id_metadata_key", "tag_key"):
+            if self.index == "ours" and getattr(self, key) is not None:
+                raise ValueError(f'{key} applies to index = "existing" only')
+        if self.tag_key is not None and (not self.tag_key or self.tag_key.startswith("#")):
+            raise ValueError(f"tag_key {self.tag_key!r} is not a metadata key")
         return self
 
 
