@@ -215,6 +215,7 @@ def search_and_measure(
         log=log,
         cache_dir=settings.cache_dir,
         anthropic_api_key=rerank_key,
+        pace=settings.progress.pace(),
     ) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
             name = settings.require_retriever(path)
@@ -239,6 +240,7 @@ def search_and_measure(
                 interactive=interactive,
                 log=log,
                 repeats=settings.repeats,
+                pace=settings.progress.pace(),
             )
             report = measure_dataset(
                 path=path,

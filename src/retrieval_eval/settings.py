@@ -30,6 +30,7 @@ from pydantic import (
 
 from retrieval_eval.errors import ConfigError, shown_path
 from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
+from retrieval_eval.progress import Pace
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 from retrieval_eval.vocabulary import (
@@ -127,6 +128,19 @@ class JudgeSettings(BaseModel):
         )
 
 
+class ProgressSettings(BaseModel):
+    """When a step shows its progress (docs/configuration.md, "Progress")."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    after_s: float = Field(default=Pace().after_s, ge=0.0)
+    every_s: float = Field(default=Pace().every_s, ge=0.0)
+    redraw_s: float = Field(default=Pace().redraw_s, ge=0.0)
+
+    def pace(self) -> Pace:
+        return Pace(after_s=self.after_s, every_s=self.every_s, redraw_s=self.redraw_s)
+
+
 class RunSettings(BaseModel):
     """Everything ``retrieval-eval run`` needs. Paths are absolute once loaded."""
 
@@ -173,6 +187,7 @@ class RunSettings(BaseModel):
     min_human: int = Field(default=10, ge=0)
     retrievers: RetrieversConfig = Field(default_factory=RetrieversConfig)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    progress: ProgressSettings = Field(default_factory=ProgressSettings)
     # Environment variables (names or globs) the retriever must not see, on top of the GitHub
     # and Actions tokens that are always withheld; their values are masked in all output.
     secret_env: tuple[str, ...] = ()

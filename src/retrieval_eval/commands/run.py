@@ -71,15 +71,19 @@ def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="Score each query's retrieved text with the LLM judge (needs "
             "ANTHROPIC_API_KEY). Default: [judge] enabled in the config file, else off.",
         ),
-        click.option(
-            "--progress/--no-progress",
-            default=None,
-            help="Progress bars. Default: on a terminal, off in CI.",
-        ),
+        progress_option,
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+progress_option = click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="A progress bar (--progress) or a line every few seconds (--no-progress) "
+    "for each step longer than a second. Default: the bar on a terminal, lines in CI.",
+)
 
 
 @contextmanager

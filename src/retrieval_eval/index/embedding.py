@@ -11,6 +11,7 @@ attention and pooling, so it changes nothing but the time spent.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -30,6 +31,9 @@ from retrieval_eval.index.embedding_recipe import MAX_TOKENS as MAX_TOKENS
 from retrieval_eval.index.model_install import MODEL_FILE, verify_model
 
 FloatMatrix = npt.NDArray[np.float32]
+# Called with how many of the texts asked for are done (from the cache, or one model
+# batch), so a caller can show progress while a large corpus is embedded.
+Done = Callable[[int], None]
 
 
 def available_cores() -> int:
@@ -114,8 +118,11 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
             raise TypeError("MiniLMEmbedding embeds text only")
         return list(self.embed(cast(list[str], texts)))
 
-    def embed(self, texts: list[str]) -> FloatMatrix:
-        """Embed ``texts`` into an [n, 384] float32 matrix, row i for texts[i]."""
+    def embed(self, texts: list[str], on_done: Done | None = None) -> FloatMatrix:
+        """Embed ``texts`` into an [n, 384] float32 matrix, row i for texts[i].
+
+        ``on_done`` hears the texts the cache answered, then each model batch's; the
+        counts add up to ``len(texts)``."""
         unique = list(dict.fromkeys(texts))
         vectors: dict[str, np.ndarray] = {}
         if self.cache is not None:
@@ -123,8 +130,20 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         missing = [text for text in unique if text not in vectors]
         # Hits count per requested text, so hits + embedded = distinct texts asked for.
         self.counters.cache_hits += len(unique) - len(missing)
+        # A repeated text counts once per request: embedded once, it is done for all.
+        waiting = dict.fromkeys(missing, 0)
+        for text in texts:
+            if text in waiting:
+                waiting[text] += 1
+        if on_done is not None and len(texts) > sum(waiting.values()):
+            on_done(len(texts) - sum(waiting.values()))
+
+        def batch_done(batch: list[str]) -> None:
+            if on_done is not None:
+                on_done(sum(waiting[text] for text in batch))
+
         if missing:
-            fresh = self._run_model(missing)
+            fresh = self._run_model(missing, batch_done)
             self.counters.texts_embedded += len(missing)
             new_vectors = dict(zip(missing, fresh, strict=True))
             if self.cache is not None:
@@ -134,7 +153,9 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         return np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)
 
-    def _run_model(self, texts: list[str]) -> FloatMatrix:
+    def _run_model(
+        self, texts: list[str], on_batch: Callable[[list[str]], None] | None = None
+    ) -> FloatMatrix:
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
         lengths = np.array([len(encoding.ids) for encoding in encodings])
         order = np.argsort(lengths, kind="stable")
@@ -157,6 +178,8 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
                 },
             )
             result[batch] = _mean_pool_normalise(hidden, attention_mask)
+            if on_batch is not None:
+                on_batch([texts[index] for index in batch])
         return result
 
     # --- the rest of chromadb's EmbeddingFunction protocol ---------------------

@@ -16,7 +16,7 @@ from types import TracebackType
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
-from retrieval_eval.progress import Log, step
+from retrieval_eval.progress import Log, Pace, step
 from retrieval_eval.retrieval.base import (
     CountsEmbeddings,
     HasReranker,
@@ -26,7 +26,12 @@ from retrieval_eval.retrieval.base import (
 )
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.registry import build_hybrid, build_retriever, close_retriever
-from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
+from retrieval_eval.retrieval.timed import (
+    QuerySpec,
+    TimedResult,
+    index_with_progress,
+    run_queries,
+)
 
 EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
 
@@ -41,7 +46,9 @@ class RetrieverPool:
         log: Log,
         cache_dir: Path,
         anthropic_api_key: str | None = None,
+        pace: Pace | None = None,
     ):
+        self.pace = pace
         self.retrievers = retrievers
         self.cache_dir = cache_dir
         self.anthropic_api_key = anthropic_api_key
@@ -82,23 +89,14 @@ class RetrieverPool:
             seconds = dense_s + bm25_s
         else:
             retriever = build_retriever(name, self.retrievers)
-            with step(
-                f"indexing for {name}",
-                len(self.corpus.documents),
+            seconds = index_with_progress(
+                retriever,
+                self.corpus,
                 interactive=self.interactive,
                 log=self.log,
-                unit="document",
-            ) as advance:
-                try:
-                    seconds = time_index(retriever, self.corpus)
-                except RetrievalEvalError:
-                    raise
-                except Exception as error:
-                    # A retriever crash is a run error (exit 2), reported in one line.
-                    raise RetrievalEvalError(
-                        f"retriever {name!r} failed to index: {error}"
-                    ) from error
-                advance(len(self.corpus.documents))
+                pace=self.pace,
+                name=name,
+            )
             for warning in retriever.warnings if isinstance(retriever, ReportsWarnings) else ():
                 self.log(f"warning: {warning}")
         self._built[name] = (retriever, seconds)
@@ -156,6 +154,7 @@ def search_dataset(
     interactive: bool,
     log: Log,
     repeats: int = 1,
+    pace: Pace | None = None,
 ) -> SearchedDataset:
     """Search every fixture of one dataset with the retriever called ``name``, ``repeats``
     times over (for a retriever that is not deterministic)."""
@@ -171,7 +170,9 @@ def search_dataset(
     if repeats > 1:
         title += f", {repeats} times"
     runs: list[list[TimedResult]] = []
-    with step(title, len(queries) * repeats, interactive=interactive, log=log) as advance:
+    with step(
+        title, len(queries) * repeats, interactive=interactive, log=log, pace=pace
+    ) as advance:
         try:
             for _ in range(repeats):
                 runs.append(run_queries(retriever, queries, k, on_result=lambda _: advance(1)))
