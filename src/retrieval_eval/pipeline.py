@@ -250,6 +250,11 @@ def search_and_measure(
                 measures=settings.measures,
                 seed=settings.seed,
             )
+            if report.groundedness_left_out is not None:
+                log(
+                    f"warning: {path.name}: groundedness is left out of the gate: "
+                    f"{report.groundedness_left_out}"
+                )
             measured.append(MeasuredDataset(path, fixtures, mine, searched, report, counts))
         return SearchedRun(tuple(measured), pool.model_sha256)
 

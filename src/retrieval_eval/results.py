@@ -243,6 +243,11 @@ class DatasetReport(_Frozen):
     repeats: RepeatSpread | None = Field(
         default=None, description="the spread between repeats; None when `repeats` is 1"
     )
+    groundedness_left_out: str | None = Field(
+        default=None,
+        description="why groundedness was neither measured nor gated for this dataset (the "
+        "retriever's hits carry no text); None when it was measured",
+    )
 
 
 class RemovedDataset(_Frozen):

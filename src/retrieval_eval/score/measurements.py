@@ -24,7 +24,7 @@ from retrieval_eval.results import (
 )
 from retrieval_eval.retrieval.search import SearchedDataset
 from retrieval_eval.score.breakdown import group_means, group_members
-from retrieval_eval.score.groundedness import groundedness
+from retrieval_eval.score.groundedness import NEEDS_TEXT, groundedness, hits_lack_text
 from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.query_scores import score_queries
 from retrieval_eval.score.repeats import repeated_measures
@@ -54,6 +54,11 @@ def measure_dataset(
         ]
         per_measure, spread = repeated_measures(qrels, [rankings, *more], measures)
 
+    textless = hits_lack_text(
+        [hit.text for hit in by_id[lf.fixture.query_id].result.hits]
+        for lf in scored
+        if lf.fixture.expected_keywords
+    )
     queries = []
     for located in fixtures:
         fixture = located.fixture
@@ -62,7 +67,7 @@ def measure_dataset(
         metrics: dict[str, float] = {}
         if not fixture.expect_empty:
             metrics = {m: per_measure[m].get(fixture.query_id, 0.0) for m in measures}
-            if fixture.expected_keywords:
+            if fixture.expected_keywords and not textless:
                 metrics[GROUNDEDNESS] = groundedness(
                     fixture.expected_keywords, [hit.text for hit in hits]
                 )
@@ -119,6 +124,7 @@ def measure_dataset(
         queries_missing=searched.queries_missing,
         cached_embeddings=None if counts is None else counts[1],
         repeats=spread,
+        groundedness_left_out=NEEDS_TEXT if textless else None,
     )
 
 
