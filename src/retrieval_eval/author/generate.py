@@ -424,6 +424,13 @@ class RareTerms:
         return ranked[:count]
 
 
+def reused_phrase(query: str, sources: Sequence[Document], rare: RareTerms) -> str | None:
+    """What a synonym or paraphrase query takes verbatim from its sources (a rare term, or
+    three words in a row), the check ``generate`` makes before keeping one; None: nothing."""
+    terms = tuple(t for s in sources for t in rare.of(s))
+    return _copied_phrase(query, sources, terms)
+
+
 def _copied_phrase(query: str, sources: Sequence[Document], terms: Sequence[str]) -> str | None:
     """A rare term, or a run of three words, that the query takes verbatim from a passage."""
     words = re.findall(r"\w+", query.lower())
