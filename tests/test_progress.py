@@ -93,3 +93,17 @@ def test_a_step_shorter_than_after_s_prints_only_its_summary(project: Path) -> N
     assert done.returncode in (0, 1), done.stderr
     assert "texts/s" not in done.stderr and "queries/s" not in done.stderr
     assert re.search(r"^indexing for dense: 61 documents in [\d.]+ s$", done.stderr, re.M)
+
+
+def test_embed_into_the_cache_shows_its_texts_as_it_goes(project: Path) -> None:
+    done = retrieval_eval("embed", "--no-progress", cwd=project, env={"CI": "true"})
+
+    assert done.returncode == 0, done.stderr
+    assert "\r" not in done.stderr
+    counts = [
+        int(n) for n in re.findall(r"^embedding: (\d+)/\d+ texts \(\d+%\), ", done.stderr, re.M)
+    ]
+    assert len(counts) >= 5 and counts == sorted(counts), done.stderr
+    assert re.search(
+        rf"^{counts[-1]} of {counts[-1]} chunks: {counts[-1]} embedded", done.stderr, re.M
+    )
