@@ -260,6 +260,7 @@ def search_and_measure(
         log=log,
         cache_dir=settings.cache_dir,
         anthropic_api_key=rerank_key,
+        pace=settings.progress.pace(),
     ) as pool:
         for path, fixtures in sorted(validation.datasets.items()):
             name = settings.require_retriever(path)
@@ -281,6 +282,7 @@ def search_and_measure(
                 interactive=interactive,
                 log=log,
                 repeats=settings.repeats,
+                pace=settings.progress.pace(),
             )
             report = measure_dataset(
                 path=path,
@@ -291,6 +293,11 @@ def search_and_measure(
                 seed=settings.seed,
                 k=settings.k,
             )
+            if report.groundedness_left_out is not None:
+                log(
+                    f"warning: {path.name}: groundedness is left out of the gate: "
+                    f"{report.groundedness_left_out}"
+                )
             measured.append(MeasuredDataset(path, fixtures, mine, searched, report, counts))
         model_sha256 = pool.model_sha256
         if shard is None:  # after every gated search, so none of them waits on a challenger

@@ -127,9 +127,12 @@ def prepare(
     typed_outputs: Sequence[Path] = (),
     base: BaseCommit | None = None,
     gate_from_base: bool = True,
+    written: Sequence[str] = WRITTEN_PATHS,
 ) -> Prepared:
     """Steps 1 to 4. ``typed_inputs`` and ``typed_outputs`` were typed on the command line:
     the user's own choice, readable (inputs) or writable (outputs) wherever they are.
+    ``written`` names the settings the command writes to (``beir`` writes only the cache);
+    only those are held to the repository.
     ``base`` is a pull request's base commit; with ``gate_from_base`` its gate settings are
     used too (not for the adoption run)."""
     try:
@@ -157,7 +160,7 @@ def prepare(
         settings = settings.model_copy(
             update={"outside_roots": (*settings.outside_roots, *resolved)}
         )
-    check_written_paths(settings, allowed=typed_outputs)
+    check_written_paths(settings, allowed=typed_outputs, written=written)
     settings = resolve_environment(settings, environ=os.environ)
     return Prepared(settings=settings, proposed=proposed, gate_origin=origin)
 
@@ -197,7 +200,9 @@ def within_roots(settings: RunSettings) -> Iterator[None]:
         yield
 
 
-def check_written_paths(settings: RunSettings, *, allowed: Sequence[Path] = ()) -> None:
+def check_written_paths(
+    settings: RunSettings, *, allowed: Sequence[Path] = (), written: Sequence[str] = WRITTEN_PATHS
+) -> None:
     """Every path the run writes must stay inside the repository (symlinks followed), unless
     it was typed on the command line (``allowed``). A file written atomically (the baseline,
     the history) replaces a link rather than following it, so its folder is what counts;
@@ -206,7 +211,7 @@ def check_written_paths(settings: RunSettings, *, allowed: Sequence[Path] = ()) 
         return
     root = settings.repository.resolve()
     typed = {Path(p).resolve() for p in allowed}
-    for name in WRITTEN_PATHS:
+    for name in written:
         value = getattr(settings, name)
         if value is None:
             continue

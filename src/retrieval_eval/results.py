@@ -352,6 +352,11 @@ class DatasetReport(_Frozen):
     calibration: Calibration | None = Field(
         default=None, description="the judge's agreement with the human labels, when judged"
     )
+    groundedness_left_out: str | None = Field(
+        default=None,
+        description="why groundedness was neither measured nor gated for this dataset (the "
+        "retriever's hits carry no text); None when it was measured",
+    )
 
 
 class RemovedDataset(_Frozen):

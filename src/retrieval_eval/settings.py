@@ -31,6 +31,7 @@ from pydantic import (
 
 from retrieval_eval.errors import ConfigError, shown_path
 from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
+from retrieval_eval.progress import Pace
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 from retrieval_eval.vocabulary import (
@@ -179,6 +180,19 @@ class ChallengerConfig(BaseModel):
         return copy
 
 
+class ProgressSettings(BaseModel):
+    """When a step shows its progress (docs/configuration.md, "Progress")."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    after_s: float = Field(default=Pace().after_s, ge=0.0)
+    every_s: float = Field(default=Pace().every_s, ge=0.0)
+    redraw_s: float = Field(default=Pace().redraw_s, ge=0.0)
+
+    def pace(self) -> Pace:
+        return Pace(after_s=self.after_s, every_s=self.every_s, redraw_s=self.redraw_s)
+
+
 class RunSettings(BaseModel):
     """Everything ``retrieval-eval run`` needs. Paths are absolute once loaded."""
 
@@ -228,6 +242,7 @@ class RunSettings(BaseModel):
     # Retrievers evaluated beside the gated one on the same fixtures: reported, never gated,
     # never in the baseline or the history (docs/configuration.md, "Challengers").
     challengers: dict[str, ChallengerConfig] = Field(default_factory=dict)
+    progress: ProgressSettings = Field(default_factory=ProgressSettings)
     # Environment variables (names or globs) the retriever must not see, on top of the GitHub
     # and Actions tokens that are always withheld; their values are masked in all output.
     secret_env: tuple[str, ...] = ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -224,3 +225,32 @@ def test_a_well_formed_reply_is_parsed_whatever_its_text(
         return
     assert parsed.query == " ".join(query.split())
     assert list(parsed.expected_keywords) == keywords
+
+
+def test_a_ci_log_shows_how_many_fixtures_are_made_as_it_goes(project: Path) -> None:
+    """generate printed nothing while it indexed and asked Claude; now each step shows
+    its progress (the thresholds at zero, so this does not depend on the machine)."""
+    config = project / "retrieval-eval.toml"
+    config.write_text(config.read_text() + "\n[progress]\nafter_s = 0\nevery_s = 0\n")
+    with FakeAnthropic(responder=writer()) as fake:
+        done = retrieval_eval(
+            "generate",
+            "--per-file",
+            "3",
+            "--types",
+            "keyword,semantic",
+            "--check-with",
+            "bm25",
+            "--no-progress",
+            cwd=project,
+            env=_env(fake),
+        )
+    assert done.returncode == 0, done.stderr
+    assert "\r" not in done.stderr
+    made = re.findall(
+        r"^generating fixtures: (\d+)/6 fixtures \(\d+%\), [\d.]+ fixtures/s", done.stderr, re.M
+    )
+    assert [int(n) for n in made] == sorted(int(n) for n in made) and made[-1] == "6", done.stderr
+    assert len(made) >= 3
+    assert re.search(r"^indexing for bm25: 61 documents in [\d.]+ s$", done.stderr, re.M)
+    assert re.search(r"^generating fixtures: 6 fixtures in [\d.]+ s$", done.stderr, re.M)

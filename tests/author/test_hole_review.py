@@ -38,7 +38,7 @@ def test_accepting_a_hole_labels_it_and_rejecting_one_keeps_it_out(tmp_path: Pat
     assert dataset.read_bytes() == before  # a run never labels anything by itself
 
     report = "retrieval-eval-report/report.json"
-    shown = on_terminal("review", "--holes", report, cwd=tmp_path, keys="a\nr\n")
+    shown = on_terminal("review", "--holes", report, cwd=tmp_path, stdin="a\nr\n")
 
     assert shown.returncode == 0, shown.stderr
     assert "[1/2] keyword.jsonl · kw-01" in shown.stdout
@@ -71,7 +71,7 @@ def test_accepting_a_hole_labels_it_and_rejecting_one_keeps_it_out(tmp_path: Pat
     assert valid.returncode == 0, valid.log
 
     # Both are decided: the accepted one is expected now, the rejected one remembered.
-    again = on_terminal("review", "--holes", report, cwd=tmp_path, keys="")
+    again = on_terminal("review", "--holes", report, cwd=tmp_path, stdin="")
     assert again.returncode == 0, again.stderr
     assert "every hole is decided" in again.stdout
 

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from retrieval_eval.author.review import parse_hit_choice
+from retrieval_eval.author.review import parse_expected
 from tests.author.cli import retrieval_eval
+from tests.support.terminal import on_terminal
 
 QUERIES = {
     "gen-kw-001": ("sourdough starter feeding", "recipes/sourdough-starter"),
@@ -96,8 +97,83 @@ def test_input_ending_midway_loses_no_decision(project: Path) -> None:
 
 def test_a_bad_hit_choice_is_asked_again(project: Path) -> None:
     out = _review(project, "e\n9\n0,0\n1\nx\n")
-    assert out.count("give distinct numbers from 1 to ") == 2
+    assert out.count("is not a hit number (1 to ") == 2
     assert _fixtures(project)["gen-kw-001"]["ground_truth_source"] == "synthetic"
+
+
+def test_e_takes_a_document_id_from_the_corpus_and_an_empty_line_cancels(project: Path) -> None:
+    """The right document is often not in a weak retriever's top 5: its id is accepted."""
+    out = _review(project, "e\nnotes/nope\n\ne\nbooks/deep-work, 1\na\nx\n")
+
+    assert "'notes/nope' is neither a hit number nor a document id in the corpus" in out
+    assert "edit cancelled: the expected ids are unchanged" in out
+    first = _fixtures(project)["gen-kw-001"]
+    shown = re.findall(r"^  1\. (\S+)", out, re.MULTILINE)[0]
+    assert first["expected_top_k_ids"] == ["books/deep-work", shown]
+    assert first["ground_truth_source"] == "human-annotated"
+    # Each fixture's decision counts once: edited and then accepted is one accepted.
+    assert "1 accepted, 0 rejected, 0 skipped (1 edited); 4 left to review" in out
+
+
+def test_an_empty_query_edit_keeps_the_query(project: Path) -> None:
+    out = _review(project, "q\n\nx\n")
+    assert "edit cancelled: the query is unchanged" in out
+    assert _fixtures(project)["gen-kw-001"]["query"] == "sourdough starter feeding"
+    assert "0 accepted, 0 rejected, 0 skipped (0 edited)" in out
+
+
+def test_a_reject_is_undone_on_the_next_prompt(project: Path) -> None:
+    before = (project / "datasets" / "keyword.jsonl").read_text()
+    out = on_terminal("review", "datasets/keyword.jsonl", cwd=project, stdin="r\nu\nr\nu\na\nx\n")
+
+    assert out.returncode == 0, out.stdout
+    assert "(a letter, then Enter)" in out.stdout  # the prompt says Enter is needed
+    assert "[u]ndo the reject" in out.stdout.split("[2/5] gen-kw-002")[1]
+    assert out.stdout.count("gen-kw-001: reject undone") == 2
+    after = (project / "datasets" / "keyword.jsonl").read_text()
+    # The fixture is back on its own line, in its place, and then accepted.
+    assert after.splitlines()[1:] == before.splitlines()[1:]
+    assert _fixtures(project)["gen-kw-001"]["ground_truth_source"] == "human-annotated"
+    assert "1 accepted, 0 rejected, 0 skipped (0 edited); 4 left to review" in out.stdout
+
+
+def test_u_without_a_reject_to_undo_is_not_a_choice(project: Path) -> None:
+    out = _review(project, "u\nx\n")
+    assert "unknown choice; " in out
+    assert len(_fixtures(project)) == 5
+
+
+def test_an_edited_paraphrase_that_reuses_rare_terms_is_flagged(project: Path) -> None:
+    path = project / "datasets" / "keyword.jsonl"
+    path.write_text(
+        path.read_text().replace('"query_type": "keyword"', '"query_type": "paraphrase"')
+    )
+
+    reused = _review(project, "q\nsourdough starter hooch feeding\nx\n")
+    assert "warning: a paraphrase query should not reuse the passage's words" in reused
+    assert re.search(r"this one reuses '[\w ]+': BM25 finds it by that word", reused)
+
+    rephrased = _review(project, "q\nlooking after a bread culture between bakes\nx\n")
+    assert "should not reuse" not in rephrased
+
+
+def test_the_source_passage_is_text_not_markdown(project: Path) -> None:
+    note = project / "notes" / "recipes" / "sourdough-starter.md"
+    text = note.read_text().replace(
+        "## Reading the jar",
+        '<div class="tip">Keep it <b>cool</b>.</div>\n\n```sh\nfeed --grams 50\n```\n\n'
+        "## Reading the jar",
+    )
+    note.write_text(text.replace("My starter", "My **starter** ([jar](https://x.example/j))"))
+
+    out = _review(project, "x\n")
+
+    passage = out.split("Source passage (recipes/sourdough-starter):")[1].split("Top 5")[0]
+    assert "Sourdough starter routine" in passage and "Feeding schedule" in passage
+    assert "My starter (jar) lives in a jar" in passage
+    assert "Keep it cool." in passage and "feed --grams 50" in passage
+    for markup in ("```", "<div", "<b>", "## ", "**", "](https://"):
+        assert markup not in passage, markup
 
 
 def test_an_invalid_dataset_line_is_named(project: Path) -> None:
@@ -110,8 +186,10 @@ def test_an_invalid_dataset_line_is_named(project: Path) -> None:
 
 @example("\u00b9", 1)  # superscript one: isdigit() but not int(); once a ValueError
 @given(st.text(max_size=20), st.integers(min_value=0, max_value=10))
-def test_hit_choices_are_distinct_numbers_in_range(text: str, available: int) -> None:
-    chosen = parse_hit_choice(text, available)
-    if chosen is not None:
-        assert chosen and len(set(chosen)) == len(chosen)
-        assert all(0 <= index < available for index in chosen)
+def test_expected_ids_are_distinct_hits_or_known_documents(text: str, available: int) -> None:
+    hits = [f"doc-{n}" for n in range(available)]
+    known = {*hits, "notes/a", "notes/b"}
+    chosen = parse_expected(text, hits, known)
+    if isinstance(chosen, list):
+        assert len(set(chosen)) == len(chosen)
+        assert set(chosen) <= known

@@ -27,6 +27,15 @@ QUERIES = [
 QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td3\t1\nq2\td4\t1\n"
 
 
+@pytest.fixture(autouse=True)
+def _in_a_folder_of_its_own(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """beir and tune keep their cache in the folder they run in, as `run` does: one of
+    its own, apart from the test's files (whose paths the messages show in full)."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
 @pytest.fixture
 def beir_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "tiny"
@@ -220,9 +229,9 @@ def test_an_unjudged_query_without_text_is_skipped_with_a_note(tmp_path: Path) -
     done = run_cli("beir", folder, "--retriever", "like")
     assert done.returncode == 0, done.stderr
     assert "queries      1 (documents: 2)" in done.stdout
-    assert done.stderr == (
+    assert done.stderr.splitlines()[0] == (
         f"note: {folder / 'queries.jsonl'}: skipped 2 queries without text that the 'test' "
-        "split does not judge ('q9', 'q8')\n"
+        "split does not judge ('q9', 'q8')"
     )
 
 
@@ -274,3 +283,52 @@ def test_a_title_only_document_scores_as_the_same_words_written_as_text(
     assert [row[2] for row in run] == ["d1", "d2"]
     # Equal scores: d2 is written one step below d1, the run file's tie rule.
     assert float(run[1][4]) == math.nextafter(float(run[0][4]), -math.inf)
+
+
+@pytest.mark.slow
+def test_a_second_dense_run_embeds_nothing_from_runs_default_cache(
+    beir_dir: Path, tmp_path: Path
+) -> None:
+    """No --cache-dir: the cache is `run`'s default one, in the folder beir runs in."""
+    first = _beir(str(beir_dir), "--retriever", "hybrid", "--json", str(tmp_path / "1.json"))
+    second = _beir(str(beir_dir), "--retriever", "hybrid", "--json", str(tmp_path / "2.json"))
+
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    one, two = (json.loads((tmp_path / f"{n}.json").read_text()) for n in (1, 2))
+    assert (one["embedded_texts"], one["cached_embeddings"]) == (4, 0)
+    assert (two["embedded_texts"], two["cached_embeddings"]) == (0, 4)
+    assert "embedded     0 texts (4 from the cache)" in second.stdout
+    assert (Path.cwd() / ".retrieval-eval-cache" / "embeddings").is_dir()
+    assert one["ndcg@10"] == two["ndcg@10"]
+
+
+def test_beir_holds_to_the_repository_only_the_cache_it_writes(
+    beir_dir: Path, tmp_path: Path
+) -> None:
+    """A --config file's report folder, baseline and history are not beir's to write: they
+    may point anywhere. Its cache_dir is honoured, and held inside the repository."""
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text(
+        'report_dir = "/elsewhere/report"\nbaseline = "../baseline.json"\ncache_dir = "kept"\n'
+    )
+    done = _beir(str(beir_dir), "--retriever", "dense", "--config", str(config))
+    assert done.returncode == 0, done.stderr
+    assert (Path.cwd() / "kept" / "embeddings").is_dir()
+    assert not (Path.cwd() / ".retrieval-eval-cache").exists()
+
+    config.write_text('cache_dir = "../outside"\n')
+    refused = _beir(str(beir_dir), "--retriever", "dense", "--config", str(config))
+    assert refused.returncode == 2
+    assert "`cache_dir` must name a path inside the repository" in refused.stderr
+
+
+def test_a_ci_log_shows_beirs_steps_in_lines(beir_dir: Path, tmp_path: Path) -> None:
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text("[progress]\nafter_s = 0\nevery_s = 0\n")
+    done = _beir(str(beir_dir), "--retriever", "dense", "--config", str(config), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "\r" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert any(line.startswith("indexing for dense: 4/4 texts (100%), ") for line in lines)
+    assert any(line.startswith("searching with dense: 2/2 queries (100%), ") for line in lines)
+    assert "indexing for dense: 4 documents in " in done.stderr

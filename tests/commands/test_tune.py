@@ -44,6 +44,15 @@ QRELS = "query-id\tcorpus-id\tscore\n" + "".join(
 )
 
 
+@pytest.fixture(autouse=True)
+def _in_a_folder_of_its_own(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """beir and tune keep their cache in the folder they run in, as `run` does: one of
+    its own, apart from the test's files (whose paths the messages show in full)."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
 @pytest.fixture(scope="module")
 def beir_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("tune") / "tiny"

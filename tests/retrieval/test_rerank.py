@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,8 @@ def _beir(
     env["PYTHONPATH"] = str(REPO_ROOT)  # where the user's factory module lives
     args = [str(CLI), "beir", str(beir_dir), "--retriever", "hybrid", "--k", "4"]
     args += ["--run", str(run), "--json", str(summary)]
+    # A cache of its own each time: every call asks the reranker afresh.
+    args += ["--cache-dir", tempfile.mkdtemp(dir=tmp_path)]
     if config is not None:
         args += ["--config", str(config)]
     done = subprocess.run(args, capture_output=True, text=True, check=False, env=env, cwd=REPO_ROOT)

@@ -3,8 +3,11 @@ person at a terminal runs it; stderr stays a pipe so the two can be told apart."
 
 from __future__ import annotations
 
+import fcntl
 import os
+import struct
 import subprocess
+import termios
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +19,7 @@ from tests.author.cli import CONSOLE_SCRIPT
 class TerminalRun:
     returncode: int
     stdout: str  # what the terminal showed (a pty turns "\n" into "\r\n"; undone here)
-    stderr: str
+    stderr: str  # empty with ``stderr_too``: the terminal showed it, in ``stdout``
 
 
 def on_terminal(
@@ -24,13 +27,17 @@ def on_terminal(
     cwd: Path,
     env: dict[str, str] | None = None,
     timeout: float = 600,
-    keys: str | None = None,
+    stderr_too: bool = False,
+    stdin: str | None = None,
 ) -> TerminalRun:
-    """``keys``: typed at the terminal (stdin is the terminal too); None: stdin is empty."""
+    """``stderr_too`` puts stderr on the terminal as well (where progress bars are drawn);
+    ``stdin`` is typed at the terminal (the keys a person presses, Enter included)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "GITHUB_"))}
     for name in ("CI", "NO_COLOR"):
         base.pop(name, None)
     master, slave = os.openpty()
+    # A person's terminal has a size; a fresh pty's is 0 × 0, where a bar has no room.
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
     chunks: list[bytes] = []
 
     def drain() -> None:
@@ -45,17 +52,17 @@ def on_terminal(
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    if keys is not None:
-        # Typed ahead: the terminal holds the lines until the program reads them.
-        os.write(master, keys.encode("utf-8"))
+    if stdin is not None:
+        # The terminal's line discipline holds typed lines until the program reads them.
+        os.write(master, stdin.encode("utf-8"))
     try:
         process = subprocess.run(
             [str(CONSOLE_SCRIPT), *args],
             cwd=cwd,
             env={**base, **(env or {})},
-            stdin=slave if keys is not None else subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stdin is None else slave,
             stdout=slave,
-            stderr=subprocess.PIPE,
+            stderr=slave if stderr_too else subprocess.PIPE,
             timeout=timeout,
             check=False,
         )
@@ -64,4 +71,5 @@ def on_terminal(
         reader.join(timeout)
         os.close(master)
     shown = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
-    return TerminalRun(process.returncode, shown, process.stderr.decode("utf-8", "replace"))
+    errors = process.stderr.decode("utf-8", "replace") if process.stderr is not None else ""
+    return TerminalRun(process.returncode, shown, errors)

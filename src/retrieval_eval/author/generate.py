@@ -103,9 +103,12 @@ def generate(
     *,
     progress: Callable[[str], None] = lambda message: None,
     existing: Mapping[RetrievalType, Sequence[Fixture]] | None = None,
+    on_kept: Callable[[int], None] = lambda count: None,
 ) -> GenerateResult:
     """``existing`` holds the fixtures already in each file (``--append``): their ids are
-    not reused and their documents are asked about last."""
+    not reused and their documents are asked about last. ``progress`` hears what each
+    request asks about, ``on_kept`` how many fixtures it kept (for a progress bar whose
+    total is ``per_file`` × types)."""
     docs = [d for d in corpus.documents if len(d.text.strip()) >= _MIN_DOC_CHARS]
     order = stratified_order(docs, seed=plan.seed)
     rare = RareTerms(corpus)
@@ -117,7 +120,9 @@ def generate(
             result.files.append(file_result)
             taken = {f.query_id for f in (existing or {}).get(retrieval_type, ())}
             requests = _requests(retrieval_type, plan, order, used, corpus, taken, rare)
-            _fill_file(file_result, requests, plan, rare, claude, checker, corpus, progress)
+            _fill_file(
+                file_result, requests, plan, rare, claude, checker, corpus, progress, on_kept
+            )
     except CostCapReached as error:
         result.stopped = error.message
     return result
@@ -222,17 +227,21 @@ def _fill_file(
     checker: Checker,
     corpus: Corpus,
     progress: Callable[[str], None],
+    on_kept: Callable[[int], None],
 ) -> None:
     while len(out.kept) < plan.per_file:
         request = next(requests, None)
         if request is None:
             return
+        before = len(out.kept)
         if request.empty:
             _empty_case(out, request, claude, rare)
-            continue
-        ids = ", ".join(s.id for s in request.sources)
-        progress(f"{request.query_id}: {request.style} about {ids}")
-        _make_one(out, request, plan, claude, checker, rare)
+        else:
+            ids = ", ".join(s.id for s in request.sources)
+            progress(f"{request.query_id}: {request.style} about {ids}")
+            _make_one(out, request, plan, claude, checker, rare)
+        if len(out.kept) > before:
+            on_kept(len(out.kept) - before)
 
 
 def _make_one(
@@ -413,6 +422,13 @@ class RareTerms:
             )
             self._ranked[doc.id] = ranked
         return ranked[:count]
+
+
+def reused_phrase(query: str, sources: Sequence[Document], rare: RareTerms) -> str | None:
+    """What a synonym or paraphrase query takes verbatim from its sources (a rare term, or
+    three words in a row), the check ``generate`` makes before keeping one; None: nothing."""
+    terms = tuple(t for s in sources for t in rare.of(s))
+    return _copied_phrase(query, sources, terms)
 
 
 def _copied_phrase(query: str, sources: Sequence[Document], terms: Sequence[str]) -> str | None:

@@ -13,13 +13,16 @@ import hashlib
 import json
 import re
 import textwrap
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence, Set
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from retrieval_eval.author.generate import RareTerms, reused_phrase
+from retrieval_eval.author.plain_text import plain_text
+from retrieval_eval.author.prompts import MEANING_STYLES
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.documents import Corpus
@@ -30,7 +33,9 @@ SHOWN_HITS = 5
 _PASSAGE_CHARS = 600
 _SNIPPET_CHARS = 90
 HELP = "[a]ccept  [e]dit expected ids  [q]uery edit  [r]eject  [s]kip  [x] quit"
-CHOICES = ("a", "e", "q", "r", "s", "x")
+UNDO = "  [u]ndo the reject"
+ENTER = " (a letter, then Enter)"
+CHOICES = ("a", "e", "q", "r", "s", "u", "x")
 
 
 class DatasetLines:
@@ -76,10 +81,19 @@ class DatasetLines:
         self.lines[index] = json.dumps(data, ensure_ascii=False) + ending
         self._save()
 
-    def remove(self, query_id: str) -> None:
+    def remove(self, query_id: str) -> tuple[int, str]:
+        """Take the fixture's line out; returns where it was and what it said (for undo)."""
         index = self.records.pop(query_id)
-        del self.lines[index]
+        line = self.lines.pop(index)
         self.records = {q: i - (i > index) for q, i in self.records.items()}
+        self._save()
+        return index, line
+
+    def restore(self, query_id: str, index: int, line: str) -> None:
+        """Put a removed line back where it was."""
+        self.records = {q: i + (i >= index) for q, i in self.records.items()}
+        self.lines.insert(index, line)
+        self.records[query_id] = index
         self._save()
 
     def _save(self) -> None:
@@ -103,24 +117,55 @@ class SkipState:
         atomic_write_text(self.path, json.dumps({"skipped": sorted(self.skipped)}) + "\n")
 
 
-def parse_hit_choice(text: str, available: int) -> list[int] | None:
-    """``"1,3"`` or ``"1 3"`` → [0, 2]; None when it is not a list of distinct hit numbers."""
+def parse_expected(text: str, hits: Sequence[str], known: Set[str]) -> list[str] | str:
+    """Hit numbers (``1`` is the first hit shown) or document ids, best first, separated by
+    commas or spaces: the ids they name, or what is wrong with them. The right document is
+    often not in a weak retriever's top 5, so an id from the corpus is accepted too."""
     parts = [p for p in re.split(r"[\s,]+", text.strip()) if p]
-    # ASCII only: str.isdigit() is also true of '¹' and '٣', which int() refuses or misreads.
-    if not parts or not all(p.isascii() and p.isdigit() for p in parts):
-        return None
-    numbers = [int(p) for p in parts]
-    if len(set(numbers)) != len(numbers) or not all(1 <= n <= available for n in numbers):
-        return None
-    return [n - 1 for n in numbers]
+    ids: list[str] = []
+    for part in parts:
+        if part.isascii() and part.isdigit():
+            number = int(part)
+            if not 1 <= number <= len(hits):
+                where = f"1 to {len(hits)}" if hits else "none: no hits are shown"
+                return f"{part} is not a hit number ({where})"
+            doc_id = hits[number - 1]
+        elif part in known:
+            doc_id = part
+        else:
+            return f"{part!r} is neither a hit number nor a document id in the corpus"
+        if doc_id in ids:
+            return f"{doc_id} is named twice"
+        ids.append(doc_id)
+    return ids
 
 
 @dataclass
 class Tally:
-    accepted: int = 0
-    rejected: int = 0
-    skipped: int = 0
-    edited: int = 0
+    """Each fixture's decision, counted once: the last one made (an undone reject is
+    none), and which fixtures were edited on the way."""
+
+    decisions: dict[str, str] = field(default_factory=dict)
+    edits: set[str] = field(default_factory=set)
+
+    def count(self, decision: str) -> int:
+        return sum(1 for d in self.decisions.values() if d == decision)
+
+    @property
+    def accepted(self) -> int:
+        return self.count("accepted")
+
+    @property
+    def rejected(self) -> int:
+        return self.count("rejected")
+
+    @property
+    def skipped(self) -> int:
+        return self.count("skipped")
+
+    @property
+    def edited(self) -> int:
+        return len(self.edits)
 
 
 @dataclass
@@ -144,6 +189,8 @@ class Review:
         self.retriever = retriever
         self.console = console
         self.tally = Tally()
+        self.rare = RareTerms(corpus)
+        self._rejected: tuple[str, int, str] | None = None  # the last reject, for undo
 
     def pending(self) -> list[str]:
         return [
@@ -156,77 +203,118 @@ class Review:
     def run(self) -> int:
         """Review until done or quit; returns how many are still to review."""
         queue = self.pending()
-        for number, query_id in enumerate(queue, start=1):
-            if not self._one(query_id, number, len(queue)):
+        position = 0
+        while position < len(queue):
+            outcome = self._one(queue[position], position + 1, len(queue))
+            if outcome == "quit":
                 break
+            if outcome == "undo":
+                position -= 1  # back to the fixture whose reject was undone
+                continue
+            position += 1
         return len(self.pending())
 
-    def _one(self, query_id: str, number: int, total: int) -> bool:
+    def _one(self, query_id: str, number: int, total: int) -> str:
+        """``next``, ``undo`` (the previous reject is undone: show that fixture again) or
+        ``quit``."""
         while True:
             data = self.dataset.fixture(query_id)
             hits = self._hits(data)
             self._show(data, hits, number, total)
+            prompt = HELP + (UNDO if self._rejected is not None else "") + ENTER
             try:
-                choice = self.console.ask(HELP).strip().lower()[:1]
+                choice = self.console.ask(prompt).strip().lower()[:1]
             except EOFError:
-                return False
+                return "quit"
+            if choice == "u" and self._rejected is not None:
+                rejected_id, index, line = self._rejected
+                self.dataset.restore(rejected_id, index, line)
+                self.tally.decisions.pop(rejected_id, None)
+                self._rejected = None
+                self.console.echo(f"{rejected_id}: reject undone")
+                return "undo"
+            if choice in ("a", "r", "s"):
+                self._rejected = None
             if choice == "a":
                 data["ground_truth_source"] = "human-annotated"
                 self.dataset.replace(query_id, data)
-                self.tally.accepted += 1
-                return True
+                self.tally.decisions[query_id] = "accepted"
+                return "next"
             if choice == "r":
-                self.dataset.remove(query_id)
-                self.tally.rejected += 1
-                return True
+                index, line = self.dataset.remove(query_id)
+                self._rejected = (query_id, index, line)
+                self.tally.decisions[query_id] = "rejected"
+                return "next"
             if choice == "s":
                 self.state.skip(query_id)
-                self.tally.skipped += 1
-                return True
+                self.tally.decisions[query_id] = "skipped"
+                return "next"
             if choice == "x":
-                return False
+                return "quit"
             if choice == "e" and not self._edit_ids(query_id, data, hits):
-                return False
+                return "quit"
             if choice == "q" and not self._edit_query(query_id, data):
-                return False
-            if choice not in CHOICES:
-                self.console.echo(f"unknown choice; {HELP}")
+                return "quit"
+            if choice not in CHOICES or (choice == "u" and self._rejected is None):
+                self.console.echo(f"unknown choice; {prompt}")
 
     def _edit_ids(self, query_id: str, data: dict[str, Any], hits: Sequence[Hit]) -> bool:
-        if not hits:
-            self.console.echo("no hits to choose from")
-            return True
+        shown = [hit.doc_id for hit in hits]
+        numbers = f"hit numbers (1-{len(hits)}) or " if hits else ""
         while True:
             try:
-                answer = self.console.ask(f"expected ids: hit numbers, best first (1-{len(hits)})")
+                answer = self.console.ask(
+                    f"expected ids: {numbers}document ids, best first; an empty line cancels"
+                )
             except EOFError:
                 return False
-            chosen = parse_hit_choice(answer, len(hits))
-            if chosen is not None:
+            if not answer.strip():
+                self.console.echo("edit cancelled: the expected ids are unchanged")
+                return True
+            chosen = parse_expected(answer, shown, self.docs.keys())
+            if isinstance(chosen, list):
                 break
-            self.console.echo(f"give distinct numbers from 1 to {len(hits)}, e.g. 1,3")
-        ids = [hits[i].doc_id for i in chosen]
-        data["expected_top_k_ids"] = ids
+            self.console.echo(f"{chosen}; e.g. 1,3 or {next(iter(self.docs), 'notes/a')}")
+        data["expected_top_k_ids"] = chosen
         data.pop("expect_empty", None)
-        relevance = {k: v for k, v in data.get("relevance", {}).items() if k in ids}
+        relevance = {k: v for k, v in data.get("relevance", {}).items() if k in chosen}
         if relevance:
             data["relevance"] = relevance
         else:
             data.pop("relevance", None)
         self.dataset.replace(query_id, data)
-        self.tally.edited += 1
+        self.tally.edits.add(query_id)
         return True
 
     def _edit_query(self, query_id: str, data: dict[str, Any]) -> bool:
         try:
-            text = self.console.ask("new query").strip()
+            text = self.console.ask("new query; an empty line cancels").strip()
         except EOFError:
             return False
-        if text:
-            data["query"] = text
-            self.dataset.replace(query_id, data)
-            self.tally.edited += 1
+        if not text:
+            self.console.echo("edit cancelled: the query is unchanged")
+            return True
+        data["query"] = text
+        self.dataset.replace(query_id, data)
+        self.tally.edits.add(query_id)
+        self._recheck_type(data)
         return True
+
+    def _recheck_type(self, data: dict[str, Any]) -> None:
+        """The check `generate` makes before keeping a synonym or paraphrase query: one
+        that reuses a passage's rare term (or three of its words in a row) is found by
+        BM25 through that word, so it no longer tests meaning."""
+        style = data.get("query_type")
+        if style not in MEANING_STYLES:
+            return
+        sources = [self.docs[i] for i in data["expected_top_k_ids"] if i in self.docs]
+        copied = reused_phrase(data["query"], sources, self.rare)
+        if copied is not None:
+            self.console.echo(
+                f"warning: a {style} query should not reuse the passage's words, and this one "
+                f"reuses {copied!r}: BM25 finds it by that word; rephrase it (q), or it tests "
+                "keywords rather than meaning"
+            )
 
     def _hits(self, data: dict[str, Any]) -> tuple[Hit, ...]:
         tags = (data.get("filters") or {}).get("tags", [])
@@ -245,14 +333,19 @@ class Review:
             doc = self.docs.get(doc_id)
             if doc is not None:
                 say(f"Source passage ({doc_id}):")
-                passage = _clip(" ".join(doc.text.split()), _PASSAGE_CHARS)
-                say(textwrap.fill(passage, width=96, initial_indent="  ", subsequent_indent="  "))
+                passage = _clip(plain_text(doc.text), _PASSAGE_CHARS)
+                for paragraph in passage.splitlines():
+                    say(
+                        textwrap.fill(
+                            paragraph, width=96, initial_indent="  ", subsequent_indent="  "
+                        )
+                    )
         say(f"Top {SHOWN_HITS} ({self.retriever.name}):")
         if not hits:
             say("  (no results)")
         for rank, hit in enumerate(hits, start=1):
             mark = "  <- expected" if hit.doc_id in expected else ""
-            snippet = _clip(" ".join(hit.text.split()), _SNIPPET_CHARS)
+            snippet = _clip(" ".join(plain_text(hit.text).split()), _SNIPPET_CHARS)
             say(f"  {rank}. {hit.doc_id}{mark}\n     {snippet}")
 
 

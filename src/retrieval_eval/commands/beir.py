@@ -12,15 +12,19 @@ import math
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 
 from retrieval_eval.commands.model import model_dir_option
+from retrieval_eval.commands.run import progress_option, show_progress
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.prepare import prepare, withhold
-from retrieval_eval.retrieval.base import ReportsMissingQueries
+from retrieval_eval.progress import Pace, stderr_log, step
+from retrieval_eval.retrieval.base import CountsEmbeddings, ReportsMissingQueries, Retriever
+from retrieval_eval.retrieval.builtin.hybrid import HybridRetriever
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.defaults import resolve_defaults
 from retrieval_eval.retrieval.registry import (
@@ -28,9 +32,15 @@ from retrieval_eval.retrieval.registry import (
     build_retriever,
     close_retriever,
 )
-from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
+from retrieval_eval.retrieval.timed import (
+    QuerySpec,
+    TimedResult,
+    index_with_progress,
+    run_queries,
+)
 from retrieval_eval.score.latency import latency_summary
 from retrieval_eval.score.query_scores import score_queries
+from retrieval_eval.settings import RunSettings
 from retrieval_eval.vocabulary import ExitCode
 
 BUILT_IN = ("dense", "bm25", "hybrid", "like")
@@ -76,8 +86,10 @@ _PATH = click.Path(path_type=Path)
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Embedding cache folder (dense, hybrid). Default: no cache.",
+    help="Cache folder, as for `run` (embeddings/, rerank/ inside): a second run on the same "
+    "folder embeds nothing. Default: the --config file's cache_dir, else .retrieval-eval-cache",
 )
+@progress_option
 def beir(
     directory: Path,
     retriever_name: str,
@@ -88,22 +100,34 @@ def beir(
     run_path: Path | None,
     model_dir: Path | None,
     cache_dir: Path | None,
+    progress: bool | None,
 ) -> int:
     """Evaluate a retriever on the BEIR folder DIRECTORY."""
-    with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as config:
+    interactive = show_progress(progress)
+    with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as ready:
         retriever = build_retriever(
             retriever_name,
-            config,
+            ready.retrievers,
             anthropic_api_key=anthropic_api_key_value(),
-            rerank_cache_dir=cache_dir / "rerank" if cache_dir is not None else None,
+            rerank_cache_dir=ready.cache_dir / "rerank",
         )
         try:
             data = load_beir(directory, split)
             for note in data.notes:
                 click.echo(f"note: {note}", err=True)
-            setup_s = time_index(retriever, data.corpus)
+            setup_s = index_with_progress(
+                retriever, data.corpus, interactive=interactive, log=stderr_log, pace=ready.pace
+            )
+            embedded = _index_embeddings(retriever)
             queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
-            timed = run_queries(retriever, queries, k)
+            with step(
+                f"searching with {retriever_name}",
+                len(queries),
+                interactive=interactive,
+                log=stderr_log,
+                pace=ready.pace,
+            ) as tracker:
+                timed = run_queries(retriever, queries, k, on_result=lambda _: tracker.advance(1))
             described = dict(retriever.describe())
             missing = (
                 retriever.queries_missing if isinstance(retriever, ReportsMissingQueries) else None
@@ -131,6 +155,8 @@ def beir(
     }
     if missing is not None:
         summary["queries_missing"] = len(missing)
+    if embedded is not None:
+        summary["embedded_texts"], summary["cached_embeddings"] = embedded
     click.echo(_table(summary))
     if json_path is not None:
         atomic_write_text(json_path, json.dumps(summary, indent=2, default=str) + "\n")
@@ -139,41 +165,64 @@ def beir(
     return ExitCode.OK
 
 
+@dataclass(frozen=True)
+class PreparedRetrievers:
+    """The [retrievers] tables, and the cache folder (``embeddings/`` and ``rerank/``
+    inside, as for `run`)."""
+
+    retrievers: RetrieversConfig
+    cache_dir: Path
+    pace: Pace = field(default_factory=Pace)
+
+
 @contextmanager
 def prepared_retrievers(
     config_file: Path | None,
     *,
     model_dir: Path | None,
     cache_dir: Path | None,
-) -> Iterator[RetrieversConfig]:
+) -> Iterator[PreparedRetrievers]:
     """The [retrievers] tables: the file's, through the one preparation every command uses
-    (``secret_env`` withheld, then secrets resolved), or the defaults. The flags win over
-    the file for the model and the embedding cache."""
-    dense_flags = {
-        name: value
-        for name, value in (("model_dir", model_dir), ("cache_dir", cache_dir))
-        if value is not None
-    }
+    (``secret_env`` withheld, then secrets resolved), or the defaults. The cache is `run`'s:
+    ``--cache-dir``, else the file's ``cache_dir``, else ``.retrieval-eval-cache``, so a
+    second run on the same folder embeds nothing. The model flag wins over the file."""
+    dense_flags = {"model_dir": model_dir} if model_dir is not None else {}
     if config_file is None:
         withhold()  # the runner's credentials: never a child's
+        root = (cache_dir or RunSettings().cache_dir).absolute()
         config = RetrieversConfig()
-        config = config.model_copy(
-            update={"dense": config.dense.model_copy(update={"cache_dir": None, **dense_flags})}
+        config = config.model_copy(update={"dense": config.dense.model_copy(update=dense_flags)})
+        yield PreparedRetrievers(
+            resolve_defaults(config, home=Path.home(), cores=_available_cores(), cache_dir=root),
+            root,
         )
-        yield resolve_defaults(config, home=Path.home(), cores=_available_cores())
         return
     # A BEIR folder is not the repository's corpus, and every file here was typed by the user
     # (the folder, the --config file and what it names): secrets are withheld, no roots apply.
+    # Of the paths the file names, beir writes only the cache: that alone must stay inside.
     ready = prepare(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides={},
+        overrides={"cache_dir": cache_dir} if cache_dir is not None else {},
         typed_outputs=tuple(path for path in (cache_dir,) if path is not None),
+        written=("cache_dir",),
     )
     config = ready.settings.retrievers
     if dense_flags:
         config = config.model_copy(update={"dense": config.dense.model_copy(update=dense_flags)})
-    yield config
+    yield PreparedRetrievers(config, ready.settings.cache_dir, ready.settings.progress.pace())
+
+
+def _index_embeddings(retriever: Retriever) -> tuple[int, int] | None:
+    """(texts the model embedded, texts the cache held) while indexing; None for a retriever
+    that embeds nothing here. A second run on the same folder embeds 0."""
+    embedder = retriever
+    if isinstance(retriever, HybridRetriever):
+        embedder = retriever.sides.get("dense", retriever)
+    counters = embedder.embedding if isinstance(embedder, CountsEmbeddings) else None
+    if counters is None:
+        return None
+    return int(counters.texts_embedded), int(counters.cache_hits)
 
 
 def anthropic_api_key_value() -> str | None:
@@ -241,5 +290,10 @@ def _table(summary: dict[str, object]) -> str:
         ),
         ("cost/query", f"${summary['cost_per_query_usd']:.6f}"),
         ("setup", f"{summary['setup_s']:.2f} s"),
+        *(
+            [("embedded", f"{summary['embedded_texts']} texts ({cached} from the cache)")]
+            if (cached := summary.get("cached_embeddings")) is not None
+            else []
+        ),
     ]
     return "\n".join(f"{name:<12} {value}" for name, value in rows)

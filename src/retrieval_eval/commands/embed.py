@@ -6,8 +6,9 @@ from typing import Any
 
 import click
 
-from retrieval_eval.commands.run import prepared_from_flags, settings_options
+from retrieval_eval.commands.run import prepared_from_flags, settings_options, show_progress
 from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.progress import stderr_log, step
 from retrieval_eval.retrieval.builtin.embed_shard import embed_into_cache
 from retrieval_eval.sharding import parse_shard
 from retrieval_eval.vocabulary import ExitCode
@@ -30,7 +31,20 @@ def embed(progress: bool | None, shard: str | None, **flags: Any) -> int:
     with prepared_from_flags(flags) as ready:
         settings = ready.settings
         corpus = load_corpus(settings.corpus)
-        summary = embed_into_cache(corpus, settings.retrievers.dense, chosen)
+        with step(
+            "embedding",
+            None,
+            interactive=show_progress(progress),
+            log=stderr_log,
+            unit="text",
+            pace=settings.progress.pace(),
+        ) as tracker:
+            summary = embed_into_cache(
+                corpus,
+                settings.retrievers.dense,
+                chosen,
+                lambda done, total: tracker.update(done, total),
+            )
     part = f"shard {chosen}: " if chosen is not None else ""
     click.echo(
         f"{part}{summary.selected} of {summary.chunks} chunks: {summary.embedded} embedded, "

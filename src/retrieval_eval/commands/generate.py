@@ -21,13 +21,15 @@ from retrieval_eval.author.generate import (
     generate as run_generate,
 )
 from retrieval_eval.author.prompts import PROMPT_VERSION
-from retrieval_eval.commands.run import anthropic_api_key
+from retrieval_eval.commands.run import anthropic_api_key, progress_option, show_progress
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.fixtures import Fixture, LocatedFixture, RetrievalType
 from retrieval_eval.prepare import prepared_run
+from retrieval_eval.progress import stderr_log, step
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever
+from retrieval_eval.retrieval.timed import index_with_progress
 from retrieval_eval.score.cached_claude import CachedClaude
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, build_client
 from retrieval_eval.validate import validate_datasets
@@ -117,6 +119,7 @@ def _csv(
     help="Add --per-file new fixtures to dataset files that exist, keeping every line "
     "already there (reviewed or not).",
 )
+@progress_option
 def generate(
     corpus_path: Path | None,
     per_file: int | None,
@@ -131,6 +134,7 @@ def generate(
     config_file: Path | None,
     force: bool,
     append: bool,
+    progress: bool | None,
 ) -> int:
     """Write synthetic fixtures (ground_truth_source "synthetic") for each dataset file.
 
@@ -205,20 +209,30 @@ def generate(
                 "export ANTHROPIC_API_KEY=sk-ant-... and run generate again"
             )
         retrievers = [build_retriever(name, settings.retrievers) for name in check_with]
+        interactive = show_progress(progress)
+        pace = settings.progress.pace()
         try:
             for retriever in retrievers:
-                click.echo(
-                    f"indexing {len(corpus.documents)} documents for {retriever.name}", err=True
+                index_with_progress(
+                    retriever, corpus, interactive=interactive, log=stderr_log, pace=pace
                 )
-                retriever.index(corpus)
-            result = run_generate(
-                corpus,
-                plan,
-                claude,
-                Checker(retrievers),
-                progress=lambda m: click.echo(m, err=True),
-                existing=existing,
-            )
+            with step(
+                "generating fixtures",
+                per_file * len(types),
+                interactive=interactive,
+                log=stderr_log,
+                unit="fixture",
+                pace=pace,
+            ) as tracker:
+                result = run_generate(
+                    corpus,
+                    plan,
+                    claude,
+                    Checker(retrievers),
+                    progress=stderr_log,
+                    existing=existing,
+                    on_kept=tracker.advance,
+                )
         finally:
             for retriever in retrievers:
                 close_retriever(retriever)

@@ -98,8 +98,8 @@ def review(
             close_retriever(retriever)
         t = session.tally
         click.echo(
-            f"\n{t.accepted} accepted, {t.edited} edited, {t.rejected} rejected, "
-            f"{t.skipped} skipped; "
+            f"\n{t.accepted} accepted, {t.rejected} rejected, {t.skipped} skipped"
+            f" ({t.edited} edited); "
             + (f"{left} left to review: run the same command to resume" if left else "all reviewed")
         )
         return int(ExitCode.OK)

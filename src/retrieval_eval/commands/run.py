@@ -77,15 +77,19 @@ def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="With the judge: stop its label judgements (holes, calibration) before "
             "their spend could pass this. Default: [judge] max_cost_usd, else 1.",
         ),
-        click.option(
-            "--progress/--no-progress",
-            default=None,
-            help="Progress bars. Default: on a terminal, off in CI.",
-        ),
+        progress_option,
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+progress_option = click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="A progress bar (--progress) or a line every few seconds (--no-progress) "
+    "for each step longer than a second. Default: the bar on a terminal, lines in CI.",
+)
 
 
 @contextmanager

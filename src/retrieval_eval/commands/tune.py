@@ -17,7 +17,7 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +26,17 @@ import numpy as np
 
 from retrieval_eval.commands.beir import prepared_retrievers
 from retrieval_eval.commands.model import model_dir_option
+from retrieval_eval.commands.run import progress_option, show_progress
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.prepare import prepared_run
+from retrieval_eval.progress import Pace, stderr_log, step
 from retrieval_eval.retrieval.config import HYBRID_SIDES, RetrieversConfig
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever, hybrid_sides
-from retrieval_eval.retrieval.timed import QuerySpec, time_index
+from retrieval_eval.retrieval.timed import QuerySpec, index_with_progress
 from retrieval_eval.retrieval.tune.cached_runs import retrieve_sides
 from retrieval_eval.retrieval.tune.grid import (
     TUNED_RETRIEVERS,
@@ -61,6 +63,7 @@ class TuneData:
     queries: list[QuerySpec]
     qrels: dict[str, dict[str, int]]
     retrievers: RetrieversConfig
+    pace: Pace = field(default_factory=Pace)
 
 
 @contextmanager
@@ -72,10 +75,10 @@ def beir_data(
     cache_dir: Path | None,
 ) -> Iterator[TuneData]:
     """A BEIR folder; retriever settings from ``--config``, else the built-in ones."""
-    with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as retrievers:
+    with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as ready:
         data = load_beir(directory, split)
         queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
-        yield TuneData(data.corpus, queries, data.qrels, retrievers)
+        yield TuneData(data.corpus, queries, data.qrels, ready.retrievers, ready.pace)
 
 
 @contextmanager
@@ -111,7 +114,7 @@ def dataset_data(
         fixtures = [located.fixture for located in next(iter(report.datasets.values()), [])]
         queries = [QuerySpec(f.query_id, f.query, f.filter_tags()) for f in fixtures]
         qrels = {f.query_id: f.grades() for f in fixtures}
-        yield TuneData(corpus, queries, qrels, settings.retrievers)
+        yield TuneData(corpus, queries, qrels, settings.retrievers, settings.progress.pace())
 
 
 @click.command("tune")
@@ -152,9 +155,10 @@ def dataset_data(
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Embedding cache: a second tune on the same corpus embeds nothing. For a BEIR "
-    "folder the cache folder itself; for a dataset file as `run --cache-dir`.",
+    help="Cache folder, as for `run` (embeddings/ inside): a second tune on the same corpus "
+    "embeds nothing. Default: the config's cache_dir, else .retrieval-eval-cache",
 )
+@progress_option
 def tune(
     dataset: Path,
     retriever_name: str,
@@ -167,6 +171,7 @@ def tune(
     config_file: Path | None,
     model_dir: Path | None,
     cache_dir: Path | None,
+    progress: bool | None,
 ) -> int:
     """Cross-validated grid search of one retriever's settings (hybrid's fusion; bm25's
     and dense's indexing) on DATASET: a BEIR folder, or a golden dataset file (*.jsonl)
@@ -194,6 +199,7 @@ def tune(
             split,
             json_path,
             dataset,
+            interactive=show_progress(progress),
         )
 
 
@@ -208,6 +214,8 @@ def _tune(
     split: str,
     json_path: Path | None,
     dataset: Path,
+    *,
+    interactive: bool,
 ) -> int:
     config = data.retrievers
     grid = expand_grid(getattr(config, retriever_name), params_parsed)
@@ -217,14 +225,36 @@ def _tune(
         raise ConfigError(f"{len(judged)} judged queries cannot be split into {folds} folds")
     if retriever_name != "hybrid":
         return _tune_indexing(
-            data, source, retriever_name, grid, measure, folds, seed, split, json_path, dataset
+            data,
+            source,
+            retriever_name,
+            grid,
+            measure,
+            folds,
+            seed,
+            split,
+            json_path,
+            dataset,
+            interactive=interactive,
         )
 
     sides = hybrid_sides(config)
     try:
-        index_s = {side: time_index(retriever, data.corpus) for side, retriever in sides.items()}
+        index_s = {
+            side: index_with_progress(
+                retriever, data.corpus, interactive=interactive, log=stderr_log, pace=data.pace
+            )
+            for side, retriever in sides.items()
+        }
         depth = max(point.depth for point in grid)
-        cached = retrieve_sides(sides, queries, depth)
+        with step(
+            f"searching with {', '.join(sides)}",
+            len(queries) * len(sides),
+            interactive=interactive,
+            log=stderr_log,
+            pace=data.pace,
+        ) as tracker:
+            cached = retrieve_sides(sides, queries, depth, on_done=tracker.advance)
     finally:
         for retriever in sides.values():
             close_retriever(retriever)
@@ -312,6 +342,8 @@ def _tune_indexing(
     split: str,
     json_path: Path | None,
     dataset: Path,
+    *,
+    interactive: bool,
 ) -> int:
     """``bm25`` or ``dense``: each point is a fresh retriever on the corpus. The
     configuration's own table is scored too, as the line to beat."""
@@ -331,7 +363,14 @@ def _tune_indexing(
             retriever_name, data.retrievers.model_copy(update={retriever_name: point})
         )
         try:
-            index_s += time_index(retriever, data.corpus)
+            index_s += index_with_progress(
+                retriever,
+                data.corpus,
+                interactive=interactive,
+                log=stderr_log,
+                pace=data.pace,
+                name=f"{retriever_name} ({settings_label(point)})",
+            )
             cached = retrieve_sides({retriever_name: retriever}, data.queries, k)
         finally:
             close_retriever(retriever)

@@ -218,6 +218,12 @@ def _merge_dataset(
             "queries_missing": _queries_missing(shares),
             "embedded_texts": _embedding_count(shares, 0),
             "cached_embeddings": _embedding_count(shares, 1),
+            # One shard's hits without text leave its queries without groundedness: the
+            # merged mean would be over the other shards' only, so it is left out for all.
+            "groundedness_left_out": next(
+                (s.report.groundedness_left_out for s in shares if s.report.groundedness_left_out),
+                None,
+            ),
             "repeats": merge_spreads(
                 [(s.report.repeats, s.report.num_scored) for s in shares if s.report.repeats]
             ),

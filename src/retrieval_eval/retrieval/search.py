@@ -17,7 +17,7 @@ from types import TracebackType
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
-from retrieval_eval.progress import Log, step
+from retrieval_eval.progress import Log, Pace, step
 from retrieval_eval.retrieval.base import (
     AnnFidelity,
     CountsEmbeddings,
@@ -29,7 +29,12 @@ from retrieval_eval.retrieval.base import (
 )
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.registry import build_hybrid, build_retriever, close_retriever
-from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, time_index
+from retrieval_eval.retrieval.timed import (
+    QuerySpec,
+    TimedResult,
+    index_with_progress,
+    run_queries,
+)
 
 EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid"})
 
@@ -44,7 +49,9 @@ class RetrieverPool:
         log: Log,
         cache_dir: Path,
         anthropic_api_key: str | None = None,
+        pace: Pace | None = None,
     ):
+        self.pace = pace
         self.retrievers = retrievers
         self.cache_dir = cache_dir
         self.anthropic_api_key = anthropic_api_key
@@ -91,24 +98,18 @@ class RetrieverPool:
             seconds = dense_s + bm25_s
         else:
             retriever = build_retriever(name, config)
-            with step(
-                f"indexing for {name}",
-                len(self.corpus.documents),
-                interactive=self.interactive,
-                log=self.log,
-                unit="document",
-            ) as advance:
-                try:
-                    seconds = time_index(retriever, self.corpus)
-                except BaseException as error:
-                    close_retriever(retriever)  # a child process it started ends here
-                    if isinstance(error, RetrievalEvalError) or not isinstance(error, Exception):
-                        raise
-                    # A retriever crash is a run error (exit 2), reported in one line.
-                    raise RetrievalEvalError(
-                        f"retriever {name!r} failed to index: {error}"
-                    ) from error
-                advance(len(self.corpus.documents))
+            try:
+                seconds = index_with_progress(
+                    retriever,
+                    self.corpus,
+                    interactive=self.interactive,
+                    log=self.log,
+                    pace=self.pace,
+                    name=name,
+                )
+            except BaseException:
+                close_retriever(retriever)  # a child process it started ends here
+                raise
             for warning in retriever.warnings if isinstance(retriever, ReportsWarnings) else ():
                 self.log(f"warning: {warning}")
         self._built[key] = (retriever, seconds)
@@ -188,6 +189,7 @@ def search_dataset(
     repeats: int = 1,
     config: RetrieversConfig | None = None,
     label: str | None = None,
+    pace: Pace | None = None,
 ) -> SearchedDataset:
     """Search every fixture of one dataset with the retriever called ``name``, ``repeats``
     times over (for a retriever that is not deterministic). ``config``: other settings
@@ -204,7 +206,9 @@ def search_dataset(
     if repeats > 1:
         title += f", {repeats} times"
     runs: list[list[TimedResult]] = []
-    with step(title, len(queries) * repeats, interactive=interactive, log=log) as advance:
+    with step(
+        title, len(queries) * repeats, interactive=interactive, log=log, pace=pace
+    ) as advance:
         try:
             for _ in range(repeats):
                 runs.append(run_queries(retriever, queries, k, on_result=lambda _: advance(1)))

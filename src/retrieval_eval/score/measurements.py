@@ -26,7 +26,7 @@ from retrieval_eval.results import (
 from retrieval_eval.retrieval.base import AnnFidelity
 from retrieval_eval.retrieval.search import SearchedDataset
 from retrieval_eval.score.breakdown import group_means, group_members
-from retrieval_eval.score.groundedness import groundedness
+from retrieval_eval.score.groundedness import NEEDS_TEXT, groundedness, hits_lack_text
 from retrieval_eval.score.labels import label_coverage, unlabelled_at
 from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.query_scores import score_queries
@@ -61,6 +61,11 @@ def measure_dataset(
     # With repeats, every repeat's hits count: groundedness is their mean and the first
     # relevant rank their median, as the measures are each query's mean over the repeats.
     repeat_ids = [{t.query_id: t for t in run} for run in searched.repeats]
+    textless = hits_lack_text(
+        [hit.text for hit in by_id[lf.fixture.query_id].result.hits]
+        for lf in scored
+        if lf.fixture.expected_keywords
+    )
     queries = []
     for located in fixtures:
         fixture = located.fixture
@@ -70,7 +75,7 @@ def measure_dataset(
         metrics: dict[str, float] = {}
         if not fixture.expect_empty:
             metrics = {m: per_measure[m].get(fixture.query_id, 0.0) for m in measures}
-            if fixture.expected_keywords:
+            if fixture.expected_keywords and not textless:
                 metrics[GROUNDEDNESS] = sum(
                     groundedness(fixture.expected_keywords, [hit.text for hit in each])
                     for each in every
@@ -139,6 +144,7 @@ def measure_dataset(
         repeats=spread,
         ann_fidelity=_fidelity(searched.ann_fidelity),
         labels=label_coverage(queries, k),
+        groundedness_left_out=NEEDS_TEXT if textless else None,
     )
 
 

@@ -33,7 +33,7 @@ from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.index.model_catalog import TOKENIZER_FILE, ModelSpec, model_spec
 from retrieval_eval.index.tracked_files import tracked_under
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.base import SearchResult
+from retrieval_eval.retrieval.base import IndexProgress, SearchResult
 from retrieval_eval.retrieval.builtin.collapse import ChunkTable
 from retrieval_eval.retrieval.config import DenseConfig
 
@@ -61,6 +61,10 @@ class DenseRetriever:
         self._collection: Any = None
         self._table: ChunkTable | None = None
         self._position: dict[str, int] = {}
+        self._progress: IndexProgress | None = None
+
+    def set_index_progress(self, progress: IndexProgress | None) -> None:
+        self._progress = progress
 
     @property
     def warnings(self) -> list[str]:
@@ -102,9 +106,20 @@ class DenseRetriever:
         if self._open_collection(fingerprint, len(chunks)):
             self._detach_cache()
             return
+        done = 0
+        report = self._progress
+
+        def on_done(count: int) -> None:
+            nonlocal done
+            done += count
+            if report is not None:
+                report(done, len(chunks))
+
+        if report is not None:
+            report(0, len(chunks))
         for start in range(0, len(chunks), EMBED_BATCH):
             batch = chunks[start : start + EMBED_BATCH]
-            vectors = embedding.embed([chunk.text for chunk in batch])
+            vectors = embedding.embed([chunk.text for chunk in batch], on_done)
             self._collection.add(
                 ids=[chunk.id for chunk in batch],
                 embeddings=vectors,

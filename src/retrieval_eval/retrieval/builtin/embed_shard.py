@@ -17,6 +17,7 @@ from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache, text_key
 from retrieval_eval.index.model_catalog import model_spec
 from retrieval_eval.load.documents import Corpus
+from retrieval_eval.retrieval.base import IndexProgress
 from retrieval_eval.retrieval.builtin.dense import EMBED_BATCH, chunk_cap, model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
 from retrieval_eval.sharding import Shard
@@ -31,7 +32,13 @@ class EmbedSummary:
     model_sha256: str
 
 
-def embed_into_cache(corpus: Corpus, config: DenseConfig, shard: Shard | None) -> EmbedSummary:
+def embed_into_cache(
+    corpus: Corpus,
+    config: DenseConfig,
+    shard: Shard | None,
+    progress: IndexProgress | None = None,
+) -> EmbedSummary:
+    """``progress(done, total)`` hears the texts embedded (or found cached), batch by batch."""
     if config.model_dir is None or config.cache_dir is None:
         raise ConfigError("embedding into the cache needs a model folder and a cache folder")
     chunks = chunk_corpus(
@@ -52,8 +59,16 @@ def embed_into_cache(corpus: Corpus, config: DenseConfig, shard: Shard | None) -
             token_budget=config.token_budget,
             model=config.model,
         )
+        done = 0
+
+        def on_done(count: int) -> None:
+            nonlocal done
+            done += count
+            if progress is not None:
+                progress(done, len(texts))
+
         for start in range(0, len(texts), EMBED_BATCH):
-            embedding.embed(texts[start : start + EMBED_BATCH])
+            embedding.embed(texts[start : start + EMBED_BATCH], on_done)
     return EmbedSummary(
         chunks=len(chunks),
         selected=len(texts),

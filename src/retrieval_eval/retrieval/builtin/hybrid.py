@@ -15,9 +15,11 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import (
     Closeable,
     Hit,
+    IndexProgress,
     ReportsWarnings,
     Retriever,
     SearchResult,
+    ShowsIndexProgress,
 )
 from retrieval_eval.retrieval.config import (
     HYBRID_SIDES,
@@ -91,6 +93,12 @@ class HybridRetriever:
         # A side that cannot change the fused ranking (weight or share 0) is not run at all.
         self.sides = {side: sides[side] for side in HYBRID_SIDES if config.side_used(side)}
         self.reranker = reranker
+
+    def set_index_progress(self, progress: IndexProgress | None) -> None:
+        """Its sides' progress (the dense side's embedding is where indexing takes long)."""
+        for retriever in self.sides.values():
+            if isinstance(retriever, ShowsIndexProgress):
+                retriever.set_index_progress(progress)
 
     def index(self, corpus: Corpus) -> None:
         for retriever in self.sides.values():

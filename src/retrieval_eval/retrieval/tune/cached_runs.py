@@ -9,12 +9,12 @@ setting then only runs its fusion function over these runs.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from retrieval_eval.retrieval.base import Retriever, SearchesMany
+from retrieval_eval.retrieval.base import Retriever, SearchesMany, SearchResult
 from retrieval_eval.retrieval.builtin.hybrid import cut_runs, fused_scores
 from retrieval_eval.retrieval.config import HybridConfig
 from retrieval_eval.retrieval.fusion import Candidates, Run
@@ -62,10 +62,20 @@ class SideRuns:
         return {qid: [doc_id for doc_id, _ in run[:k]] for qid, run in self.runs[side].items()}
 
 
+# Queries asked of ``search_many`` at once: large enough for the model's batches, small
+# enough that progress moves on a corpus of thousands of queries.
+MANY_AT_ONCE = 256
+
+
 def retrieve_sides(
-    sides: Mapping[str, Retriever], queries: Sequence[QuerySpec], depth: int
+    sides: Mapping[str, Retriever],
+    queries: Sequence[QuerySpec],
+    depth: int,
+    *,
+    on_done: Callable[[int], None] | None = None,
 ) -> SideRuns:
-    """Search every query once on every (already indexed) side."""
+    """Search every query once on every (already indexed) side; ``on_done`` hears how
+    many queries each round finished, for progress."""
     runs: dict[str, dict[str, Run]] = {}
     ceilings: dict[str, dict[str, float | None]] = {}
     seconds: dict[str, float] = {}
@@ -75,10 +85,15 @@ def retrieve_sides(
         ceilings[side] = {}
         # A retriever that answers many queries at once (dense: one batched model pass
         # for every query embedding) is asked so; nothing here is timed per query.
-        if isinstance(retriever, SearchesMany):
-            results = retriever.search_many([(q.text, q.tags) for q in queries], depth)
-        else:
-            results = [retriever.search(query.text, depth, query.tags) for query in queries]
+        results: list[SearchResult] = []
+        for start in range(0, len(queries), MANY_AT_ONCE):
+            some = queries[start : start + MANY_AT_ONCE]
+            if isinstance(retriever, SearchesMany):
+                results.extend(retriever.search_many([(q.text, q.tags) for q in some], depth))
+            else:
+                results.extend(retriever.search(q.text, depth, q.tags) for q in some)
+            if on_done is not None:
+                on_done(len(some))
         for query, result in zip(queries, results, strict=True):
             runs[side][query.query_id] = [(hit.doc_id, hit.score) for hit in result.hits]
             ceilings[side][query.query_id] = result.score_ceiling
