@@ -9,6 +9,7 @@ without a single console message (no error, no blocked fetch, no script at all).
 from __future__ import annotations
 
 import json
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -16,13 +17,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.render.charts import MAX_POINTS
+from retrieval_eval.render.challengers import BEATS_MARK, p_phrase
+from retrieval_eval.render.charts import BETTER, MAX_POINTS
 from retrieval_eval.render.escape import visible
+from retrieval_eval.render.filters import number, p_value, signed
 from retrieval_eval.render.links import ReportLinks
+from retrieval_eval.render.markdown import HEADLINE_METRICS
 from retrieval_eval.render.report_html import render_html
-from retrieval_eval.results import QueryMove, QueryResult
+from retrieval_eval.results import (
+    ChallengerMetric,
+    ChallengerResult,
+    DatasetChallengers,
+    QueryMove,
+    QueryResult,
+)
 from tests.action.git_repo import commit_all, write
 from tests.action.project import REGRESSING_NOTES, fixture_lines, new_project
+from tests.commands.test_run import CONFIG
 from tests.render.reports import dataset, mrr_row, query, report
 from tests.support import browser
 from tests.support.action import run_cli
@@ -37,6 +48,8 @@ class Page(HTMLParser):
         self.titles: list[str] = []
         self.text: list[str] = []
         self._title: list[str] | None = None
+        self._cells: list[list[str]] = []
+        self.raw = text
         self.feed(text)
         self.close()
 
@@ -44,6 +57,8 @@ class Page(HTMLParser):
         self.elements.append((tag, dict(attrs)))
         if tag == "title":
             self._title = []
+        if tag in ("td", "th"):
+            self._cells.append([])
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.elements.append((tag, dict(attrs)))
@@ -54,9 +69,15 @@ class Page(HTMLParser):
             self._title = None
 
     def handle_data(self, data: str) -> None:
+        if self._cells:
+            self._cells[-1].append(data)
         if self._title is not None:
             self._title.append(data)
         self.text.append(data)
+
+    def cells(self) -> list[str]:
+        """The text of each table cell, in order."""
+        return ["".join(cell).strip() for cell in self._cells]
 
     def tags(self, name: str) -> list[dict[str, str | None]]:
         return [attrs for tag, attrs in self.elements if tag == name]
@@ -260,3 +281,131 @@ def test_a_large_dataset_draws_every_moved_query_and_says_how_many_are_left_out(
     assert len(points) == MAX_POINTS
     assert any(t.startswith("q-00007 (keyword): query 7") for t in page.titles)
     assert "500 unchanged queries are not drawn" in " ".join("".join(page.text).split())
+
+
+# --- the challengers, from a real run ----------------------------------------------------
+
+TWO_CHALLENGERS = """
+[challengers.like-words]
+retriever = "like"
+datasets = ["keyword.jsonl"]
+
+[challengers.stemmed]
+retriever = "bm25"
+datasets = ["keyword.jsonl"]
+
+[challengers.stemmed.bm25]
+stemming = true
+"""
+
+
+@pytest.fixture(scope="module")
+def challenged_run(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Path:
+    """A `retrieval-eval run` with two `[challengers.NAME]` tables, on the keyword fixtures."""
+    project = tmp_path_factory.mktemp("challenged") / "project"
+    shutil.copytree(repo_root / "datasets", project / "datasets")
+    (project / "retrieval-eval.toml").write_text(
+        CONFIG.replace("MRR_BOUND", '"mrr@10" = false') + TWO_CHALLENGERS, encoding="utf-8"
+    )
+    run = run_cli(project, "run", "--no-progress")
+    assert run.returncode == 0, run.log
+    return project / "retrieval-eval-report"
+
+
+def _challenger_rows(page: Page, dataset_name: str) -> dict[str, list[str]]:
+    """The cells of each row of a dataset's challenger table, by the row's first cell."""
+    text = page.raw
+    start = text.index(f"<h3>Challengers on {dataset_name}")
+    table = text[start:].split("<table", 1)[1].split("</table>", 1)[0]
+    rows = {}
+    for raw in table.split("<tr>")[2:]:
+        cells = Page(f"<table><tr>{raw}</table>").cells()
+        rows[cells[0]] = cells
+    return rows
+
+
+@pytest.mark.slow
+def test_report_html_shows_each_challenger_with_report_jsons_p_values(
+    challenged_run: Path,
+) -> None:
+    report_json = json.loads((challenged_run / "report.json").read_text(encoding="utf-8"))
+    page = Page((challenged_run / "report.html").read_text(encoding="utf-8"))
+    (keyword,) = [c for c in report_json["challengers"] if c["dataset"] == "keyword.jsonl"]
+    headline = report_json["measures"][:HEADLINE_METRICS]
+
+    rows = _challenger_rows(page, "keyword.jsonl")
+
+    assert rows["bm25 (gated)"][1] == "bm25"
+    assert sorted(name for name in rows if name != "bm25 (gated)") == ["like-words", "stemmed"]
+    for challenger in keyword["challengers"]:
+        cells = rows[challenger["name"]]
+        assert cells[1] == challenger["retriever"]
+        by_metric = {m["metric"]: m for m in challenger["metrics"]}
+        for index, metric in enumerate(headline):
+            value, delta, p = cells[2 + 3 * index : 5 + 3 * index]
+            assert p == p_value(by_metric[metric]["p_value"])
+            assert delta.removesuffix(f" {BEATS_MARK}") == signed(
+                by_metric[metric]["delta"], metric
+            )
+            assert value == number(by_metric[metric]["value"], metric)
+        wtl = f"{challenger['wins']}/{challenger['ties']}/{challenger['losses']}"
+        assert cells[2 + 3 * len(headline)] == wtl
+    # one Δ chart per headline metric, a bar per challenger with its p on hover
+    first = keyword["challengers"][0]
+    metric = headline[0]
+    shown = {m["metric"]: m for m in first["metrics"]}[metric]
+    hover = f"{first['name']}: {signed(shown['delta'], metric)}, p {p_phrase(shown['p_value'])}"
+    assert hover in page.titles
+
+
+@pytest.mark.slow
+def test_report_html_with_challengers_loads_in_chromium_without_a_console_message(
+    challenged_run: Path,
+) -> None:
+    loaded = browser.load(challenged_run / "report.html")
+
+    assert loaded.console == []
+    text = " ".join("".join(Page(loaded.dom).text).split())
+    assert "Challengers on keyword.jsonl" in text and "like-words" in text
+
+
+def test_a_hostile_challenger_name_and_note_are_text_in_the_table() -> None:
+    hostile = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+    one = DatasetChallengers(
+        dataset=f"{hostile}.jsonl",
+        reference="bm25",
+        num_queries=3,
+        wtl_metric="mrr@10",
+        latency_p95_ms=1.0,
+        cost_per_query_usd=0.0,
+        challengers=(
+            ChallengerResult(name=hostile, retriever="like", warning=f"{hostile} failed"),
+            ChallengerResult(
+                name="up",
+                retriever="bm25",
+                metrics=(
+                    ChallengerMetric(
+                        metric="mrr@10",
+                        reference=0.5,
+                        value=0.75,
+                        delta=0.25,
+                        p_value=0.01,
+                        p_uncorrected=0.005,
+                    ),
+                ),
+                wins=2,
+                ties=1,
+                losses=0,
+                beats=("mrr@10",),
+            ),
+        ),
+    )
+    built = report([dataset([typed("q-1", "steady", "keyword")], rows=[mrr_row(1.0, 1.0)])])
+    page = Page(render_html(built.model_copy(update={"challengers": (one,)})))
+
+    assert not page.tags("script") and not page.tags("img")
+    text = "".join(page.text)
+    assert hostile in text and f"⚠️ {hostile} failed" in text
+    assert "up: +0.250, p = 0.010" in page.titles  # the one with numbers has a bar
+    bars = [line for line in page.tags("line") if line.get("stroke-width") == "3"]
+    assert BETTER in {bar.get("stroke") for bar in bars}  # a positive Δ is drawn green

@@ -9,12 +9,13 @@ library fetched from anywhere.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from retrieval_eval.compare.gate import HISTORY_DIGITS, primary_metric
+from retrieval_eval.render.challengers import p_phrase
 from retrieval_eval.render.filters import number, rank, signed
-from retrieval_eval.results import DatasetReport, QueryMove, RunReport
+from retrieval_eval.results import DatasetChallengers, DatasetReport, QueryMove, RunReport
 from retrieval_eval.vocabulary import metric_label
 
 # Colours for query types, in the order types first appear; more types than colours repeat.
@@ -288,12 +289,8 @@ def intervals(dataset: DatasetReport) -> Intervals | None:
     comparison = dataset.comparison
     if comparison is not None and comparison.paired:
         tests = comparison.paired
-        reach = max(0.01, *(max(abs(t.ci_low), abs(t.ci_high), abs(t.mean_diff)) for t in tests))
-        reach *= 1.1
-
-        def at(value: float) -> float:
-            return round((value + reach) / (2 * reach), 4)
-
+        reach = _reach(v for t in tests for v in (t.ci_low, t.ci_high, t.mean_diff))
+        at = _on_axis(reach)
         rows = []
         for t in tests:
             colour = WORSE if t.ci_high < 0 else BETTER if t.ci_low > 0 else SAME
@@ -332,6 +329,50 @@ def intervals(dataset: DatasetReport) -> Intervals | None:
         for name, agg in shown
     ]
     return Intervals("Mean per metric (95% bootstrap interval)", tuple(rows), None, ("0", "1"))
+
+
+def _reach(values: Iterable[float]) -> float:
+    """Half the width of a change axis centred on 0: the largest change, with room."""
+    return max(0.01, *(abs(v) for v in values)) * 1.1
+
+
+def _on_axis(reach: float) -> Callable[[float], float]:
+    """A change's position on an axis from -``reach`` (0) to +``reach`` (1)."""
+    return lambda value: round((value + reach) / (2 * reach), 4)
+
+
+def challenger_deltas(one: DatasetChallengers, metrics: Sequence[str]) -> tuple[Intervals, ...]:
+    """Per headline metric, each challenger's Δ against the gated retriever: a bar from 0
+    to the Δ, coloured by its sign, with Holm's p on hover (``intervals``' drawing). A
+    challenger without that metric (it failed) has no bar; a metric no one has, no chart."""
+    found = []
+    for metric in metrics:
+        scored = [(c.name, m) for c in one.challengers for m in c.metrics if m.metric == metric]
+        if not scored:
+            continue
+        reach = _reach(m.delta for _, m in scored)
+        at = _on_axis(reach)
+        rows = tuple(
+            Interval(
+                name,
+                at(min(m.delta, 0.0)),
+                at(m.delta),
+                at(max(m.delta, 0.0)),
+                BETTER if m.delta > 0 else WORSE if m.delta < 0 else SAME,
+                f"{signed(m.delta, metric)}, p {p_phrase(m.p_value)}",
+            )
+            for name, m in scored
+        )
+        found.append(
+            Intervals(
+                f"{metric_label(metric)}: each challenger minus the gated {one.reference} "
+                "(Δ, with Holm-corrected p)",
+                rows,
+                at(0.0),
+                (signed(-reach), signed(reach)),
+            )
+        )
+    return tuple(found)
 
 
 @dataclass(frozen=True)

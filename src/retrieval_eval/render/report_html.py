@@ -16,6 +16,7 @@ from jinja2 import PackageLoader, StrictUndefined, select_autoescape
 from jinja2.sandbox import SandboxedEnvironment
 
 from retrieval_eval.render import charts
+from retrieval_eval.render.challengers import BEATS_MARK, challenger_row, reference_row
 from retrieval_eval.render.escape import visible
 from retrieval_eval.render.filters import FILTERS
 from retrieval_eval.render.links import ReportLinks
@@ -87,8 +88,21 @@ def render_html(
         }
         for d in datasets
     ]
+    challengers = [
+        {
+            "one": one,
+            "rows": [
+                reference_row(one, headline, "gated"),
+                *(challenger_row(c, headline) for c in one.challengers),
+            ],
+            "charts": charts.challenger_deltas(one, headline),
+        }
+        for one in report.challengers
+    ]
     return template.render(
         report=report,
+        challengers=challengers,
+        beats_mark=BEATS_MARK,
         notices=list(notices),
         datasets=datasets,
         sections=sections,
