@@ -59,6 +59,7 @@ TRUST_SETTINGS = (
     "outside_roots",
     "judge.enabled",
     "judge.base_url",
+    "judge.max_cost_usd",
     "retrievers.hybrid.claude.base_url",
 )
 # The settings naming files the run writes; each must resolve inside the repository unless

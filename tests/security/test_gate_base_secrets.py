@@ -95,3 +95,19 @@ def test_a_pr_cannot_turn_the_judge_on_and_send_the_key_to_its_own_address(
     page = read(run.comment).text
     assert "judge.enabled: off → on" in page
     assert "judge.base_url" in page and "takes effect after merge" in page
+
+
+def test_a_pr_cannot_raise_the_judges_budget(repo: Repo) -> None:
+    """The label judgements spend the base repository's Anthropic budget: the cap is the
+    base commit's, and the pull request's value is a proposal for after the merge."""
+    main = repo.head()
+    repo.branch("feature", main)
+    head = repo.commit(
+        {"retrieval-eval.toml": CONFIG + "\n[judge]\nmax_cost_usd = 500.0\n"},
+        "a bigger budget for the judge",
+    )
+    run = repo.pull_request(42, main, head)
+    assert run.returncode == 0, run.log
+    page = read(run.comment).text
+    assert "judge.max_cost_usd: 1.0 → 500.0" in page
+    assert "takes effect after merge" in page
