@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrieval.config import Bm25Config
 from retrieval_eval.settings import DEFAULT_THRESHOLDS, RunSettings, Threshold, load_settings
 
 
@@ -80,7 +81,7 @@ def test_file_then_overrides(tmp_path: Path) -> None:
     assert settings.dataset_retrievers["keyword.jsonl"] == "like"
     assert settings.dataset_retrievers["hybrid.jsonl"] == "hybrid"
     assert settings.retrievers.bm25.k1 == 1.2
-    assert settings.retrievers.bm25.b == 0.4
+    assert settings.retrievers.bm25.b == Bm25Config().b  # the default, untouched
 
 
 def test_pyproject_table_is_read_when_there_is_no_toml_file(tmp_path: Path) -> None:
