@@ -53,6 +53,7 @@ def test_the_contract_declares_each_capability_the_run_uses() -> None:
         "HasReranker": ("reranker",),
         "MeasuresAnnFidelity": ("ann_fidelity",),
         "QueryListRetriever": ("search_queries",),
+        "ShowsIndexProgress": ("set_index_progress",),
     }
 
 

@@ -92,10 +92,10 @@ def test_settings_tables_reject_unknown_keys_and_bad_values() -> None:
 def test_defaults_are_the_documented_ones() -> None:
     config = RetrieversConfig()
     assert (config.bm25.k1, config.bm25.b, config.bm25.stopwords, config.bm25.stemming) == (
-        0.9,
-        0.4,
+        1.5,
+        0.6,
+        "en-179",
         True,
-        False,
     )
     hybrid = config.hybrid
     assert (hybrid.fusion, hybrid.alpha, hybrid.normalisation) == ("convex", 0.7, "theoretical")

@@ -126,7 +126,7 @@ def test_bm25_settings_parse_with_their_own_names_and_values() -> None:
 
 def test_a_bm25_grid_is_validated_as_its_table_is_and_pastes_back() -> None:
     grid = expand_grid(
-        Bm25Config(),
+        Bm25Config(b=0.4, stemming=False),
         [parse_param("k1=0.9,1.5", "bm25"), parse_param("stopwords=lucene,none", "bm25")],
     )
     assert [settings_label(point) for point in grid] == [
