@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from retrieval_eval.compare.baseline import Baseline, BaselineDataset, BaselineQuery, load_baseline
 from retrieval_eval.errors import InputError
@@ -71,3 +76,64 @@ def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         load_baseline(path)
     assert "baseline schema_version 7 is not supported (expected 1)" in str(caught.value)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=8,
+)
+_QUERY = st.fixed_dictionaries(
+    {},
+    optional={
+        "query": _JSON,
+        "first_relevant_rank": _JSON,
+        "metrics": st.dictionaries(st.sampled_from(["mrr@10", "p@5"]), _JSON) | _JSON,
+        "judge_fingerprint": _JSON,
+        "judge_score": _JSON,
+        "retrieved": st.lists(st.text(max_size=3), max_size=3) | _JSON,
+        "extra": _JSON,
+    },
+)
+
+
+def _step_by_step(text: str) -> Baseline | str:
+    """What load_baseline made of a text before it was parsed in one step."""
+    data = json.loads(text)
+    if data.get("schema_version") not in (None, 1):
+        return "unsupported"
+    try:
+        baseline = Baseline.model_validate(data)
+    except ValidationError:
+        return "malformed"
+    entries = baseline.datasets.values()
+    if any(entry is not None and entry.corruption(()) for entry in entries):
+        return "corrupt"
+    return baseline
+
+
+@given(
+    st.dictionaries(st.sampled_from(["q1", "q2"]), _QUERY),
+    st.sampled_from([None, 1, 2, "1"]),
+    st.sampled_from([{}, {"mrr@10": 0.5}]),
+)
+def test_parsing_the_text_directly_reads_what_json_loads_reads(
+    queries: dict[str, object], version: object, aggregates: dict[str, float]
+) -> None:
+    """A well-formed baseline is validated from its text in one step: it must read every
+    file as the standard library's parse then validation does."""
+    entry = {"aggregates": aggregates, "queries": queries}
+    data: dict[str, object] = {"datasets": {"d.jsonl": entry}}
+    if version is not None:
+        data["schema_version"] = version
+    text = json.dumps(data)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "baseline.json"
+        path.write_text(text, encoding="utf-8")
+        try:
+            loaded: Baseline | str | None = load_baseline(path)
+        except InputError as error:
+            message = str(error)
+            kinds = {"not supported": "unsupported", "malformed": "malformed", "corrupt": "corrupt"}
+            loaded = next(kind for words, kind in kinds.items() if words in message)
+    assert loaded == _step_by_step(text)

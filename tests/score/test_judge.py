@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from retrieval_eval.score.judge import (
     ClaudeJudge,
@@ -92,3 +96,28 @@ def test_fingerprint_depends_on_order_and_text() -> None:
     assert judged_fingerprint(PASSAGES) != judged_fingerprint(list(reversed(PASSAGES)))
     changed = [PASSAGES[0], ("travel/porto", "Trains are cheap!")]
     assert judged_fingerprint(PASSAGES) != judged_fingerprint(changed)
+
+
+def _fingerprint_pair_by_pair(passages: list[tuple[str, str]]) -> str:
+    """How the fingerprint was first computed (one hash update per pair): baselines
+    recorded with it must still carry their judge scores over."""
+    digest = hashlib.sha256()
+    for doc_id, text in passages:
+        digest.update(json.dumps([doc_id, text], ensure_ascii=False).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def test_fingerprint_is_the_one_baselines_recorded() -> None:
+    passages = [*PASSAGES, ("wiki/é", 'naïve "quoted" \\ text\nline')]
+    assert judged_fingerprint(passages) == (
+        "48457cd7a094fa64e16a1fd98ff98e627a8ce5c44092e3cc84cb9b4cf36d7937"
+    )
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
+
+
+@given(st.lists(st.tuples(_TEXT, _TEXT), max_size=12))
+def test_fingerprint_matches_hashing_pair_by_pair(passages: list[tuple[str, str]]) -> None:
+    assert judged_fingerprint(passages) == _fingerprint_pair_by_pair(passages)

@@ -61,13 +61,16 @@ class JudgedQuery:
     cost_usd: float
 
 
+# What ``json.dumps(value, ensure_ascii=False)`` builds on every call, built once.
+_PASSAGE_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def judged_fingerprint(passages: Sequence[tuple[str, str]]) -> str:
-    """Identity of what was judged: the ranked (doc id, text) pairs, in order."""
-    digest = hashlib.sha256()
-    for doc_id, text in passages:
-        digest.update(json.dumps([doc_id, text], ensure_ascii=False).encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
+    """Identity of what was judged: sha256 of each ranked (doc id, text) pair as a JSON
+    array and a newline, in order. One hash over the joined text gives the digest that
+    updating it pair by pair does, at a fraction of the cost per query."""
+    joined = "".join(f"{_PASSAGE_JSON.encode([doc_id, text])}\n" for doc_id, text in passages)
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
 
 
 def build_client(
