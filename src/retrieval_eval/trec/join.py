@@ -22,7 +22,7 @@ from typing import NoReturn
 import numpy as np
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.trec_text.files import Columns, grouped_by_query
+from retrieval_eval.load.trec_text.files import Columns, LineMap, grouped_by_query
 from retrieval_eval.load.trec_text.values import WordArray, as_bytes_strings, order_keys, widen
 from retrieval_eval.score.ranked import IntArray, RankedHits
 from retrieval_eval.trec.hits import TrecHits
@@ -549,3 +549,52 @@ def _exact_duplicates(query: IntArray, docs: WordArray, start: int) -> list[tupl
         if first != index:
             pairs.append((first + start, index + start))
     return pairs
+
+
+class JudgmentsByQuery:
+    """The qrels indexed once by query id, so each piece of a streamed run is joined with
+    just its own queries' judgments (the whole qrels per piece would be quadratic)."""
+
+    def __init__(self, qrels: Columns) -> None:
+        assert qrels.query_words is not None
+        self._qrels = qrels
+        ids = as_bytes_strings(qrels.query_words)  # numpy orders S strings as strcmp does
+        self._by_id = np.argsort(ids, kind="stable").astype(np.int64)
+        self._ordered = ids[self._by_id]
+        query = qrels.query_rows()
+        self._rows = np.argsort(query, kind="stable")  # grouped by query, file order within
+        self._counts = np.bincount(query, minlength=len(qrels.query_ids)).astype(np.int64)
+        self._first = np.zeros(self._counts.size, dtype=np.int64)
+        np.cumsum(self._counts[:-1], out=self._first[1:])
+
+    def query_id(self, positions: IntArray) -> list[str]:
+        """Query ids at ``positions`` of the strcmp order of all qrels queries."""
+        return list(map(self._qrels.query_ids.__getitem__, self._by_id[positions].tolist()))
+
+    def for_run(self, run: Columns) -> tuple[Columns, IntArray]:
+        """(qrels of the queries ``run`` shares with them, numbered in strcmp order; the
+        position of each of those queries in the strcmp order of all qrels queries)."""
+        assert run.query_words is not None
+        run_ids = as_bytes_strings(run.query_words)
+        # An id wider than every qrels id is truncated for the search but compared whole.
+        at = np.minimum(np.searchsorted(self._ordered, run_ids), self._ordered.size - 1)
+        positions = np.unique(at[self._ordered[at] == run_ids])
+        queries = self._by_id[positions]
+        counts = self._counts[queries]
+        starts = np.zeros(queries.size, dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        offsets = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
+        rows = self._rows[np.repeat(self._first[queries], counts) + offsets]
+        qrels = self._qrels
+        assert qrels.query_words is not None
+        judgments = Columns(
+            path=qrels.path,
+            query_ids=tuple(map(qrels.query_ids.__getitem__, queries.tolist())),
+            segment_starts=starts,
+            segment_codes=np.arange(queries.size, dtype=np.int64),
+            doc_words=qrels.doc_words[rows],
+            value=np.asarray(qrels.value)[rows],
+            lines=LineMap((0,), (1,), (None,)),
+            query_words=qrels.query_words[queries],
+        )
+        return judgments, positions

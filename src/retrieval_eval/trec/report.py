@@ -14,10 +14,19 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from retrieval_eval.errors import ConfigError, InputError
-from retrieval_eval.load.trec_text.files import read_qrels, read_run
+from retrieval_eval.load.trec_text.files import (
+    PIECE_ROWS,
+    Columns,
+    NotContiguousError,
+    read_qrels,
+    read_run,
+    stream_run,
+)
 from retrieval_eval.score.ranked import FloatArray
-from retrieval_eval.trec.join import judge_run
+from retrieval_eval.trec.join import JudgmentsByQuery, judge_run
 from retrieval_eval.trec.kernels import relstring, summarise, trec_values
 from retrieval_eval.trec.measures import (
     PER_QUERY_ONLY,
@@ -47,14 +56,29 @@ def score_trec_run(
     complete: bool = False,
     level: int = 1,
     max_docs: int | None = None,
+    piece_rows: int = PIECE_ROWS,
 ) -> TrecResult:
-    """``level`` is trec_eval's ``-l`` (lowest relevant grade), ``max_docs`` its ``-M``."""
+    """``level`` is trec_eval's ``-l`` (lowest relevant grade), ``max_docs`` its ``-M``.
+
+    A run whose queries each sit in one stretch of lines is scored a piece of about
+    ``piece_rows`` lines at a time (see :func:`_score_streamed`), so memory stays
+    bounded; any other run, or any run with ``complete``, is read whole first. The
+    output is the same either way: on any input error the whole-file path runs, so
+    the message is the one it gives.
+    """
     if level < 0:
         raise ConfigError(f"relevance level {level} is negative; use 0 or more")
     if max_docs is not None and max_docs < 1:
         raise ConfigError(f"max documents per query {max_docs} must be 1 or more")
     measures = tuple(parse_trec_measures(measure_names))
     qrels = read_qrels(qrels_path)
+    if not complete:
+        try:
+            streamed = _score_streamed(qrels, run_path, measures, level, max_docs, piece_rows)
+        except (NotContiguousError, InputError):
+            streamed = None
+        if streamed is not None:
+            return streamed
     run = read_run(run_path)
     hits = judge_run(qrels, run, complete=complete, max_docs=max_docs)
     if hits.num_queries == 0:
@@ -73,6 +97,48 @@ def score_trec_run(
         per_query[measure.name] = values
         summary[measure.name] = summarise(measure, values)
     return TrecResult(hits.query_ids, measures, per_query, summary, hits.runid, text)
+
+
+def _score_streamed(
+    qrels: Columns,
+    run_path: Path,
+    measures: tuple[TrecMeasure, ...],
+    level: int,
+    max_docs: int | None,
+    piece_rows: int,
+) -> TrecResult | None:
+    """Score each piece of whole queries as it is read, then put the queries in order.
+
+    Every measure's per-query value depends on that query alone, so a piece's values
+    are final; only the summary needs them all. ``None`` when no query has both
+    results and judgments (the whole-file path words that error).
+    """
+    index = JudgmentsByQuery(qrels)
+    positions: list[np.ndarray] = []
+    values: dict[str, list[FloatArray]] = {m.name: [] for m in measures if not m.is_text}
+    texts: dict[str, list[str]] = {m.name: [] for m in measures if m.is_text}
+    runid = ""
+    for piece in stream_run(run_path, piece_rows):
+        runid = piece.runid
+        judgments, at = index.for_run(piece)
+        if at.size == 0:
+            continue
+        hits = judge_run(judgments, piece, complete=False, max_docs=max_docs)
+        positions.append(at)
+        for measure in measures:
+            if measure.is_text:
+                texts[measure.name].extend(relstring(hits, measure.params[0]))
+            else:
+                values[measure.name].append(trec_values(hits, measure, level))
+    if not positions:
+        return None
+    every = np.concatenate(positions)
+    order = np.argsort(every, kind="stable")
+    query_ids = tuple(index.query_id(every[order]))
+    per_query = {name: np.concatenate(parts)[order] for name, parts in values.items()}
+    summary = {m.name: summarise(m, per_query[m.name]) for m in measures if not m.is_text}
+    text = {name: tuple(map(parts.__getitem__, order.tolist())) for name, parts in texts.items()}
+    return TrecResult(query_ids, measures, per_query, summary, runid, text)
 
 
 def format_trec(result: TrecResult, *, per_query: bool) -> str:

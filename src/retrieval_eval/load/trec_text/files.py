@@ -10,7 +10,8 @@ line is looked up, and a run is regrouped by query as it is read.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -590,3 +591,96 @@ def _scores(block: Block, path: Path) -> FloatArray:
             "score is NaN; scores must be numbers", file=path, line=int(block.line_numbers[row])
         )
     return values
+
+
+PIECE_ROWS = 1 << 20  # lines per streamed piece: about 40 MB of parsed columns
+
+
+class NotContiguousError(Exception):
+    """A query's lines are not in one stretch of the file: it cannot be read in pieces."""
+
+
+def stream_run(path: Path, piece_rows: int = PIECE_ROWS) -> Iterator[Columns]:
+    """A run, as :func:`read_run` parses it, in pieces of whole queries of ``piece_rows``
+    lines or more (a piece ends where a query ends; the last one holds the rest).
+
+    Only for a run whose every query's lines form one stretch: a query id seen
+    before in an earlier stretch raises :class:`NotContiguousError` (the caller then
+    reads the whole file). Each piece numbers its own queries from 0; row line
+    numbers are kept only per piece, so errors are for the whole-file reader to word.
+    Memory is one piece and the lines of the query that straddles the cut.
+    """
+    if not path.exists() or path.is_dir():
+        raise NotContiguousError  # let the whole-file reader name the problem
+    names = _QueryIds()
+    previous_qid: WordArray | None = None
+    pending_docs: list[WordArray] = []
+    pending_values: list[FloatArray] = []
+    pending_starts: list[IntArray] = []  # stretch starts, rows relative to the pending lines
+    pending_rows = 0
+    first_code = 0  # code of the query on the first pending line
+    runid = b""
+    for block in read_blocks(path, 6, extra_fields_allowed=True, layout=RUN_LAYOUT):
+        if block.lines == 0:
+            continue
+        query_words = words_for(block.buffer, *block.span(0), capped=False)
+        starts = _segment_starts(query_words, previous_qid)
+        known = len(names.names)
+        codes = names.codes(query_words[starts])
+        if not np.array_equal(codes, np.arange(known, known + starts.size)):
+            raise NotContiguousError
+        previous_qid = query_words[-1]
+        pending_docs.append(words_for(block.buffer, *block.span(2), capped=True))
+        pending_values.append(_scores(block, path))
+        pending_starts.append(starts + pending_rows)
+        tag_starts, tag_ends = block.span(5)
+        runid = block.buffer[int(tag_starts[-1]) : int(tag_ends[-1])].tobytes()
+        pending_rows += block.lines
+        if pending_rows < piece_rows:
+            continue
+        all_starts = np.concatenate(pending_starts)
+        cut = int(all_starts[-1]) if all_starts.size else 0
+        if cut == 0:  # one query so far: it is not finished yet
+            continue
+        docs, values = _stack(pending_docs), np.concatenate(pending_values)
+        last_code = len(names.names) - 1
+        yield _piece(path, names, first_code, last_code, all_starts[:-1], docs[:cut], values[:cut])
+        pending_docs, pending_values = [docs[cut:]], [values[cut:]]
+        pending_starts = [all_starts[-1:] - cut]
+        pending_rows -= cut
+        first_code = last_code
+    if pending_rows:
+        all_starts = np.concatenate(pending_starts)
+        docs, values = _stack(pending_docs), np.concatenate(pending_values)
+        piece = _piece(path, names, first_code, len(names.names), all_starts, docs, values)
+        yield replace(piece, runid=runid.decode("utf-8", "replace"))
+    elif not names.names:
+        raise NotContiguousError  # no data lines: the whole-file reader says so
+
+
+def _piece(
+    path: Path,
+    names: _QueryIds,
+    first_code: int,
+    stop_code: int,
+    starts: IntArray,
+    docs: WordArray,
+    values: FloatArray,
+) -> Columns:
+    """Columns of the pending lines' queries ``first_code:stop_code``, numbered from 0.
+
+    A piece's first line may continue a query whose stretch began in the previous
+    piece; ``starts`` then lacks row 0, which is added here.
+    """
+    if starts.size == 0 or int(starts[0]) != 0:
+        starts = np.concatenate([np.zeros(1, dtype=np.int64), starts])
+    return Columns(
+        path=path,
+        query_ids=tuple(names.names[first_code:stop_code]),
+        segment_starts=starts.astype(np.int64),
+        segment_codes=np.arange(starts.size, dtype=np.int64),
+        doc_words=docs,
+        value=values,
+        lines=LineMap((0,), (1,), (None,)),
+        query_words=names.words()[first_code:stop_code].copy(),
+    )
