@@ -34,9 +34,9 @@ from tokenizers import Tokenizer
 
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.chunking import Chunk, TokenSpans, chunk_corpus, word_spans
-from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.index.model_catalog import TOKENIZER_FILE, ModelSpec, model_spec
+from retrieval_eval.index.text_embedding import TextEmbedding
 from retrieval_eval.index.tracked_files import tracked_under
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import IndexProgress, SearchResult
@@ -60,7 +60,7 @@ class DenseRetriever:
         self.config = config
         self.model_dir = config.model_dir
         self.spec = model_spec(config.model)
-        self._embedding: MiniLMEmbedding | None = None
+        self._embedding: TextEmbedding | None = None
         self._cache: EmbeddingCache | None = None
         self._warnings: list[str] = []
         self._client: Any = None
@@ -81,7 +81,7 @@ class DenseRetriever:
         return list(self._warnings)
 
     @property
-    def embedding(self) -> MiniLMEmbedding | None:
+    def embedding(self) -> TextEmbedding | None:
         """The embedding function once indexed (its counters show cache hits vs texts embedded)."""
         return self._embedding
 
@@ -91,7 +91,7 @@ class DenseRetriever:
         if self.config.cache_dir is not None:
             self._cache = EmbeddingCache(self.config.cache_dir)
             self._warnings = list(self._cache.warnings)
-        embedding = MiniLMEmbedding(
+        embedding = self._embedding_class()(
             self.model_dir,
             self._cache,
             intra_op_threads=self.config.threads,
@@ -249,13 +249,27 @@ class DenseRetriever:
             **self._search_described(),
         }
 
+    def _searches_exactly(self) -> bool:
+        """True when the vectors stay in memory (no persist_dir, and no subclass that
+        keeps them in a store of its own)."""
+        return self.config.persist_dir is None and (
+            type(self)._open_collection is DenseRetriever._open_collection
+        )
+
     def _search_described(self) -> dict[str, str]:
         """How the vectors are searched: exactly in memory, or by a chromadb version's HNSW."""
-        if self.config.persist_dir is None and type(self)._open_collection is (
-            DenseRetriever._open_collection
-        ):
+        if self._searches_exactly():
             return {"search": "exact"}
         return {"chromadb": importlib.metadata.version("chromadb")}
+
+    def _embedding_class(self) -> type[TextEmbedding]:
+        """chromadb's embedding-function protocol only for a chromadb collection: the
+        exact search does without chromadb and its import."""
+        if self._searches_exactly():
+            return TextEmbedding
+        from retrieval_eval.index.embedding import MiniLMEmbedding
+
+        return MiniLMEmbedding
 
     def close(self) -> None:
         """Free the in-memory collection (ephemeral stores live as long as the process)."""
