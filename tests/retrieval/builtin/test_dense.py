@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus, Document
 from retrieval_eval.retrieval.builtin.dense import DenseRetriever
 from retrieval_eval.retrieval.config import DenseConfig
@@ -160,3 +162,43 @@ def test_a_long_document_is_embedded_in_windows_and_the_matching_one_is_returned
     retriever.close()
     assert "The left engine caught fire during the test flight." in hit.text
     assert len(hit.text) < len(text) / 3
+
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _repository_queries() -> list[tuple[str, tuple[str, ...]]]:
+    queries = []
+    for path in sorted((REPO / "datasets").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                queries.append((row["query"], tuple((row.get("filters") or {}).get("tags", ()))))
+    return queries
+
+
+def test_exact_search_ranks_our_datasets_as_a_chromadb_collection_does(
+    model_dir: Path, tmp_path: Path
+) -> None:
+    corpus = load_corpus(REPO / "datasets" / "corpus")
+    queries = _repository_queries()
+    assert len(queries) > 50 and any(tags for _, tags in queries)
+    exact = DenseRetriever(DenseConfig(model_dir=model_dir, threads=2))
+    kept = DenseRetriever(
+        DenseConfig(model_dir=model_dir, threads=2, persist_dir=tmp_path / "chroma")
+    )
+    exact.index(corpus)
+    kept.index(corpus)
+    try:
+        assert exact.describe()["search"] == "exact" and "chromadb" not in exact.describe()
+        assert "search" not in kept.describe() and kept.describe()["chromadb"]
+        for query, tags in queries:
+            ours = exact.search(query, 10, tags).hits
+            hnsw = kept.search(query, 10, tags).hits
+            assert [hit.doc_id for hit in ours] == [hit.doc_id for hit in hnsw], query
+            assert [hit.score for hit in ours] == pytest.approx(
+                [hit.score for hit in hnsw], abs=1e-6
+            )
+    finally:
+        exact.close()
+        kept.close()

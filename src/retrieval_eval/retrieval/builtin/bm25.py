@@ -12,17 +12,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import bm25s
 import numpy as np
 
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.index.chunking import chunk_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import SearchResult
+from retrieval_eval.retrieval.builtin.bm25s_import import import_bm25s
 from retrieval_eval.retrieval.builtin.collapse import ChunkTable
 from retrieval_eval.retrieval.builtin.tokenizer import KeywordTokenizer
 from retrieval_eval.retrieval.config import Bm25Config
+
+if TYPE_CHECKING:
+    import bm25s
+else:
+    bm25s = import_bm25s()
 
 
 class Bm25Retriever:
@@ -44,7 +50,13 @@ class Bm25Retriever:
         self._model = None
         # bm25s cannot index a corpus without a single token (all stop words, or empty).
         if any(tokens):
-            self._model = bm25s.BM25(k1=self.config.k1, b=self.config.b, method="lucene")
+            self._model = bm25s.BM25(
+                k1=self.config.k1,
+                b=self.config.b,
+                method="lucene",
+                backend="numpy",
+                csc_backend="numpy",
+            )
             self._model.index(tokens, show_progress=False)
             self._idf = _term_idf(self._model, len(tokens))
         self._unseen_idf = _lucene_idf(len(tokens), 0)

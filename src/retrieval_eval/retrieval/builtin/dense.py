@@ -11,26 +11,32 @@ only gained list-valued metadata in 1.x and its list operators differ between
 versions, while ``{"tag:x": true}`` with ``$or`` works in every release we
 support. Chunks are queried in growing batches until ``k`` distinct documents
 are found or the collection is exhausted.
+
+Without ``persist_dir`` the index lives only as long as the run, so it is no chromadb
+collection but the chunk vectors in one numpy matrix, searched exactly: every chunk's
+cosine similarity, computed as chromadb's cosine space does (vectors normalized, the
+dot product in float32, the score 1 − distance). Exact search finds everything HNSW
+finds and what HNSW missed; and a run that keeps no collection neither imports
+chromadb nor builds and validates one (about three CPU-seconds on our own datasets).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
-import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import chromadb
 import numpy as np
 from tokenizers import Tokenizer
 
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.chunking import Chunk, TokenSpans, chunk_corpus, word_spans
-from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.index.model_catalog import TOKENIZER_FILE, ModelSpec, model_spec
+from retrieval_eval.index.text_embedding import TextEmbedding
 from retrieval_eval.index.tracked_files import tracked_under
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import IndexProgress, SearchResult
@@ -54,11 +60,13 @@ class DenseRetriever:
         self.config = config
         self.model_dir = config.model_dir
         self.spec = model_spec(config.model)
-        self._embedding: MiniLMEmbedding | None = None
+        self._embedding: TextEmbedding | None = None
         self._cache: EmbeddingCache | None = None
         self._warnings: list[str] = []
         self._client: Any = None
         self._collection: Any = None
+        # Without persist_dir: the chunk vectors, row i for chunk i, normalized.
+        self._vectors: np.ndarray | None = None
         self._table: ChunkTable | None = None
         self._position: dict[str, int] = {}
         self._progress: IndexProgress | None = None
@@ -73,7 +81,7 @@ class DenseRetriever:
         return list(self._warnings)
 
     @property
-    def embedding(self) -> MiniLMEmbedding | None:
+    def embedding(self) -> TextEmbedding | None:
         """The embedding function once indexed (its counters show cache hits vs texts embedded)."""
         return self._embedding
 
@@ -83,7 +91,7 @@ class DenseRetriever:
         if self.config.cache_dir is not None:
             self._cache = EmbeddingCache(self.config.cache_dir)
             self._warnings = list(self._cache.warnings)
-        embedding = MiniLMEmbedding(
+        embedding = self._embedding_class()(
             self.model_dir,
             self._cache,
             intra_op_threads=self.config.threads,
@@ -117,13 +125,21 @@ class DenseRetriever:
 
         if report is not None:
             report(0, len(chunks))
+        rows: list[np.ndarray] = []
         for start in range(0, len(chunks), EMBED_BATCH):
             batch = chunks[start : start + EMBED_BATCH]
             vectors = embedding.embed([chunk.text for chunk in batch], on_done)
+            if self._collection is None:
+                rows.append(vectors)
+                continue
             self._collection.add(
                 ids=[chunk.id for chunk in batch],
                 embeddings=vectors,
                 metadatas=[_metadata(chunk, tags_by_doc[chunk.doc_id]) for chunk in batch],
+            )
+        if self._collection is None:
+            self._vectors = _normalized(
+                np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.float32)
             )
         self._detach_cache()
 
@@ -137,8 +153,11 @@ class DenseRetriever:
         model's batches: ``tune`` retrieves every query once and does not time them, so
         one batched model pass replaces a call per query (vectors equal to within float
         rounding of the per-query ones)."""
-        if self._collection is None or self._table is None or self._embedding is None:
+        searchable = self._collection is not None or self._vectors is not None
+        if not searchable or self._table is None or self._embedding is None:
             raise RetrievalEvalError("dense: search() called before index()")
+        if self._vectors is not None:
+            return self._search_exact(queries, k)
         total = len(self._table.chunks)
         results: list[SearchResult | None] = [None] * len(queries)
         pending: list[tuple[int, str, dict[str, Any] | None]] = []
@@ -160,6 +179,36 @@ class DenseRetriever:
             vectors = self._embedding.embed_queries([query for _, query, _ in pending])
             for (index, _, where), vector in zip(pending, vectors, strict=True):
                 results[index] = self._nearest(vector, k, where)
+        return [result if result is not None else SearchResult(hits=()) for result in results]
+
+    def _search_exact(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> list[SearchResult]:
+        """Every chunk scored against each query; a tag filter keeps the chunks of
+        documents carrying any of the tags, and one matching none finds nothing."""
+        assert self._vectors is not None and self._table is not None
+        assert self._embedding is not None
+        table = self._table
+        results: list[SearchResult | None] = [None] * len(queries)
+        pending: list[tuple[int, str, np.ndarray | None]] = []
+        for index, (query, tags) in enumerate(queries):
+            mask = table.chunk_mask(tags)
+            if k <= 0 or len(table.chunks) == 0 or (mask is not None and not mask.any()):
+                results[index] = SearchResult(hits=())  # the empty-filter guard too
+                continue
+            pending.append((index, query, mask))
+        if pending:
+            vectors = _normalized(self._embedding.embed_queries([q for _, q, _ in pending]))
+            for (index, _, mask), vector in zip(pending, vectors, strict=True):
+                # chromadb's cosine distance, 1 − dot, in float32; the score 1 − distance
+                distances = np.float32(1.0) - self._vectors @ vector
+                scores = 1.0 - distances.astype(np.float64)
+                candidates = (
+                    np.arange(scores.size, dtype=np.int64)
+                    if mask is None
+                    else np.flatnonzero(mask).astype(np.int64)
+                )
+                results[index] = SearchResult(hits=table.top_documents(scores, candidates, k))
         return [result if result is not None else SearchResult(hits=()) for result in results]
 
     def _nearest(
@@ -197,14 +246,35 @@ class DenseRetriever:
             "space": "cosine",
             "chunk_tokens": self.config.chunk_tokens,
             "chunk_overlap": self.config.chunk_overlap,
-            "chromadb": chromadb.__version__,
+            **self._search_described(),
         }
+
+    def _searches_exactly(self) -> bool:
+        """True when the vectors stay in memory (no persist_dir, and no subclass that
+        keeps them in a store of its own)."""
+        return self.config.persist_dir is None and (
+            type(self)._open_collection is DenseRetriever._open_collection
+        )
+
+    def _search_described(self) -> dict[str, str]:
+        """How the vectors are searched: exactly in memory, or by a chromadb version's HNSW."""
+        if self._searches_exactly():
+            return {"search": "exact"}
+        return {"chromadb": importlib.metadata.version("chromadb")}
+
+    def _embedding_class(self) -> type[TextEmbedding]:
+        """chromadb's embedding-function protocol only for a chromadb collection: the
+        exact search does without chromadb and its import."""
+        if self._searches_exactly():
+            return TextEmbedding
+        from retrieval_eval.index.embedding import MiniLMEmbedding
+
+        return MiniLMEmbedding
 
     def close(self) -> None:
         """Free the in-memory collection (ephemeral stores live as long as the process)."""
-        if self._collection is not None and self.config.persist_dir is None:
-            self._client.delete_collection(self._collection.name)
         self._collection = None
+        self._vectors = None
         if self._cache is not None:
             self._cache.close()
             self._cache = None
@@ -223,16 +293,14 @@ class DenseRetriever:
         """Open the store and the collection to search; True when a kept collection
         already holds these chunks (nothing to add). Other stores override this."""
         if self.config.persist_dir is None:
-            self._client = chromadb.EphemeralClient()
-            # Ephemeral clients in one process share one store: a unique name keeps
-            # two retrievers (hybrid in a test next to dense) from seeing each other.
-            name = f"retrieval-eval-{uuid.uuid4().hex}"
-        else:
-            _refuse_committed_store(self.config.persist_dir)
-            self._client = chromadb.PersistentClient(path=str(self.config.persist_dir))
-            name = PERSISTENT_COLLECTION
-            if self._reuse(name, fingerprint, chunk_count):
-                return True
+            return False  # the vectors are kept in memory and searched exactly
+        import chromadb  # only a kept collection needs it (its import alone takes a second)
+
+        _refuse_committed_store(self.config.persist_dir)
+        self._client = chromadb.PersistentClient(path=str(self.config.persist_dir))
+        name = PERSISTENT_COLLECTION
+        if self._reuse(name, fingerprint, chunk_count):
+            return True
         self._collection = self._client.create_collection(
             name,
             metadata={"hnsw:space": "cosine", "fingerprint": fingerprint},
@@ -282,6 +350,16 @@ def _refuse_committed_store(persist_dir: Path) -> None:
             "(`git rm -r --cached` it and list it in .gitignore)",
             file=persist_dir,
         )
+
+
+def _normalized(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length in float32, as chromadb's cosine space stores them."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.size == 0:
+        return vectors
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True).astype(np.float32)
+    unit: np.ndarray = vectors / (norms + np.float32(1e-30))
+    return unit
 
 
 def _metadata(chunk: Chunk, tags: Sequence[str]) -> dict[str, str | bool]:

@@ -17,7 +17,11 @@ from __future__ import annotations
 import re
 
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_EN_PLUS
+
+from retrieval_eval.retrieval.builtin.bm25s_import import import_bm25s
+
+STOPWORDS_EN = import_bm25s().stopwords.STOPWORDS_EN
+STOPWORDS_EN_PLUS = import_bm25s().stopwords.STOPWORDS_EN_PLUS
 
 WORD = re.compile(r"\w+")
 ENGLISH_STOPWORDS: frozenset[str] = frozenset(STOPWORDS_EN)
