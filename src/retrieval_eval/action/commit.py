@@ -71,13 +71,13 @@ def run_commit(
 def _write_badge(history: Path, result: Evaluated) -> Path | None:
     """The shields.io endpoint JSON beside the history: the headline metric and verdict."""
     from retrieval_eval.fileio import atomic_write_text
-    from retrieval_eval.render.badge import BADGE_FILE, badge_json
+    from retrieval_eval.render.badge import badge_json, badge_path
     from retrieval_eval.results import RunReport
 
     if result.report_json is None:
         return None
     report = RunReport.model_validate_json(result.report_json.read_text(encoding="utf-8"))
-    path = history.with_name(BADGE_FILE)
+    path = badge_path(history)
     atomic_write_text(path, badge_json(report))
     return path
 

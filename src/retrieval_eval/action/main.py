@@ -30,6 +30,7 @@ from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.shard_modes import SHARD_MODES, run_shard_mode
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.fileio import give_to_owner_of
+from retrieval_eval.render.badge import badge_path
 from retrieval_eval.render.escape import visible
 from retrieval_eval.render.no_report import escaped_lines
 from retrieval_eval.trust.crash import format_traceback, unexpected_error
@@ -115,7 +116,7 @@ def _give_back_to_workspace_owner(
         run = plan.settings
         written += [run.baseline, run.cache_dir]
         if run.history is not None:
-            written.append(run.history)
+            written += [run.history, badge_path(run.history)]
     failed = give_to_owner_of(workspace, written)
     if failed:
         commands.warning(

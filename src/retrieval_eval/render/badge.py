@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 
 from retrieval_eval.render.filters import number
 from retrieval_eval.results import RunReport
 from retrieval_eval.vocabulary import metric_label
 
 BADGE_FILE = "retrieval-eval-badge.json"
+
+
+def badge_path(history: Path) -> Path:
+    """Where a push run writes the badge: beside the history."""
+    return history.with_name(BADGE_FILE)
+
+
 # shields.io's named colours, by verdict.
 BADGE_COLOUR: Mapping[str, str] = {
     "passed": "brightgreen",
