@@ -46,7 +46,7 @@ from retrieval_eval.retrieval.tune.grid import (
     toml_block,
     tuned_settings,
 )
-from retrieval_eval.score.cross_validation import cross_validate
+from retrieval_eval.score.cross_validation import CrossValidation, cross_validate
 from retrieval_eval.score.measure_names import parse_measure
 from retrieval_eval.score.query_scores import score_queries
 from retrieval_eval.validate import validate_datasets
@@ -285,24 +285,8 @@ def _tune(
         f"grid: {search_s:.2f} s for {points} ({per_point_ms:.3f} ms per query "
         "per point, fusion and scoring)",
         *(f"{side + ' alone':<16} {alone[side]:.4f}" for side in HYBRID_SIDES),
-        f"{'in-sample best':<16} {result.in_sample_mean:.4f}  {settings_label(best)}",
-        f"{'cross-validated':<16} {result.mean:.4f}  95% CI [{result.ci[0]:.4f}, "
-        f"{result.ci[1]:.4f}]  (held-out folds; in-sample gap {result.gap:+.4f})",
-        *(
-            f"  fold {fold + 1}: {mean:.4f} held out, picked {settings_label(grid[pick])}"
-            for fold, (pick, mean) in enumerate(zip(result.picks, result.fold_means, strict=True))
-        ),
     ]
-    click.echo("\n".join(lines))
-    if result.overfit:
-        click.echo(
-            f"warning: the in-sample best beats the cross-validated score by {result.gap:.4f}, "
-            f"more than the 95% CI half-width ({result.half_width:.4f}): the grid is fitting "
-            "these queries; expect the cross-validated score on new ones",
-            err=True,
-        )
-    click.echo("\nPaste into retrieval-eval.toml:\n")
-    click.echo(toml_block(best), nl=False)
+    _print_choice(lines, result, grid, best, "hybrid")
     if json_path is not None:
         summary = {
             "dataset": str(dataset),
@@ -387,24 +371,8 @@ def _tune_indexing(
         f"{count}, {measure}, {folds} folds (seed {seed})",
         f"index {index_s:.1f} s, search {search_s:.1f} s (each point indexed once)",
         f"{'current settings':<16} {current_score:.4f}  {settings_label(current)}",
-        f"{'in-sample best':<16} {result.in_sample_mean:.4f}  {settings_label(best)}",
-        f"{'cross-validated':<16} {result.mean:.4f}  95% CI [{result.ci[0]:.4f}, "
-        f"{result.ci[1]:.4f}]  (held-out folds; in-sample gap {result.gap:+.4f})",
-        *(
-            f"  fold {fold + 1}: {mean:.4f} held out, picked {settings_label(grid[pick])}"
-            for fold, (pick, mean) in enumerate(zip(result.picks, result.fold_means, strict=True))
-        ),
     ]
-    click.echo("\n".join(lines))
-    if result.overfit:
-        click.echo(
-            f"warning: the in-sample best beats the cross-validated score by {result.gap:.4f}, "
-            f"more than the 95% CI half-width ({result.half_width:.4f}): the grid is fitting "
-            "these queries; expect the cross-validated score on new ones",
-            err=True,
-        )
-    click.echo("\nPaste into retrieval-eval.toml:\n")
-    click.echo(toml_block(best, retriever_name), nl=False)
+    _print_choice(lines, result, grid, best, retriever_name)
     if json_path is not None:
         summary = {
             "dataset": str(dataset),
@@ -436,3 +404,29 @@ def _tune_indexing(
         }
         atomic_write_text(json_path, json.dumps(summary, indent=2) + "\n")
     return ExitCode.OK
+
+
+def _print_choice(
+    lines: list[str], result: CrossValidation, grid: list[Any], best: Any, retriever_name: str
+) -> None:
+    """``lines``, then the in-sample best, the cross-validated score with each fold's pick,
+    the overfitting warning when it applies, and the table to paste."""
+    lines += [
+        f"{'in-sample best':<16} {result.in_sample_mean:.4f}  {settings_label(best)}",
+        f"{'cross-validated':<16} {result.mean:.4f}  95% CI [{result.ci[0]:.4f}, "
+        f"{result.ci[1]:.4f}]  (held-out folds; in-sample gap {result.gap:+.4f})",
+        *(
+            f"  fold {fold + 1}: {mean:.4f} held out, picked {settings_label(grid[pick])}"
+            for fold, (pick, mean) in enumerate(zip(result.picks, result.fold_means, strict=True))
+        ),
+    ]
+    click.echo("\n".join(lines))
+    if result.overfit:
+        click.echo(
+            f"warning: the in-sample best beats the cross-validated score by {result.gap:.4f}, "
+            f"more than the 95% CI half-width ({result.half_width:.4f}): the grid is fitting "
+            "these queries; expect the cross-validated score on new ones",
+            err=True,
+        )
+    click.echo("\nPaste into retrieval-eval.toml:\n")
+    click.echo(toml_block(best, retriever_name), nl=False)
