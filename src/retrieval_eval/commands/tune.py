@@ -235,6 +235,7 @@ def _tune(
             split,
             json_path,
             dataset,
+            judged=judged,
             interactive=interactive,
         )
 
@@ -327,11 +328,12 @@ def _tune_indexing(
     json_path: Path | None,
     dataset: Path,
     *,
+    judged: list[str],
     interactive: bool,
 ) -> int:
     """``bm25`` or ``dense``: each point is a fresh retriever on the corpus. The
-    configuration's own table is scored too, as the line to beat."""
-    judged = [qid for qid, grades in data.qrels.items() if any(g >= 1 for g in grades.values())]
+    configuration's own table is scored too, as the line to beat. ``judged``: the
+    queries with a relevant document, as ``_tune`` found them."""
     # Measures without a cut-off (map, ndcg) are scored on the top 1000, as trec_eval's
     # runs usually are.
     k = parse_measure(measure).k or 1000
