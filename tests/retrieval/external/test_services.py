@@ -111,6 +111,35 @@ def test_postgres_exact_equals_dense_and_hnsw_stays_close(
         assert SECRET not in json.dumps(summary) and "PG_DSN" not in json.dumps(summary)
 
 
+def test_postgres_embeds_with_the_model_dense_names(
+    notes: Path, work: Path, dsn: str, cache: tuple[str, ...]
+) -> None:
+    """`[retrievers.dense] model` chooses postgres's model too, with that model's query
+    prefix: exact pgvector search over multilingual-e5-small-q4's vectors scores as the
+    `dense` retriever with the same model, and not as the default model."""
+    model = 'model = "multilingual-e5-small-q4"\n'
+    e5_dense = work / "e5-dense.toml"
+    e5_dense.write_text("[retrievers.dense]\n" + model)
+    e5_pg = work / "e5-pg.toml"
+    e5_pg.write_text(
+        "[retrievers.dense]\n" + model + '[retrievers.postgres]\ndsn_env = "PG_DSN"\n'
+        'mode = "dense"\nsearch = "exact"\n'
+    )
+    dense = beir_json(notes, "dense", work / "e5-dense.json", extra=cache, config=e5_dense)
+    pg = beir_json(
+        notes, "postgres", work / "e5-pg.json", env={"PG_DSN": dsn}, extra=cache, config=e5_pg
+    )
+    default = beir_json(notes, "dense", work / "default-dense.json", extra=cache)
+    assert_same_metrics(pg, dense, 1e-6)
+    assert pg["config"]["model"] == "multilingual-e5-small-q4"
+    assert pg["ndcg@10"] != default["ndcg@10"]
+    with _connect(dsn) as conn:
+        stored = conn.execute(
+            f"SELECT vector_dims(embedding) FROM {pg['config']['schema']}.chunks LIMIT 1"
+        ).fetchone()
+    assert stored == (384,)
+
+
 def test_postgres_keyword_and_hybrid_reuse_the_schema(tmp_path: Path, dsn: str) -> None:
     tiny = tiny_beir(tmp_path / "tiny")
     env = {"PG_DSN": dsn}
@@ -353,6 +382,26 @@ def test_chroma_refuses_a_collection_built_with_another_embedding(
         "default_tenant/default_database"
     )
     assert "their-vectors" in missing.stderr
+
+
+def test_chroma_existing_refuses_a_model_its_vectors_were_not_made_with(
+    tmp_path: Path, chroma: ChromaServer
+) -> None:
+    """A user's collection holds Chroma's default model's vectors: with another model
+    chosen for `dense`, the queries would be embedded differently, so the run stops."""
+    tiny = tiny_beir(tmp_path / "tiny")
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[retrievers.dense]\nmodel = "paraphrase-MiniLM-L3-v2"\n[retrievers.chroma]\n'
+        f'url = "{chroma.url}"\nindex = "existing"\ncollection = "any"\n'
+    )
+    done = run_cli("beir", str(tiny), "--retriever", "chroma", "--config", str(config))
+    assert done.returncode == 2
+    assert done.stderr == (
+        f'error: retrievers.chroma ({chroma.url}): index = "existing" searches vectors made '
+        "by all-MiniLM-L6-v2, but [retrievers.dense] model is 'paraphrase-MiniLM-L3-v2': set "
+        'the default model for this retriever, or index = "ours" to index the corpus with it\n'
+    )
 
 
 def test_chroma_unreachable_url_fails_before_any_query(tmp_path: Path) -> None:

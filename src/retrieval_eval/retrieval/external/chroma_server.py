@@ -68,11 +68,22 @@ class ChromaServerRetriever(DenseRetriever):
         if self.server.index == "ours":
             super().index(corpus)
             return
+        if not self.spec.is_default:
+            # The collection's vectors are recognised only as Chroma's default model's
+            # (below); queries embedded by another model would not be comparable to them.
+            raise ConfigError(
+                f'{self.label}: index = "existing" searches vectors made by {_MINILM_MODEL}, '
+                f"but [retrievers.dense] model is {self.spec.name!r}: set the default model "
+                'for this retriever, or index = "ours" to index the corpus with it'
+            )
         self.close()
         self._client = self._connect()
         self._collection = self._existing_collection()
         self._embedding = MiniLMEmbedding(
-            self.model_dir, intra_op_threads=self.config.threads, batch_size=1
+            self.model_dir,
+            intra_op_threads=self.config.threads,
+            batch_size=1,
+            model=self.spec.name,
         )
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
@@ -84,7 +95,7 @@ class ChromaServerRetriever(DenseRetriever):
         if k <= 0 or total == 0:
             return SearchResult(hits=())
         where = self._tag_filter(tags)
-        vector = self._embedding.embed([query])
+        vector = self._embedding.embed_queries([query])
         wanted = min(total, k * 4)
         while True:
             found = self._collection.query(
@@ -137,7 +148,7 @@ class ChromaServerRetriever(DenseRetriever):
 
         def exact(query: str, tags: Sequence[str], n: int) -> list[str]:
             assert self._embedding is not None
-            vector = np.asarray(self._embedding.embed([query])[0], dtype=np.float64)
+            vector = np.asarray(self._embedding.embed_queries([query])[0], dtype=np.float64)
             return records.top(vector, tags, n)
 
         return measure_fidelity(

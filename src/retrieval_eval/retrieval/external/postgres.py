@@ -1,9 +1,11 @@
 """Postgres: pgvector for dense search, tsvector for keyword search, fused by RRF.
 
 ``index = "ours"`` builds a schema ``retrieval_eval_<fingerprint>`` holding one
-row per chunk (the chunks and MiniLM vectors of ``dense``): a ``vector(384)``
-column with an HNSW index (cosine, ``<=>``), a generated ``tsvector`` column
-with a GIN index, and a ``text[]`` of the document's tags with a GIN index.
+row per chunk (the chunks and vectors of ``dense``, with the model
+``[retrievers.dense] model`` names, queries embedded with its query prefix): a
+``vector(<the model's dimensions>)`` column with an HNSW index (cosine, ``<=>``),
+a generated ``tsvector`` column with a GIN index, and a ``text[]`` of the document's
+tags with a GIN index.
 The fingerprint covers corpus, chunking, model, text search configuration and
 HNSW parameters; a complete schema with the same fingerprint is reused (its
 ``meta`` row is written last, so an interrupted build is rebuilt), and it is
@@ -48,12 +50,13 @@ from psycopg.conninfo import conninfo_to_dict
 
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.chunking import Chunk, chunk_corpus
-from retrieval_eval.index.embedding import DIMENSIONS, MiniLMEmbedding
+from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache
+from retrieval_eval.index.model_catalog import model_spec
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import AnnFidelity, Hit, SearchResult
-from retrieval_eval.retrieval.builtin.dense import model_token_spans
+from retrieval_eval.retrieval.builtin.dense import chunk_cap, model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
 from retrieval_eval.retrieval.external.ann_fidelity import Ranking, measure_fidelity
 from retrieval_eval.retrieval.external.services_config import PostgresConfig
@@ -79,6 +82,7 @@ class PostgresRetriever:
             raise ConfigError(f"{_LABEL}: the embedding model folder is not set")
         self.config = config
         self.dense = dense
+        self.spec = model_spec(dense.model)
         self._dsn = config.resolved_dsn()
         self._conn: psycopg.Connection[Any] | None = None
         self._embedding: MiniLMEmbedding | None = None
@@ -100,6 +104,7 @@ class PostgresRetriever:
                 cache,
                 intra_op_threads=self.dense.threads,
                 batch_size=self.dense.batch_size,
+                model=self.spec.name,
             )
             self._model_sha256 = self._embedding.model_sha256
             self._prepare_pgvector()
@@ -160,7 +165,7 @@ class PostgresRetriever:
                     ef_search=config.ef_search,
                 )
         if "dense" in config.sides():
-            described.update(model="all-MiniLM-L6-v2", model_sha256=self._model_sha256)
+            described.update(model=self.spec.name, model_sha256=self._model_sha256)
         return described
 
     def ann_fidelity(
@@ -266,9 +271,9 @@ class PostgresRetriever:
         assert self.dense.model_dir is not None
         chunks = chunk_corpus(
             corpus,
-            max_tokens=self.dense.chunk_tokens,
+            max_tokens=chunk_cap(self.dense.chunk_tokens, self.spec),
             overlap=self.dense.chunk_overlap,
-            spans=model_token_spans(self.dense.model_dir),
+            spans=model_token_spans(self.dense.model_dir, self.spec),
         )
         self._total = len(chunks)
         with_vectors = self._embedding is not None
@@ -284,7 +289,7 @@ class PostgresRetriever:
                 conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(name))
                 conn.execute(sql.SQL("CREATE SCHEMA {}").format(name))
                 vector_column = (
-                    sql.SQL(" embedding vector({}),").format(sql.Literal(DIMENSIONS))
+                    sql.SQL(" embedding vector({}),").format(sql.Literal(self.spec.dimensions))
                     if with_vectors
                     else sql.SQL("")  # keyword only: no model, no pgvector needed
                 )
@@ -391,7 +396,7 @@ class PostgresRetriever:
     ) -> tuple[Hit, ...]:
         assert self._embedding is not None and self._schema is not None
         exact = self.config.search == "exact" if exact is None else exact
-        vector = self._embedding.embed([query])[0]
+        vector = self._embedding.embed_queries([query])[0]
         where = sql.SQL("WHERE tags && %(tags)s::text[]" if tags else "")
         statement = sql.SQL(
             "SELECT id, doc_id, text, 1 - (embedding <=> %(vector)s) AS score"
@@ -491,7 +496,7 @@ class PostgresRetriever:
         assert text is not None
         parameters: dict[str, Any] = {"query": query, "k": k, "tags": list(tags)}
         if self._embedding is not None:
-            parameters["embedding"] = self._embedding.embed([query])[0]
+            parameters["embedding"] = self._embedding.embed_queries([query])[0]
         statement = sql.SQL(text)  # the user's SQL, run read-only
         return self._read(statement, parameters, settings, who=f"{side}_sql")
 
@@ -505,7 +510,7 @@ class PostgresRetriever:
             "query": query,
             "k": k,
             "tags": [],
-            "embedding": self._embedding.embed([query])[0],
+            "embedding": self._embedding.embed_queries([query])[0],
         }
         explain = sql.SQL("EXPLAIN (FORMAT JSON) ") + sql.SQL(text)
         rows = self._read(explain, parameters, [], who="dense_sql (EXPLAIN)")
