@@ -160,3 +160,44 @@ def test_merge_with_no_partial_at_all_posts_an_error_status_naming_the_folder(re
     assert status["state"] == "error"
     assert "partials" in status["description"]
     assert "no shard's partial result" in merged.log
+
+
+def test_an_evaluate_shard_merges_caches_made_with_the_model_the_config_names(
+    repo: Repo,
+) -> None:
+    """`[retrievers.dense] model` names another model: the evaluate shard checks the
+    downloaded caches against that model and evaluates from them without embedding."""
+    semantic = fixture_lines(SEMANTIC_FIXTURES, retrieval_type="semantic")
+    config = (
+        CONFIG + '"latency_p95_ms" = false\n[retrievers.dense]\nmodel = "paraphrase-MiniLM-L3-v2"\n'
+    )
+    head = repo.commit(
+        {"datasets/semantic.jsonl": semantic, "retrieval-eval.toml": config}, "another model"
+    )
+    event = push_event(head)
+    embedded = repo.action(
+        "push",
+        event,
+        sha=head,
+        extra_env=MODEL_ENV,
+        mode="embed-shard",
+        shard="1/1",
+        cache_dir=".work/cache",
+    )
+    assert embedded.returncode == 0, embedded.log
+    shutil.copytree(repo.path / ".work" / "cache", repo.path / ".artifacts" / "e" / "cache-1")
+    evaluated = repo.action(
+        "push",
+        event,
+        sha=head,
+        mode="evaluate-shard",
+        shard="1/1",
+        shard_artifacts=".artifacts/e",
+        cache_dir=".work/merged",
+        report_dir=".artifacts/p/1",
+        extra_env=MODEL_ENV,
+    )
+    assert evaluated.returncode == 0, evaluated.log
+    assert "vectors from 1 cache(s)" in evaluated.log
+    [partial] = (repo.path / ".artifacts" / "p" / "1").glob("*.json")
+    assert "paraphrase-MiniLM-L3-v2" in partial.read_text(encoding="utf-8")

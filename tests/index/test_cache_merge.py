@@ -105,6 +105,33 @@ def test_shard_caches_merge_into_one_that_a_run_embeds_nothing_with(project: Pat
     )
 
 
+def test_shard_caches_of_another_model_merge_with_that_model_named(project: Path) -> None:
+    """With `[retrievers.dense] model` set, the shards embed with that model and
+    `cache merge --model` checks the caches against it; the default model is refused."""
+    config = project / "retrieval-eval.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + '[retrievers.dense]\nmodel = "paraphrase-MiniLM-L3-v2"\n',
+        encoding="utf-8",
+    )
+    for index in (1, 2):
+        result = cli(project, "embed", "--shard", f"{index}/2", "--cache-dir", f"c{index}")
+        assert result.returncode == 0, result.stderr
+    refused = cli(project, "cache", "merge", "--into", "all", "c1", "c2")
+    assert refused.returncode == 2 and "holds vectors of another model" in refused.stderr
+    merged = cli(
+        project, "cache", "merge", "--model", "paraphrase-MiniLM-L3-v2", "--into", "all", "c1", "c2"
+    )
+    assert merged.returncode == 0, merged.stderr
+    assert f"{len(NOTES)} new vectors, {len(NOTES)} in all" in merged.stderr
+    run = cli(project, "run", "--quiet", "--cache-dir", "all")
+    assert run.returncode == 0, run.stderr
+    [dataset] = json.loads((project / "retrieval-eval-report" / "report.json").read_text())[
+        "datasets"
+    ]
+    assert dataset["cached_embeddings"] == len(NOTES)
+
+
 def test_cache_merge_refuses_a_cache_of_another_model(project: Path) -> None:
     with EmbeddingCache(project / "other" / EMBEDDINGS_SUBDIR) as cache:
         cache.put_many("0" * 64, {"a text": np.ones(384, dtype=np.float32)})

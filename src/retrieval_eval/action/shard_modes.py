@@ -26,7 +26,8 @@ def run_shard_mode(settings: ActionSettings, plan: RunPlan, commands: RunnerFile
     """Embed or evaluate one shard, with the run plan every mode uses."""
     # Imported here, as in evaluation.py: settings errors must not wait for chromadb.
     from retrieval_eval.index.cache_merge import merge_caches
-    from retrieval_eval.index.model_install import verify_model
+    from retrieval_eval.index.model_catalog import model_spec
+    from retrieval_eval.index.model_install import verify_model_of
     from retrieval_eval.load.corpus import load_corpus
     from retrieval_eval.pipeline import run_shard
     from retrieval_eval.retrieval.builtin.embed_shard import embed_into_cache
@@ -49,7 +50,10 @@ def run_shard_mode(settings: ActionSettings, plan: RunPlan, commands: RunnerFile
         caches = _subfolders(settings.shard_artifacts)
         if caches and dense.model_dir is not None:
             with commands.group("Merging the embedding caches"):
-                merged = merge_caches(run_settings.cache_dir, caches, verify_model(dense.model_dir))
+                # The vectors must be those of the model this run embeds with, whichever it is.
+                spec = model_spec(dense.model)
+                model = verify_model_of(dense.model_dir, spec)
+                merged = merge_caches(run_settings.cache_dir, caches, model, spec)
                 for warning in merged.warnings:
                     commands.warning(warning)
                 commands.info(f"{merged.added} vectors from {merged.sources} cache(s)")

@@ -8,7 +8,8 @@ import click
 
 from retrieval_eval.commands.model import installed_model_dir, model_dir_option
 from retrieval_eval.index.cache_merge import merge_caches
-from retrieval_eval.index.model_install import verify_model
+from retrieval_eval.index.model_catalog import DEFAULT_MODEL, MODELS, model_spec
+from retrieval_eval.index.model_install import model_folder, verify_model_of
 from retrieval_eval.vocabulary import ExitCode
 
 
@@ -25,9 +26,17 @@ def cache_group() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="The --cache-dir to merge into (created if missing).",
 )
+@click.option(
+    "--model",
+    "model_name",
+    default=DEFAULT_MODEL,
+    show_default=True,
+    type=click.Choice(list(MODELS)),
+    help="The model the caches must have been built with ([retrievers.dense] model).",
+)
 @model_dir_option(
     "--model-dir",
-    help="The model the caches must have been built with. Default: the installed model.",
+    help="That model's folder. Default: where `retrieval-eval model install` put it.",
 )
 @click.argument(
     "shard_dirs",
@@ -35,12 +44,16 @@ def cache_group() -> None:
     required=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
 )
-def merge(target: Path, model_dir: Path | None, shard_dirs: tuple[Path, ...]) -> int:
+def merge(
+    target: Path, model_name: str, model_dir: Path | None, shard_dirs: tuple[Path, ...]
+) -> int:
     """Add every vector of the SHARD_DIRS caches (each a --cache-dir of `embed --shard`)
     to the cache in --into. Merging twice changes nothing; a cache that holds vectors of
     another model is refused, so a run can never mix two models' vectors."""
-    model = verify_model(model_dir if model_dir is not None else installed_model_dir())
-    merged = merge_caches(target, shard_dirs, model)
+    spec = model_spec(model_name)
+    folder = model_dir if model_dir is not None else model_folder(installed_model_dir(), spec)
+    model = verify_model_of(folder, spec)
+    merged = merge_caches(target, shard_dirs, model, spec)
     for warning in merged.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(

@@ -25,6 +25,8 @@ from retrieval_eval.index.embedding_cache import (
     file_format,
     open_read_only,
 )
+from retrieval_eval.index.embedding_recipe import ROLES, embedding_recipe
+from retrieval_eval.index.model_catalog import ModelSpec
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,13 @@ def cache_file(cache_dir: Path) -> Path:
     return cache_dir / EMBEDDINGS_SUBDIR / CACHE_FILE
 
 
-def merge_caches(target: Path, sources: Sequence[Path], model_sha256: str) -> MergedCaches:
-    """Every source is checked before anything is written: a refused merge changes nothing."""
+def merge_caches(
+    target: Path, sources: Sequence[Path], model_sha256: str, spec: ModelSpec
+) -> MergedCaches:
+    """Every source is checked before anything is written: a refused merge changes nothing.
+    Rows are kept when made by the model ``spec`` with the file ``model_sha256``, as a
+    passage or as a query (their recipes differ for a model with prefixes)."""
+    recipes = {embedding_recipe(model_sha256, spec, role) for role in ROLES}
     files: list[Path] = []
     warnings: list[str] = []
     for source in sources:
@@ -88,7 +95,7 @@ def merge_caches(target: Path, sources: Sequence[Path], model_sha256: str) -> Me
     with EmbeddingCache(target / EMBEDDINGS_SUBDIR) as cache:
         for path in files:
             with closing(open_read_only(path)) as db:
-                new, refused = cache.merge_from(db, model_sha256)
+                new, refused = cache.merge_from(db, model_sha256, recipes)
             added += new
             if refused:
                 warnings.append(

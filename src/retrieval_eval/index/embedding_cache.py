@@ -26,7 +26,7 @@ import hashlib
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -286,13 +286,17 @@ class EmbeddingCache:
         rows = self._db.execute("SELECT DISTINCT model_sha256 FROM vectors")
         return {str(model) for (model,) in rows}
 
-    def merge_from(self, other: sqlite3.Connection, model_sha256: str) -> tuple[int, int]:
+    def merge_from(
+        self, other: sqlite3.Connection, model_sha256: str, recipes: Collection[str] = ()
+    ) -> tuple[int, int]:
         """Copy in the rows of the format-2 cache ``other`` (see ``open_read_only``) that
         pass the checks ``get_many`` makes and are not already here; return (added,
-        refused). Keys are content hashes, so a key present on both sides names the same
-        text under the same recipe: keeping ours makes merging the same shard twice a no-op.
+        refused). ``recipes`` are the model's (its passage and query recipes; default: the
+        default model's). Keys are content hashes, so a key present on both sides names the
+        same text under the same recipe: keeping ours makes merging the same shard twice a
+        no-op.
         """
-        recipe = embedding_recipe(model_sha256)
+        accepted = frozenset(recipes) or {embedding_recipe(model_sha256)}
         before = len(self)
         refused = 0
         rows = other.execute("SELECT key, model_sha256, recipe, text_sha256, vector FROM vectors")
@@ -302,10 +306,10 @@ class EmbeddingCache:
                     row
                     for row in batch
                     if row[1] == model_sha256
-                    and row[2] == recipe
+                    and row[2] in accepted
                     and isinstance(row[3], bytes)
                     and len(row[3]) == 32
-                    and row[0] == row_key(recipe, row[3])
+                    and row[0] == row_key(row[2], row[3])
                     and isinstance(row[4], bytes)
                 ]
                 good = usable_vectors([row[4] for row in keyed])

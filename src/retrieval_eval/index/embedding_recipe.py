@@ -21,6 +21,7 @@ POOLING = _DEFAULT.pooling  # the attention-masked mean of the last hidden state
 NORMALISATION = _DEFAULT.normalisation
 
 Role = Literal["query", "passage"]
+ROLES: tuple[Role, ...] = ("query", "passage")
 
 
 def _pins_digest(pins: list[tuple[str, str]]) -> str:
