@@ -32,9 +32,11 @@ from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
 from retrieval_eval.compare.partial import (
+    PartialChallenger,
     PartialDataset,
     check_complete,
     file_sha256,
+    merge_challengers,
     merge_datasets,
     read_partial,
     shard_partial,
@@ -300,11 +302,12 @@ def search_and_measure(
                 )
             measured.append(MeasuredDataset(path, fixtures, mine, searched, report, counts))
         model_sha256 = pool.model_sha256
-        if shard is None:  # after every gated search, so none of them waits on a challenger
-            measured = [
-                replace(one, challengers=_challenge(settings, one, pool, interactive, log))
-                for one in measured
-            ]
+        # After every gated search, so none of them waits on a challenger; a shard's
+        # challengers search its own queries, and the merge compares them over all.
+        measured = [
+            replace(one, challengers=_challenge(settings, one, pool, interactive, log))
+            for one in measured
+        ]
         return SearchedRun(tuple(measured), model_sha256)
 
 
@@ -548,6 +551,7 @@ def _run_shard(
             fixture_records={lf.fixture.query_id: fixture_record(lf) for lf in one.mine},
             files_sha256=file_sha256(one.path),
             index_embedding_counts=one.index_embedding_counts,
+            challengers=tuple(PartialChallenger.of(side) for side in one.challengers),
         )
         for one in run.datasets
     ]
@@ -586,10 +590,22 @@ def merge_shards(
         ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
         previous = load_baseline(settings.baseline, gated=_gated(settings))
         datasets = []
-        for measured in merge_datasets(ordered, settings):
+        challengers = []
+        for position, measured in enumerate(merge_datasets(ordered, settings)):
             recorded = previous.datasets.get(measured.name) if previous else None
             entry = previous.established(measured.name) if previous else None
             datasets.append(gate_dataset(carry_over(measured, recorded), entry, settings))
+            sides = merge_challengers(ordered, position)
+            if sides:
+                challengers.append(
+                    compare_challengers(
+                        measured.name,
+                        Scores.of(measured),
+                        sides,
+                        measures=settings.measures,
+                        seed=settings.seed,
+                    )
+                )
         return conclude(
             settings,
             datasets,
@@ -600,6 +616,7 @@ def merge_shards(
             write=write_baseline,
             rewrite=False,
             log=log,
+            challengers=tuple(challengers),
             links=links,
         )
     except RetrievalEvalError as error:

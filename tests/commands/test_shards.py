@@ -32,6 +32,10 @@ def without_timings(report_json: Path) -> dict[str, Any]:
     """report.json minus what a clock decides: run and setup time, latencies."""
     report = json.loads(report_json.read_text(encoding="utf-8"))
     report.pop("duration_s")
+    for compared in report.get("challengers", []):
+        compared.pop("latency_p95_ms")
+        for challenger in compared["challengers"]:
+            challenger.pop("latency_p95_ms")
     for dataset in report["datasets"]:
         dataset.pop("setup_s")
         dataset.pop("latency")
@@ -58,14 +62,18 @@ def sharded(cwd: Path, count: int, *flags: str, prefix: str = "shard") -> list[P
 
 @pytest.mark.slow  # indexes the repository's own notes with the real model, five times
 def test_merged_shards_equal_the_unsharded_run_byte_for_byte(tmp_path: Path) -> None:
-    """The repository's own datasets: hybrid, bm25 and dense, a baseline to gate against."""
+    """The repository's own datasets: hybrid, bm25 and dense, a baseline to gate against,
+    and two challengers (their comparison is made over every shard's queries)."""
     project = tmp_path / "project"
     shutil.copytree(REPO_ROOT / "datasets", project / "datasets")
     shutil.copy(REPO_ROOT / "baseline.json", project / "baseline.json")
     config = (REPO_ROOT / "retrieval-eval.toml").read_text(encoding="utf-8")
     # A loaded machine's latency must not decide the verdict of one side only.
     (project / "retrieval-eval.toml").write_text(
-        config.replace("[thresholds]\n", '[thresholds]\n"latency_p95_ms" = false\n', 1),
+        config.replace("[thresholds]\n", '[thresholds]\n"latency_p95_ms" = false\n', 1)
+        + '\n[challengers.rrf]\nretriever = "hybrid"\n\n[challengers.rrf.hybrid]\n'
+        'fusion = "rrf"\n\n[challengers.plain]\nretriever = "bm25"\n'
+        'datasets = ["keyword.jsonl", "semantic.jsonl"]\n',
         encoding="utf-8",
     )
     cache = ["--cache-dir", str(tmp_path / "cache")]
@@ -89,6 +97,13 @@ def test_merged_shards_equal_the_unsharded_run_byte_for_byte(tmp_path: Path) -> 
     assert without_timings(tmp_path / "merged" / "report.json") == without_timings(
         tmp_path / "whole" / "report.json"
     )
+    challenged = json.loads((tmp_path / "merged" / "report.json").read_text())["challengers"]
+    assert sorted((d["dataset"], [c["name"] for c in d["challengers"]]) for d in challenged) == [
+        ("hybrid.jsonl", ["rrf"]),
+        ("keyword.jsonl", ["rrf", "plain"]),
+        ("semantic.jsonl", ["rrf", "plain"]),
+    ]
+    assert all(c["metrics"] and c["warning"] is None for d in challenged for c in d["challengers"])
     # The shards searched disjoint slices that cover every query.
     counts = [
         sum(

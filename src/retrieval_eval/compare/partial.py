@@ -14,9 +14,11 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from retrieval_eval.compare.challengers import Scores, Side
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.results import AnnFidelitySummary, DatasetReport, Latency, QueryResult
@@ -45,6 +47,33 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class PartialChallenger(_Frozen):
+    """One challenger on one shard's queries: what the merge compares, or why it has none."""
+
+    name: str
+    retriever: str
+    warning: str | None = None
+    config: dict[str, Any] = {}
+    metrics: dict[str, dict[str, float]] = {}  # scored query id -> metric -> value
+    latency_ms: dict[str, float] = {}
+    cost_usd: dict[str, float] = {}
+
+    @classmethod
+    def of(cls, side: Side) -> PartialChallenger:
+        if side.scores is None:
+            return cls(name=side.name, retriever=side.retriever, warning=side.warning)
+        scores = side.scores
+        return cls(
+            name=side.name,
+            retriever=side.retriever,
+            warning=side.warning,
+            config=dict(scores.config),
+            metrics={qid: dict(values) for qid, values in scores.metrics.items()},
+            latency_ms=dict(scores.latency_ms),
+            cost_usd=dict(scores.cost_usd),
+        )
+
+
 class PartialDataset(_Frozen):
     """One dataset's share: its queries' results plus what the merge needs of the rest.
 
@@ -61,6 +90,7 @@ class PartialDataset(_Frozen):
     # (texts embedded, cache hits) while indexing for this dataset; the report's own counts
     # are then this shard's queries' alone.
     index_embedding_counts: tuple[int, int] = (0, 0)
+    challengers: tuple[PartialChallenger, ...] = ()  # on this shard's queries
 
 
 class Partial(_Frozen):
@@ -172,6 +202,43 @@ def merge_datasets(partials: Sequence[Partial], settings: RunSettings) -> list[D
         shares = [partial.datasets[position] for partial in partials]
         merged.append(_merge_dataset(first, shares, settings))
     return merged
+
+
+def merge_challengers(partials: Sequence[Partial], position: int) -> tuple[Side, ...]:
+    """The challengers of the dataset at ``position`` over every shard's queries, in the
+    dataset's fixture order, as an unsharded run measures them; a challenger that failed
+    on any shard has that shard's warning and no scores."""
+    shares = [partial.datasets[position] for partial in partials]
+    order = shares[0].query_order
+    sides = []
+    for at, first in enumerate(shares[0].challengers):
+        mine = [share.challengers[at] for share in shares]
+        if any(c.name != first.name for c in mine):
+            raise InputError(
+                f"{shares[0].report.name}: the shards evaluated different challengers; "
+                "run every shard with the same config"
+            )
+        # A challenger has scores exactly when it has no warning (pipeline._challenge).
+        warning = next((c.warning for c in mine if c.warning is not None), None)
+        if warning is not None:
+            sides.append(Side(first.name, first.retriever, None, warning))
+            continue
+        scores = Scores(
+            retriever=first.retriever,
+            config=first.config,
+            metrics=_in_order(order, [c.metrics for c in mine]),
+            latency_ms=_in_order(order, [c.latency_ms for c in mine]),
+            cost_usd=_in_order(order, [c.cost_usd for c in mine]),
+        )
+        sides.append(Side(first.name, first.retriever, scores, None))
+    return tuple(sides)
+
+
+def _in_order(order: Sequence[str], parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    joined: dict[str, Any] = {}
+    for part in parts:
+        joined.update(part)
+    return {qid: joined[qid] for qid in order if qid in joined}
 
 
 def _merge_dataset(
