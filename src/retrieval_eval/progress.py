@@ -15,9 +15,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Never
+from typing import TYPE_CHECKING, Never
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 Log = Callable[[str], None]
 
@@ -26,7 +27,11 @@ _PLURALS = {"query": "queries", "index": "indexes", "batch": "batches"}
 
 def stderr_log(line: str) -> None:
     """A line on stderr; on a terminal, above the progress bar rather than through it."""
-    tqdm.write(line, file=sys.stderr)
+    bars = sys.modules.get("tqdm")  # imported with the first bar: without one, a plain line
+    if bars is None:
+        print(line, file=sys.stderr)
+    else:
+        bars.tqdm.write(line, file=sys.stderr)
 
 
 def plural(unit: str, count: float) -> str:
@@ -75,6 +80,8 @@ class Tracker:
         self._lock = threading.Lock()
         self._bar: tqdm[Never] | None = None
         if interactive:
+            from tqdm import tqdm  # only a terminal's bar needs it (a run in CI never does)
+
             self._bar = tqdm(
                 total=total,
                 desc=description,

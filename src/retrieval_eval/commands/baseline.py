@@ -6,12 +6,12 @@ from typing import Any
 
 import click
 
+from retrieval_eval.commands.progress_flag import show_progress
 from retrieval_eval.commands.run import (
     anthropic_api_key,
     prepared_from_flags,
     report_outcome,
     settings_options,
-    show_progress,
 )
 from retrieval_eval.pipeline import run_evaluation
 from retrieval_eval.vocabulary import ExitCode

@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.commands.model import model_dir_option
-from retrieval_eval.commands.run import progress_option, show_progress
+from retrieval_eval.commands.progress_flag import progress_option, show_progress
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.prepare import prepare, withhold

@@ -6,7 +6,8 @@ from typing import Any
 
 import click
 
-from retrieval_eval.commands.run import prepared_from_flags, settings_options, show_progress
+from retrieval_eval.commands.progress_flag import show_progress
+from retrieval_eval.commands.run import prepared_from_flags, settings_options
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.progress import stderr_log, step
 from retrieval_eval.retrieval.builtin.embed_shard import embed_into_cache

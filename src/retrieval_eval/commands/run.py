@@ -14,6 +14,7 @@ import click
 from pydantic import SecretStr
 
 from retrieval_eval.commands.model import model_dir_option
+from retrieval_eval.commands.progress_flag import progress_option, show_progress
 from retrieval_eval.pipeline import RunOutcome, run_evaluation, run_shard
 from retrieval_eval.prepare import Prepared, prepared_run
 from retrieval_eval.render.terminal import terminal_summary
@@ -84,14 +85,6 @@ def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-progress_option = click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="A progress bar (--progress) or a line every few seconds (--no-progress) "
-    "for each step longer than a second. Default: the bar on a terminal, lines in CI.",
-)
-
-
 @contextmanager
 def prepared_from_flags(flags: dict[str, Any]) -> Iterator[Prepared]:
     """The one preparation (``retrieval_eval.prepare``) from the shared flags.
@@ -125,12 +118,6 @@ def anthropic_api_key() -> SecretStr | None:
     """The judge's key comes only from the environment: config files get committed."""
     value = os.environ.get("ANTHROPIC_API_KEY", "").strip()
     return SecretStr(value) if value else None
-
-
-def show_progress(choice: bool | None) -> bool:
-    if choice is not None:
-        return choice
-    return sys.stderr.isatty() and not os.environ.get("CI")
 
 
 def report_outcome(

@@ -35,6 +35,7 @@ from retrieval_eval.render.summary import (
     trend,
     value_text,
 )
+from retrieval_eval.render.template_code import keep_compiled
 from retrieval_eval.results import DatasetChallengers, RunReport
 
 TEMPLATE = "report.md.j2"
@@ -76,7 +77,7 @@ def template_environment() -> SandboxedEnvironment:
         value_text=value_text,
     )
     env.filters.update(LABEL_FILTERS)
-    return env
+    return keep_compiled(env)
 
 
 def utf8_bytes(text: str) -> int:

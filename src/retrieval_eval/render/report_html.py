@@ -31,6 +31,7 @@ from retrieval_eval.render.summary import (
     row_p_value,
     row_status_text,
 )
+from retrieval_eval.render.template_code import keep_compiled
 from retrieval_eval.results import RunReport
 
 TEMPLATE = "report.html.j2"
@@ -57,7 +58,7 @@ def html_environment() -> SandboxedEnvironment:
         row_p=row_p_value,
         row_status=row_status_text,
     )
-    return env
+    return keep_compiled(env)
 
 
 def _shown(value: object) -> object:

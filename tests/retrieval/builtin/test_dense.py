@@ -12,6 +12,13 @@ from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus, Document
 from retrieval_eval.retrieval.builtin.dense import DenseRetriever
 from retrieval_eval.retrieval.config import DenseConfig
+from retrieval_eval.retrieval.timed import (
+    QueryListRetriever,
+    QuerySpec,
+    TimedResult,
+    run_queries,
+    search_one_by_one,
+)
 
 
 @pytest.fixture(scope="module")
@@ -202,3 +209,27 @@ def test_exact_search_ranks_our_datasets_as_a_chromadb_collection_does(
     finally:
         exact.close()
         kept.close()
+
+
+QUERIES = [
+    QuerySpec("q1", "how much did the holiday in Portugal cost"),
+    QuerySpec("q2", "food", ("travel", "recipes")),
+    QuerySpec("q3", "food", ("no-such-tag",)),
+    QuerySpec("q4", "spicy breakfast eggs", ("japan",)),
+    QuerySpec("q5", "a quiet sunday with a book"),
+]
+
+
+def test_a_datasets_queries_answered_together_are_answered_as_one_by_one(
+    dense: DenseRetriever,
+) -> None:
+    # The run hands dense the whole query list: one model pass embeds every query.
+    assert isinstance(dense, QueryListRetriever)
+    seen: list[TimedResult] = []
+    together = run_queries(dense, QUERIES, 3, on_result=seen.append)
+    alone = search_one_by_one(dense, QUERIES, 3)
+    assert seen == together
+    assert [t.query_id for t in together] == ["q1", "q2", "q3", "q4", "q5"]
+    assert [t.result for t in together] == [t.result for t in alone]  # ids, scores and texts
+    assert together[2].result.hits == ()
+    assert all(0 < t.latency_s < 5 for t in together)

@@ -12,6 +12,7 @@ from retrieval_eval.retrieval.builtin.hybrid import HybridRetriever
 from retrieval_eval.retrieval.config import HybridConfig, RetrieversConfig
 from retrieval_eval.retrieval.registry import build_retriever
 from retrieval_eval.retrieval.rerank.base import Reranking
+from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, run_queries, search_one_by_one
 
 
 @pytest.fixture(scope="module")
@@ -177,3 +178,31 @@ def test_the_reranker_reorders_only_the_top_rerank_depth(sides: dict[str, Retrie
     assert result.cost_usd == pytest.approx(0.001)
     assert result.rerank_s is not None and result.rerank_s >= 0
     assert _hybrid(sides).search(QUERY, 10).rerank_s is None
+
+
+def test_a_datasets_queries_are_fused_as_one_by_one_with_their_sides_latency(
+    sides: dict[str, Retriever],
+) -> None:
+    # Each side answers the whole list (dense in one model pass), then each query is fused.
+    queries = [
+        QuerySpec("q1", QUERY),
+        QuerySpec("q2", "food", ("travel", "recipes")),
+        QuerySpec("q3", "food", ("no-such-tag",)),
+    ]
+    hybrid = _hybrid(sides)
+    seen: list[TimedResult] = []
+    together = run_queries(hybrid, queries, 5, on_result=seen.append)
+    alone = search_one_by_one(hybrid, queries, 5)
+    assert seen == together
+    assert [t.query_id for t in together] == ["q1", "q2", "q3"]
+    assert [t.result for t in together] == [t.result for t in alone]
+    assert together[2].result.hits == ()
+    assert all(0 < t.latency_s < 5 for t in together)
+
+
+def test_with_a_reranker_each_query_is_searched_on_its_own(sides: dict[str, Retriever]) -> None:
+    reverse = _Reverse()
+    hybrid = HybridRetriever(HybridConfig(fusion="rrf", rerank_depth=3), sides, reverse)
+    timed = run_queries(hybrid, [QuerySpec("q1", QUERY), QuerySpec("q2", "food")], 10)
+    assert len(reverse.seen) == 3  # the warm-up, then each query
+    assert [t.result.rerank_s is not None for t in timed] == [True, True]

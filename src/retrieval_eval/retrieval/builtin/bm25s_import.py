@@ -1,11 +1,13 @@
-"""bm25s, imported without numba and scipy.
+"""bm25s, imported without numba, scipy and tqdm's asyncio bar.
 
 bm25s imports numba and scipy whenever they are installed (another package may have
 brought them), although the numpy backends we use (``backend="numpy"``,
 ``csc_backend="numpy"``, its defaults, which ``bm25.py`` passes explicitly) run
 without either; importing the two costs a run about a CPU-second. Hidden from
 bm25s's import, they take its "not installed" branch; scores are the numpy
-backend's either way. Something that imported them first keeps them.
+backend's either way. Something that imported them first keeps them. The same goes
+for ``tqdm.auto`` (with it tqdm and asyncio, about 0.05 CPU-second): we never ask
+bm25s for its progress bars, and without tqdm it draws none.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import importlib
 import sys
 from types import ModuleType
 
-# What bm25s imports when installed and never needs with its numpy backends.
-UNUSED_BY_BM25S = ("numba", "scipy", "scipy.sparse")
+# What bm25s imports when installed and never needs with its numpy backends and
+# show_progress=False.
+UNUSED_BY_BM25S = ("numba", "scipy", "scipy.sparse", "tqdm.auto")
 
 
 def import_bm25s() -> ModuleType:

@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import IndexProgress, SearchResult
 from retrieval_eval.retrieval.builtin.collapse import ChunkTable
 from retrieval_eval.retrieval.config import DenseConfig
+from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, search_one_by_one
 
 TAG_KEY_PREFIX = "tag:"
 PERSISTENT_COLLECTION = "retrieval-eval"
@@ -150,66 +152,92 @@ class DenseRetriever:
         self, queries: Sequence[tuple[str, Sequence[str]]], k: int
     ) -> list[SearchResult]:
         """``search`` for each (query, tags), the queries embedded together in the
-        model's batches: ``tune`` retrieves every query once and does not time them, so
-        one batched model pass replaces a call per query (vectors equal to within float
-        rounding of the per-query ones)."""
+        model's batches: one batched model pass replaces a call per query, and gives the
+        same vectors (padding is masked out of attention and pooling)."""
+        vectors = self._query_vectors(queries, k)
+        pairs = zip(vectors, queries, strict=True)
+        return [self._answer(vector, tags, k) for vector, (_, tags) in pairs]
+
+    def search_queries(
+        self,
+        queries: Sequence[QuerySpec],
+        k: int,
+        *,
+        on_result: Callable[[TimedResult], None] | None = None,
+    ) -> list[TimedResult]:
+        """A dataset's queries, embedded ``batch_size`` at a time in one model pass each
+        instead of a model call per query, after one unrecorded warm-up query (which opens
+        the model's session). A query's latency is its share of its pass (the pass's time
+        over its queries) plus its own search of the chunk vectors."""
+        if type(self).search is not DenseRetriever.search:
+            # a store that answers ``search`` in its own way (chroma's existing collection)
+            return search_one_by_one(self, queries, k, on_result=on_result)
+        if not queries:
+            return []
+        self.search(queries[0].text, k, queries[0].tags)
+        results: list[TimedResult] = []
+        size = max(self.config.batch_size, 1)
+        for start in range(0, len(queries), size):
+            batch = queries[start : start + size]
+            started = time.perf_counter()
+            vectors = self._query_vectors([(query.text, query.tags) for query in batch], k)
+            share = (time.perf_counter() - started) / len(batch)
+            for query, vector in zip(batch, vectors, strict=True):
+                started = time.perf_counter()
+                result = self._answer(vector, query.tags, k)
+                timed = TimedResult(query.query_id, result, share + time.perf_counter() - started)
+                results.append(timed)
+                if on_result is not None:
+                    on_result(timed)
+        return results
+
+    def _query_vectors(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> list[np.ndarray | None]:
+        """Each query's embedding, all computed in one call of the model; None for a query
+        whose answer is empty without it (k ≤ 0, no chunks, or a tag filter that no document
+        matches: the empty-filter guard, never an unfiltered search)."""
         searchable = self._collection is not None or self._vectors is not None
         if not searchable or self._table is None or self._embedding is None:
             raise RetrievalEvalError("dense: search() called before index()")
-        if self._vectors is not None:
-            return self._search_exact(queries, k)
-        total = len(self._table.chunks)
-        results: list[SearchResult | None] = [None] * len(queries)
-        pending: list[tuple[int, str, dict[str, Any] | None]] = []
-        for index, (query, tags) in enumerate(queries):
-            if k <= 0 or total == 0:
-                results[index] = SearchResult(hits=())
-                continue
-            where: dict[str, Any] | None = None
-            if tags:
-                present = self._table.tags_present(tags)
-                if not present:
-                    # the empty-filter guard: never an unfiltered search
-                    results[index] = SearchResult(hits=())
-                    continue
-                clauses = [{TAG_KEY_PREFIX + tag: True} for tag in present]
-                where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
-            pending.append((index, query, where))
-        if pending:
-            vectors = self._embedding.embed_queries([query for _, query, _ in pending])
-            for (index, _, where), vector in zip(pending, vectors, strict=True):
-                results[index] = self._nearest(vector, k, where)
-        return [result if result is not None else SearchResult(hits=()) for result in results]
-
-    def _search_exact(
-        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
-    ) -> list[SearchResult]:
-        """Every chunk scored against each query; a tag filter keeps the chunks of
-        documents carrying any of the tags, and one matching none finds nothing."""
-        assert self._vectors is not None and self._table is not None
-        assert self._embedding is not None
         table = self._table
-        results: list[SearchResult | None] = [None] * len(queries)
-        pending: list[tuple[int, str, np.ndarray | None]] = []
-        for index, (query, tags) in enumerate(queries):
-            mask = table.chunk_mask(tags)
-            if k <= 0 or len(table.chunks) == 0 or (mask is not None and not mask.any()):
-                results[index] = SearchResult(hits=())  # the empty-filter guard too
-                continue
-            pending.append((index, query, mask))
-        if pending:
-            vectors = _normalized(self._embedding.embed_queries([q for _, q, _ in pending]))
-            for (index, _, mask), vector in zip(pending, vectors, strict=True):
-                # chromadb's cosine distance, 1 − dot, in float32; the score 1 − distance
-                distances = np.float32(1.0) - self._vectors @ vector
-                scores = 1.0 - distances.astype(np.float64)
-                candidates = (
-                    np.arange(scores.size, dtype=np.int64)
-                    if mask is None
-                    else np.flatnonzero(mask).astype(np.int64)
-                )
-                results[index] = SearchResult(hits=table.top_documents(scores, candidates, k))
-        return [result if result is not None else SearchResult(hits=()) for result in results]
+        wanted = [
+            index
+            for index, (_, tags) in enumerate(queries)
+            if k > 0 and table.chunks and (not tags or table.tags_present(tags))
+        ]
+        vectors: list[np.ndarray | None] = [None] * len(queries)
+        if wanted:
+            embedded = self._embedding.embed_queries([queries[index][0] for index in wanted])
+            if self._vectors is not None:
+                embedded = _normalized(embedded)
+            for index, vector in zip(wanted, embedded, strict=True):
+                vectors[index] = vector
+        return vectors
+
+    def _answer(self, vector: np.ndarray | None, tags: Sequence[str], k: int) -> SearchResult:
+        """One query's documents from its embedding (None: nothing to find)."""
+        assert self._table is not None
+        table = self._table
+        if vector is None:
+            return SearchResult(hits=())
+        if self._vectors is None:
+            clauses = [{TAG_KEY_PREFIX + tag: True} for tag in table.tags_present(tags)]
+            where: dict[str, Any] | None = None
+            if clauses:
+                where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
+            return self._nearest(vector, k, where)
+        # Every chunk scored; a tag filter keeps the chunks of documents carrying any of
+        # the tags. chromadb's cosine distance, 1 − dot, in float32; the score 1 − distance.
+        mask = table.chunk_mask(tags)
+        distances = np.float32(1.0) - self._vectors @ vector
+        scores = 1.0 - distances.astype(np.float64)
+        candidates = (
+            np.arange(scores.size, dtype=np.int64)
+            if mask is None
+            else np.flatnonzero(mask).astype(np.int64)
+        )
+        return SearchResult(hits=table.top_documents(scores, candidates, k))
 
     def _nearest(
         self, query_vector: np.ndarray, k: int, where: dict[str, Any] | None

@@ -9,7 +9,7 @@ same code), and an optional reranker reorders the fused top ``rerank_depth``.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import (
@@ -36,6 +36,13 @@ from retrieval_eval.retrieval.fusion import (
 )
 from retrieval_eval.retrieval.fusion.candidates import FloatArray
 from retrieval_eval.retrieval.rerank.base import Reranker, apply_reranking
+from retrieval_eval.retrieval.timed import (
+    QueryListRetriever,
+    QuerySpec,
+    TimedResult,
+    run_queries,
+    search_one_by_one,
+)
 
 
 def fused_scores(
@@ -115,13 +122,54 @@ class HybridRetriever:
         ]
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
+        results = {
+            side: retriever.search(query, self.config.depth, tags)
+            for side, retriever in self.sides.items()
+        }
+        return self._fused(query, results, k)
+
+    def search_queries(
+        self,
+        queries: Sequence[QuerySpec],
+        k: int,
+        *,
+        on_result: Callable[[TimedResult], None] | None = None,
+    ) -> list[TimedResult]:
+        """A dataset's queries, each side answering the whole list as it would on its own
+        (dense: its embeddings in one model pass per batch; each side with its own warm-up),
+        then fused query by query. A query's latency is its sides' latencies plus its own
+        fusion, as when the sides are asked one query at a time. With a rerank stage, whose
+        first call may pay for loading it, every query goes through ``search`` instead."""
+        if self.reranker is not None or not any(
+            isinstance(retriever, QueryListRetriever) for retriever in self.sides.values()
+        ):
+            return search_one_by_one(self, queries, k, on_result=on_result)
+        answers = {
+            side: run_queries(retriever, queries, self.config.depth)
+            for side, retriever in self.sides.items()
+        }
+        results: list[TimedResult] = []
+        for position, query in enumerate(queries):
+            started = time.perf_counter()
+            result = self._fused(
+                query.text, {side: timed[position].result for side, timed in answers.items()}, k
+            )
+            latency = time.perf_counter() - started
+            latency += sum(timed[position].latency_s for timed in answers.values())
+            one = TimedResult(query.query_id, result, latency)
+            results.append(one)
+            if on_result is not None:
+                on_result(one)
+        return results
+
+    def _fused(self, query: str, results: Mapping[str, SearchResult], k: int) -> SearchResult:
+        """The query's fused (and reranked) top ``k`` from each side's result."""
         runs: dict[str, Run] = {}
         ceilings: dict[str, float | None] = {}
         # The hit text comes from the side that ranked the document best.
         best: dict[str, tuple[int, Hit]] = {}
         cost = 0.0
-        for side, retriever in self.sides.items():
-            result = retriever.search(query, self.config.depth, tags)
+        for side, result in results.items():
             cost += result.cost_usd
             runs[side] = [(hit.doc_id, hit.score) for hit in result.hits]
             ceilings[side] = result.score_ceiling
