@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.trec_text.decimal import parse_short_decimals
+from retrieval_eval.load.trec_text.decimal import parse_short_decimals, parse_uniform_decimals
 from retrieval_eval.load.trec_text.tokens import Block, read_blocks
 from retrieval_eval.load.trec_text.values import (
     FloatArray,
@@ -27,6 +27,7 @@ from retrieval_eval.load.trec_text.values import (
     load_words,
     parse_floats,
     parse_grades,
+    unaligned_words,
     widen,
     words_for,
 )
@@ -578,6 +579,11 @@ def _check_integers(block: Block, field: int, path: Path, what: str) -> None:
 def _scores(block: Block, path: Path) -> FloatArray:
     starts, ends = block.span(4)
     lengths = ends - starts
+    length = int(lengths[0])
+    if bool((lengths == length).all()):  # usually every score has one layout
+        uniform = parse_uniform_decimals(unaligned_words(block.buffer)[starts], length)
+        if uniform is not None:
+            return uniform
     first_word = load_words(block.buffer, starts, np.minimum(lengths, 8), 1)[:, 0]
     values, handled = parse_short_decimals(first_word, lengths)
     if bool(handled.all()):

@@ -27,6 +27,12 @@ MAX_WORDS = 16
 _KEEP_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 
 
+def unaligned_words(buffer: np.ndarray) -> np.ndarray:
+    """A uint64 view with a one-byte stride: element i is the 8 bytes starting at byte i,
+    so an unaligned load is a single gather."""
+    return np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+
+
 def load_words(
     buffer: np.ndarray, starts: IntArray, lengths: IntArray, num_words: int
 ) -> WordArray:
@@ -37,9 +43,7 @@ def load_words(
     the end of the buffer has word offsets past its end: those loads are clamped into
     the buffer and masked to zero, as they hold no byte of the token.
     """
-    # A uint64 view with a one-byte stride: element i is the 8 bytes starting at byte i,
-    # so an unaligned load is a single gather.
-    unaligned = np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+    unaligned = unaligned_words(buffer)
     last = unaligned.size - 1
     out = np.empty((starts.size, num_words), dtype=np.uint64)
     for word in range(num_words):
