@@ -10,7 +10,7 @@ line is looked up, and a run is regrouped by query as it is read.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,8 +22,8 @@ from retrieval_eval.load.trec_text.tokens import Block, read_blocks
 from retrieval_eval.load.trec_text.values import (
     FloatArray,
     IntArray,
+    PackedIds,
     WordArray,
-    as_bytes_strings,
     load_words,
     parse_floats,
     parse_grades,
@@ -65,7 +65,7 @@ class Columns:
     """
 
     path: Path
-    query_ids: tuple[str, ...]
+    query_ids: Sequence[str]  # PackedIds for files read here: decoded when read
     segment_starts: IntArray  # first row of each run of lines with one query id
     segment_codes: IntArray  # that run's index into query_ids
     doc_words: WordArray
@@ -202,8 +202,7 @@ def _read(
             tag_starts, tag_ends = block.span(5)
             runid = block.buffer[int(tag_starts[-1]) : int(tag_ends[-1])].tobytes()
         else:
-            grade_words = words_for(block.buffer, *block.span(doc_column + 1), capped=False)
-            value_parts.append(parse_grades(grade_words, block.line_numbers, path, "relevance"))
+            value_parts.append(_grades(block, doc_column + 1, path))
         first_rows.append(rows)
         first_lines.append(int(block.line_numbers[0]))
         explicit.append(None if block.starts is None else block.line_numbers)
@@ -212,14 +211,14 @@ def _read(
         if strict:  # a run that answers no query: every query is missing from it
             return _no_rows(path)
         raise InputError(f"no data lines; expected lines of the form '{layout}'", file=path)
-    segment_starts, segment_codes, line_query = _query_layout(query_parts, len(names.names))
+    segment_starts, segment_codes, line_query = _query_layout(query_parts, names.count)
     del query_parts
     file_query = None
     if group and line_query is not None:
         segment_starts, doc_words, value = _grouped(
-            line_query, len(names.names), first_rows, doc_parts, value_parts
+            line_query, names.count, first_rows, doc_parts, value_parts
         )
-        segment_codes = np.arange(len(names.names), dtype=np.int64)
+        segment_codes = np.arange(names.count, dtype=np.int64)
         file_query, line_query = line_query, None
     else:
         doc_words = _stack(doc_parts)
@@ -227,7 +226,7 @@ def _read(
     del doc_parts, value_parts
     return Columns(
         path=path,
-        query_ids=tuple(names.names),
+        query_ids=PackedIds(names.words()),
         segment_starts=segment_starts,
         segment_codes=segment_codes,
         doc_words=doc_words,
@@ -320,7 +319,7 @@ class _QueryIds:
     """
 
     def __init__(self) -> None:
-        self.names: list[str] = []
+        self.count = 0  # distinct ids so far; their text is decoded only when read
         self._words = np.zeros((64, 1), dtype=np.uint64)  # packed id per code (spare rows)
         self._hashes = np.zeros(64, dtype=np.uint64)  # hash per code
         self._seed = 0
@@ -329,7 +328,7 @@ class _QueryIds:
         self._slot_hashes = np.zeros(1 << self._bits, dtype=np.uint64)  # its hash, beside it
 
     def words(self) -> WordArray:
-        return self._words[: len(self.names)]
+        return self._words[: self.count]
 
     def codes(self, query_words: WordArray) -> IntArray:
         width = max(self._words.shape[1], query_words.shape[1])
@@ -386,7 +385,7 @@ class _QueryIds:
         distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         by_appearance = np.argsort(first, kind="stable")
         new_codes = np.empty(distinct.size, dtype=np.int64)
-        base = len(self.names)
+        base = self.count
         new_codes[by_appearance] = np.arange(base, base + distinct.size)
         picked = first[by_appearance]
         total = base + distinct.size
@@ -398,9 +397,7 @@ class _QueryIds:
             self._hashes = np.resize(self._hashes, capacity)
         self._words[base:total] = words[picked]
         self._hashes[base:total] = keys[picked]
-        self.names.extend(
-            raw.decode("utf-8", "replace") for raw in as_bytes_strings(words[picked]).tolist()
-        )
+        self.count = total
         if 2 * total > self._slots.size:
             self._rebuild(max(self._bits, (4 * total).bit_length()))
         else:
@@ -408,7 +405,7 @@ class _QueryIds:
         return new_codes[inverse.reshape(-1)]
 
     def _rebuild(self, bits: int) -> None:
-        count = len(self.names)
+        count = self.count
         self._hashes[:count] = self._hash(self._words[:count])
         self._bits = bits
         self._slots = np.full(1 << bits, -1, dtype=np.int32)
@@ -576,6 +573,16 @@ def _check_integers(block: Block, field: int, path: Path, what: str) -> None:
         )
 
 
+def _grades(block: Block, field: int, path: Path) -> IntArray:
+    starts, ends = block.span(field)
+    if bool((ends - starts == 1).all()):  # the usual single digit: its byte is its value
+        digit = block.buffer[starts] - np.uint8(ord("0"))
+        if bool((digit <= 9).all()):
+            return digit.astype(np.int64)
+    words = words_for(block.buffer, starts, ends, capped=False)
+    return parse_grades(words, block.line_numbers, path, "relevance")
+
+
 def _scores(block: Block, path: Path) -> FloatArray:
     starts, ends = block.span(4)
     lengths = ends - starts
@@ -631,7 +638,7 @@ def stream_run(path: Path, piece_rows: int = PIECE_ROWS) -> Iterator[Columns]:
             continue
         query_words = words_for(block.buffer, *block.span(0), capped=False)
         starts = _segment_starts(query_words, previous_qid)
-        known = len(names.names)
+        known = names.count
         codes = names.codes(query_words[starts])
         if not np.array_equal(codes, np.arange(known, known + starts.size)):
             raise NotContiguousError
@@ -649,7 +656,7 @@ def stream_run(path: Path, piece_rows: int = PIECE_ROWS) -> Iterator[Columns]:
         if cut == 0:  # one query so far: it is not finished yet
             continue
         docs, values = _stack(pending_docs), np.concatenate(pending_values)
-        last_code = len(names.names) - 1
+        last_code = names.count - 1
         yield _piece(path, names, first_code, last_code, all_starts[:-1], docs[:cut], values[:cut])
         pending_docs, pending_values = [docs[cut:]], [values[cut:]]
         pending_starts = [all_starts[-1:] - cut]
@@ -658,9 +665,9 @@ def stream_run(path: Path, piece_rows: int = PIECE_ROWS) -> Iterator[Columns]:
     if pending_rows:
         all_starts = np.concatenate(pending_starts)
         docs, values = _stack(pending_docs), np.concatenate(pending_values)
-        piece = _piece(path, names, first_code, len(names.names), all_starts, docs, values)
+        piece = _piece(path, names, first_code, names.count, all_starts, docs, values)
         yield replace(piece, runid=runid.decode("utf-8", "replace"))
-    elif not names.names:
+    elif not names.count:
         raise NotContiguousError  # no data lines: the whole-file reader says so
 
 
@@ -680,13 +687,14 @@ def _piece(
     """
     if starts.size == 0 or int(starts[0]) != 0:
         starts = np.concatenate([np.zeros(1, dtype=np.int64), starts])
+    words = names.words()[first_code:stop_code].copy()
     return Columns(
         path=path,
-        query_ids=tuple(names.names[first_code:stop_code]),
+        query_ids=PackedIds(words),
         segment_starts=starts.astype(np.int64),
         segment_codes=np.arange(starts.size, dtype=np.int64),
         doc_words=docs,
         value=values,
         lines=LineMap((0,), (1,), (None,)),
-        query_words=names.words()[first_code:stop_code].copy(),
+        query_words=words,
     )
