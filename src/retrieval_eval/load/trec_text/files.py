@@ -481,14 +481,13 @@ def _grouped(
     starts = np.zeros(num_queries, dtype=np.int64)
     np.cumsum(np.bincount(line_query, minlength=num_queries)[:-1], out=starts[1:])
     cursor = starts.copy()  # next free row of each query
-    scratch = np.full(num_queries, rows, dtype=np.int64)
     width = max(part.shape[1] for part in doc_parts)
     docs = np.empty((rows, width), dtype=np.uint64)
     values = np.empty(rows, dtype=value_parts[0].dtype)
     for index, first in enumerate(first_rows):
         part_docs, part_values = widen(doc_parts[index], width), value_parts[index]
         doc_parts[index], value_parts[index] = part_docs[:0], part_values[:0]  # free as we go
-        at = _places(line_query[first : first + part_values.size], cursor, scratch)
+        at = _places(line_query[first : first + part_values.size], cursor)
         if width == 1:  # a 1-D scatter is several times cheaper than a row-wise one
             docs.reshape(-1)[at] = part_docs.reshape(-1)
         else:
@@ -497,38 +496,28 @@ def _grouped(
     return starts, docs, values
 
 
-def _places(codes: np.ndarray, cursor: IntArray, scratch: IntArray) -> IntArray:
+def _places(codes: np.ndarray, cursor: IntArray) -> IntArray:
     """Grouped row of each line of a block: its query's next free rows, in file order.
 
-    ``cursor`` (next free row per query) advances past the block. With at most 65,536
-    queries a stable radix sort of the block's codes orders them; otherwise lines are
-    placed in rounds, each placing the earliest remaining line of every query
-    (``scratch`` is a per-query work array holding a value above any line).
+    ``cursor`` (next free row per query) advances past the block. The block's lines
+    are put in query order by a stable radix sort (numpy's for 16-bit keys): one pass
+    on the codes, or two, low half then high half, above 65,536 queries.
     """
     size = codes.size
     if cursor.size <= 1 << 16:
         order = np.argsort(codes.astype(np.uint16), kind="stable")
-        query = codes[order].astype(np.int64)
-        new_query = np.ones(size, dtype=bool)
-        new_query[1:] = query[1:] != query[:-1]
-        run_starts = np.flatnonzero(new_query)
-        taken = np.arange(size, dtype=np.int64) - run_starts[np.cumsum(new_query) - 1]
-        at = np.empty(size, dtype=np.int64)
-        at[order] = cursor[query] + taken
-        cursor[query[run_starts]] += np.diff(np.append(run_starts, size))
-        return at
+    else:
+        order = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
+        high = (codes[order] >> 16).astype(np.uint16)
+        order = order[np.argsort(high, kind="stable")]
+    query = codes[order].astype(np.int64)
+    new_query = np.ones(size, dtype=bool)
+    new_query[1:] = query[1:] != query[:-1]
+    run_starts = np.flatnonzero(new_query)
+    taken = np.arange(size, dtype=np.int64) - run_starts[np.cumsum(new_query) - 1]
     at = np.empty(size, dtype=np.int64)
-    pending = np.arange(size, dtype=np.int64)
-    unset = scratch[0]
-    while pending.size:
-        query = codes[pending]
-        np.minimum.at(scratch, query, pending)
-        earliest = scratch[query] == pending
-        scratch[query] = unset
-        placed = query[earliest]
-        at[pending[earliest]] = cursor[placed]
-        cursor[placed] += 1
-        pending = pending[~earliest]
+    at[order] = cursor[query] + taken
+    cursor[query[run_starts]] += np.diff(np.append(run_starts, size))
     return at
 
 
