@@ -480,11 +480,10 @@ def _reject_duplicate_judgment(qrels: Columns, docs: WordArray, second: int) -> 
 def _reject_duplicate_results(run: Columns) -> None:
     """trec_eval refuses a run that lists one document twice for a query; so do we.
 
-    Each chunk of whole queries is checked with a few rounds of scattering its
-    (query, id hash) keys into a small table: a key that finds an equal key in its
-    slot is a duplicate candidate (confirmed on the exact id bytes), a key that finds
-    a different one tries again with another hash. That is linear in the lines,
-    where sorting them would not be.
+    Each chunk of whole queries is checked on its (query, id hash) keys; where a key
+    repeats, a few rounds of scattering the keys into a small table find the pairs: a
+    key that finds an equal key in its slot is a duplicate candidate (confirmed on the
+    exact id bytes), a key that finds a different one tries again with another hash.
     """
     query_bits = max(1, len(run.query_ids).bit_length())
     for start, stop in _query_chunks(run):
@@ -496,9 +495,17 @@ def _reject_duplicate_results(run: Columns) -> None:
 def _reject_duplicates_in(
     run: Columns, query: IntArray, docs: WordArray, keys: np.ndarray, start: int
 ) -> None:
-    """The duplicate check of whole queries' lines ``start:start + len(keys)``."""
+    """The duplicate check of whole queries' lines ``start:start + len(keys)``.
+
+    Sorting a chunk's keys (numpy's vectorised sort) and comparing neighbours is the
+    cheap test that no key repeats; only a chunk with a repeated key is searched for
+    the pairs.
+    """
+    ordered = np.sort(keys)
+    if not bool((ordered[1:] == ordered[:-1]).any()):
+        return
     pairs = _equal_key_pairs(keys)
-    if pairs.size == 0:
+    if pairs.size == 0:  # pragma: no cover - the sort and the table agree
         return
     same = (docs[pairs[:, 0]] == docs[pairs[:, 1]]).all(axis=1)
     found: list[tuple[int, int]]
