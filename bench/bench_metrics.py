@@ -11,7 +11,9 @@ N queries x 100 results, graded qrels with 1-9 relevant per query. Every
 measurement runs in a fresh child process, so peak memory (ru_maxrss) belongs to
 that measurement alone and numba's cache is cold when we want it cold; the table
 reports the median over --repeats children. Measures: NDCG@10, MRR@10
-(pytrec_eval: recip_rank, it has no cut-off MRR), P@5, Recall@100, MAP.
+(pytrec_eval: recip_rank, it has no cut-off MRR), P@5, Recall@100, MAP. From files,
+ours is `retrieval-eval trec`'s own code (score_trec_run, with recip_rank as well): a
+run in trec order is streamed in pieces, a shuffled one read whole.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / ".bench-data"
 OURS = ["ndcg@10", "mrr@10", "p@5", "recall@100", "map"]
 PYTREC = {"ndcg_cut.10", "recip_rank", "P.5", "recall.100", "map"}
+# The same five as `retrieval-eval trec -m` arguments (its MRR is uncut recip_rank, as
+# pytrec_eval's).
+TREC_MEASURES = ("ndcg_cut.10", "recip_rank", "P.5", "recall.100", "map")
 RANX = ["ndcg@10", "mrr@10", "precision@5", "recall@100", "map"]
 
 
@@ -46,21 +51,19 @@ def _files(queries: int) -> tuple[Path, Path]:
 
 
 def child_ours_files(queries: int, *, shuffle: bool = False) -> dict[str, float]:
-    """End to end from TREC files: parse both, rank, compute the five measures."""
+    """End to end from TREC files as `retrieval-eval trec` scores them (score_trec_run: a
+    run in trec order is streamed, a shuffled one read whole): parse both, rank, measure."""
     qrels_path, run_path = _files(queries)
     if shuffle:
         from bench_metrics_data import shuffled
 
         run_path = shuffled(run_path)
-    from retrieval_eval.load.trec_text.files import read_qrels, read_run
-    from retrieval_eval.score.kernels import compute
-    from retrieval_eval.score.measure_names import parse_measure
-    from retrieval_eval.trec.join import rank_against_qrels
+    from retrieval_eval.trec.report import score_trec_run
 
     baseline = _peak_mb()
     start, cpu_start = time.perf_counter(), time.process_time()
-    hits = rank_against_qrels(read_qrels(qrels_path), read_run(run_path), complete=False)
-    means = {name: float(compute(hits, parse_measure(name)).mean()) for name in OURS}
+    result = score_trec_run(qrels_path, run_path, TREC_MEASURES)
+    means = dict(result.summary)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     return {
         "seconds": seconds,

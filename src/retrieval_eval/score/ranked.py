@@ -26,7 +26,7 @@ class RankedHits:
     relevant grades, highest first, at ``ideal_offsets[q]:ideal_offsets[q + 1]``.
     """
 
-    query_ids: tuple[str, ...]
+    query_ids: Sequence[str]
     num_ret: IntArray
     num_rel: IntArray
     hit_query: IntArray

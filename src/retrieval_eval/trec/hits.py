@@ -11,6 +11,7 @@ to be kept.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,7 +28,7 @@ class TrecHits:
     the selected queries. ``runid`` is the run's tag as trec_eval prints it.
     """
 
-    query_ids: tuple[str, ...]
+    query_ids: Sequence[str]
     num_ret: IntArray
     judged_query: IntArray
     judged_rank: IntArray

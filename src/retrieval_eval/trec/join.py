@@ -16,6 +16,7 @@ arrays into existence.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import pairwise
 from typing import NoReturn
 
@@ -23,7 +24,13 @@ import numpy as np
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.load.trec_text.files import Columns, LineMap, grouped_by_query
-from retrieval_eval.load.trec_text.values import WordArray, as_bytes_strings, order_keys, widen
+from retrieval_eval.load.trec_text.values import (
+    WordArray,
+    as_bytes_strings,
+    order_keys,
+    take_ids,
+    widen,
+)
 from retrieval_eval.score.ranked import IntArray, RankedHits
 from retrieval_eval.trec.hits import TrecHits
 
@@ -50,7 +57,6 @@ def judge_run(
     trec_eval's ``-M``: only each query's top ``max_docs`` results count.
     """
     run = grouped_by_query(run)
-    _reject_duplicate_results(run)
     by_id, run_to_qrels = _join_query_ids(qrels, run)
     width = max(qrels.doc_words.shape[1], run.doc_words.shape[1])
     qrels_docs, run_docs = widen(qrels.doc_words, width), widen(run.doc_words, width)
@@ -96,7 +102,7 @@ def judge_run(
     judged_query = position[qrels_query]
     in_scope = judged_query >= 0
     return TrecHits(
-        query_ids=tuple(map(qrels.query_ids.__getitem__, selected.tolist())),
+        query_ids=take_ids(qrels.query_ids, selected),
         num_ret=retrieved_per_qrels_query[selected],
         judged_query=hit_query[by_query_rank],
         judged_rank=hit_rank[by_query_rank],
@@ -344,30 +350,36 @@ def _match(
     """(run line, judgment) pairs naming the same query and document.
 
     ``run_query_joined`` maps the run's query indices to themselves, or -1 for
-    queries without judgments; ``judged_query`` uses the same numbering.
+    queries without judgments; ``judged_query`` uses the same numbering. A document
+    the run lists twice for one query is refused first (see
+    :func:`_reject_duplicate_results`); the usual path checks that on the same
+    (query, id hash) keys it looks up, computed once per line.
     """
     empty = np.zeros(0, dtype=np.int64)
-    if judged_query.size == 0:
-        return empty, empty
     query_bits = max(1, len(run_query_joined).bit_length())
     judged_keys = _keys(judged_query, judged_docs, query_bits)
     order = np.argsort(judged_keys, kind="stable")
     sorted_keys = judged_keys[order]
-    if bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
+    if judged_query.size == 0 or bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
+        _reject_duplicate_results(run)
+        if judged_query.size == 0:
+            return empty, empty
         return _match_exact(judged_query, judged_docs, run_query_joined[run.query_rows()], run_docs)
     table = _ProbeTable(sorted_keys, order)
     rows_found: list[IntArray] = []
     judgments_found: list[IntArray] = []
-    for start in _chunks(run.rows):
-        stop = start + CHUNK_ROWS
-        query = run_query_joined[run.query_rows(start, stop)]
+    for start, stop in _query_chunks(run):
+        run_query = run.query_rows(start, stop)
         docs = run_docs[start:stop]
+        line_keys = _keys(run_query, docs, query_bits)
+        _reject_duplicates_in(run, run_query, docs, line_keys, start)
+        query = run_query_joined[run_query]
         if bool((query >= 0).all()):  # the usual case: every query of the run is judged
-            found_at, judgments = table.find(_keys(query, docs, query_bits))
+            found_at, judgments = table.find(line_keys)
             rows = found_at
         else:
             wanted = np.flatnonzero(query >= 0)
-            found_at, judgments = table.find(_keys(query[wanted], docs[wanted], query_bits))
+            found_at, judgments = table.find(line_keys[wanted])
             rows = wanted[found_at]
         if judgments.size == 0:
             continue
@@ -468,28 +480,39 @@ def _reject_duplicate_judgment(qrels: Columns, docs: WordArray, second: int) -> 
 def _reject_duplicate_results(run: Columns) -> None:
     """trec_eval refuses a run that lists one document twice for a query; so do we.
 
-    Each chunk of whole queries is checked with a few rounds of scattering its
-    (query, id hash) keys into a small table: a key that finds an equal key in its
-    slot is a duplicate candidate (confirmed on the exact id bytes), a key that finds
-    a different one tries again with another hash. That is linear in the lines,
-    where sorting them would not be.
+    Each chunk of whole queries is checked on its (query, id hash) keys; where a key
+    repeats, a few rounds of scattering the keys into a small table find the pairs: a
+    key that finds an equal key in its slot is a duplicate candidate (confirmed on the
+    exact id bytes), a key that finds a different one tries again with another hash.
     """
     query_bits = max(1, len(run.query_ids).bit_length())
-    found: list[tuple[int, int]] = []
     for start, stop in _query_chunks(run):
         query = run.query_rows(start, stop)
         docs = run.doc_words[start:stop]
-        keys = _keys(query, docs, query_bits)
-        pairs = _equal_key_pairs(keys)
-        if pairs.size == 0:
-            continue
-        same = (docs[pairs[:, 0]] == docs[pairs[:, 1]]).all(axis=1)
-        if bool(same.all()):
-            found.extend((int(a) + start, int(b) + start) for a, b in pairs[same].tolist())
-        else:  # a 64-bit hash collision: settle this chunk exactly
-            found.extend(_exact_duplicates(query, docs, start))
-        if found:
-            break
+        _reject_duplicates_in(run, query, docs, _keys(query, docs, query_bits), start)
+
+
+def _reject_duplicates_in(
+    run: Columns, query: IntArray, docs: WordArray, keys: np.ndarray, start: int
+) -> None:
+    """The duplicate check of whole queries' lines ``start:start + len(keys)``.
+
+    Sorting a chunk's keys (numpy's vectorised sort) and comparing neighbours is the
+    cheap test that no key repeats; only a chunk with a repeated key is searched for
+    the pairs.
+    """
+    ordered = np.sort(keys)
+    if not bool((ordered[1:] == ordered[:-1]).any()):
+        return
+    pairs = _equal_key_pairs(keys)
+    if pairs.size == 0:  # pragma: no cover - the sort and the table agree
+        return
+    same = (docs[pairs[:, 0]] == docs[pairs[:, 1]]).all(axis=1)
+    found: list[tuple[int, int]]
+    if bool(same.all()):
+        found = [(int(a) + start, int(b) + start) for a, b in pairs[same].tolist()]
+    else:  # a 64-bit hash collision: settle this chunk exactly
+        found = _exact_duplicates(query, docs, start)
     if not found:
         return
     later = [max(run.line_of(a), run.line_of(b)) for a, b in found]
@@ -567,9 +590,9 @@ class JudgmentsByQuery:
         self._first = np.zeros(self._counts.size, dtype=np.int64)
         np.cumsum(self._counts[:-1], out=self._first[1:])
 
-    def query_id(self, positions: IntArray) -> list[str]:
+    def query_id(self, positions: IntArray) -> Sequence[str]:
         """Query ids at ``positions`` of the strcmp order of all qrels queries."""
-        return list(map(self._qrels.query_ids.__getitem__, self._by_id[positions].tolist()))
+        return take_ids(self._qrels.query_ids, self._by_id[positions])
 
     def for_run(self, run: Columns) -> tuple[Columns, IntArray]:
         """(qrels of the queries ``run`` shares with them, numbered in strcmp order; the
@@ -589,7 +612,7 @@ class JudgmentsByQuery:
         assert qrels.query_words is not None
         judgments = Columns(
             path=qrels.path,
-            query_ids=tuple(map(qrels.query_ids.__getitem__, queries.tolist())),
+            query_ids=take_ids(qrels.query_ids, queries),
             segment_starts=starts,
             segment_codes=np.arange(queries.size, dtype=np.int64),
             doc_words=qrels.doc_words[rows],

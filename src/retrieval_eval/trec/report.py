@@ -11,6 +11,7 @@ integers, names left-aligned in 22 columns. ``runid``, ``num_q``, ``gm_map`` and
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +41,7 @@ from retrieval_eval.trec.measures import (
 class TrecResult:
     """Per-query values (aligned with ``query_ids``) and the summary of each measure."""
 
-    query_ids: tuple[str, ...]
+    query_ids: Sequence[str]
     measures: tuple[TrecMeasure, ...]
     per_query: dict[str, FloatArray]  # printed name -> values
     summary: dict[str, float]  # printed name -> value
@@ -134,7 +135,7 @@ def _score_streamed(
         return None
     every = np.concatenate(positions)
     order = np.argsort(every, kind="stable")
-    query_ids = tuple(index.query_id(every[order]))
+    query_ids = index.query_id(every[order])
     per_query = {name: np.concatenate(parts)[order] for name, parts in values.items()}
     summary = {m.name: summarise(m, per_query[m.name]) for m in measures if not m.is_text}
     text = {name: tuple(map(parts.__getitem__, order.tolist())) for name, parts in texts.items()}

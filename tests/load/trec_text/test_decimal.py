@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from retrieval_eval.load.trec_text.decimal import parse_short_decimals
-from retrieval_eval.load.trec_text.values import load_words
+from retrieval_eval.load.trec_text.decimal import parse_short_decimals, parse_uniform_decimals
+from retrieval_eval.load.trec_text.values import load_words, unaligned_words
 
 
 def _parse(tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -39,3 +41,41 @@ def test_other_forms_are_left_to_the_general_parser() -> None:
     values, handled = _parse(["-0", "+.5", "5.", "00000001"])
     assert handled.all()
     assert values.tolist() == [0.0, 0.5, 5.0, 1.0] and np.signbit(values[0])
+
+
+def _uniform(tokens: list[str]) -> np.ndarray | None:
+    text = " ".join(tokens).encode() + b"\0" * 16
+    buffer = np.frombuffer(text, dtype=np.uint8).copy()
+    length = len(tokens[0])
+    starts = np.arange(len(tokens), dtype=np.int64) * (length + 1)
+    words = unaligned_words(buffer)[starts]  # bytes past each token left in: the parser masks
+    return parse_uniform_decimals(words, length)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 8).flatmap(
+        lambda length: st.tuples(
+            st.just(length),
+            st.integers(-1, length - 1),
+            st.lists(st.text("0123456789", min_size=length, max_size=length), min_size=1),
+        )
+    )
+)
+def test_one_layout_parses_as_strtod_does(case: tuple[int, int, list[str]]) -> None:
+    length, dot, digit_strings = case
+    tokens = [d if dot < 0 else d[:dot] + "." + d[dot + 1 :] for d in digit_strings]
+    values = _uniform(tokens)
+    if dot >= 0 and length == 1:  # "." alone is no number
+        assert values is None
+        return
+    assert values is not None
+    assert values.tolist() == [float(t) for t in tokens]
+
+
+def test_mixed_layouts_are_left_to_the_other_parsers() -> None:
+    for tokens in (["1.25", "12.5"], ["1.25", "-1.2"], ["1.25", "1e10"], ["1.25", "1.2a"]):
+        assert _uniform(tokens) is None, tokens
+    assert _uniform(["+1.5", "+2.5"]) is None  # signs: the general parser
+    values = _uniform(["0.50", "5.00", "9.99"])
+    assert values is not None and values.tolist() == [0.5, 5.0, 9.99]

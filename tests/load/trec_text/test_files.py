@@ -77,3 +77,24 @@ def test_any_beir_qrels_reads_as_its_trec_twin(
     want = run_cli("-q", "-m", "all_trec", trec, run)
     got = run_cli("-q", "-m", "all_trec", beir, run)
     assert (got.returncode, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr)
+
+
+def test_a_scattered_run_of_more_than_65536_queries_scores_as_its_sorted_twin(
+    tmp_path: Path,
+) -> None:
+    """Lines of over 2**16 queries are regrouped by a two-pass radix sort of the query
+    numbers (low half, then high half); every line must land with its own query."""
+    queries = 70_000
+    lines = [f"q{q} Q0 d{q}-{k} {k + 1} 1.5 t\n" for q in range(queries) for k in range(3)]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{q}-{q % 3} {1 + q % 2}\n" for q in range(queries)))
+    sorted_run, scattered_run = tmp_path / "sorted.txt", tmp_path / "scattered.txt"
+    sorted_run.write_text("".join(lines))
+    order = list(range(len(lines)))
+    order.sort(key=lambda i: ((i * 7919) % len(lines), i))
+    scattered_run.write_text("".join(lines[i] for i in order))
+    want = run_cli("-q", "-m", "map", "-m", "relstring", qrels, sorted_run)
+    got = run_cli("-q", "-m", "map", "-m", "relstring", qrels, scattered_run)
+    assert want.returncode == 0, want.stderr
+    assert (got.returncode, got.stderr) == (0, "")
+    assert got.stdout == want.stdout

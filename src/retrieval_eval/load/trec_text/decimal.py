@@ -83,3 +83,50 @@ def parse_short_decimals(words: WordArray, lengths: IntArray) -> tuple[FloatArra
     result /= _POWERS_OF_TEN[fraction]
     np.negative(result, out=result, where=negative)
     return result, handled
+
+
+def parse_uniform_decimals(words: WordArray, length: int) -> FloatArray | None:
+    """Values of tokens that all share one layout, or None when they do not.
+
+    ``words`` hold the first 8 bytes of each token (bytes past ``length`` are ignored).
+    Every token must be ``length`` (1-8) bytes of unsigned digits with the dot, if the
+    first token has one, at the same place in each: the usual form of a run's scores
+    (``%.4f`` of values of one magnitude). The dot's place and the digit count are then
+    the same for every row, so each step is one vectorised operation with a scalar
+    operand, about half the work of :func:`parse_short_decimals`; the result is the same.
+    """
+    if not 1 <= length <= 8 or words.size == 0:
+        return None
+    keep = _LOW_BYTES[length]
+    words = words & keep
+    first = int(words[0])
+    dot = next((i for i in range(length) if (first >> (8 * i)) & 0xFF == 0x2E), None)
+    if dot is None:
+        digits, count, fraction = words, length, 0
+    else:
+        dot_byte = _U(0x2E << (8 * dot))
+        if not bool(((words & _U(0xFF << (8 * dot))) == dot_byte).all()):
+            return None
+        below = _LOW_BYTES[dot]
+        digits = (words & below) | ((words >> _U(8)) & ~below)
+        count, fraction = length - 1, length - 1 - dot
+    if count == 0:
+        return None
+    mask = _LOW_BYTES[count]
+    zeros = _ZEROS & mask
+    if not bool(((digits & _NIBBLE) == zeros).all()):
+        return None
+    if not bool((((digits + _SIXES) & _NIBBLE & mask) == zeros).all()):
+        return None
+    pad = 8 - count
+    value = digits << _U(8 * pad)
+    if pad:
+        value |= _ZEROS & _LOW_BYTES[pad]
+    value -= _ZEROS
+    value = (value * _U(10) + (value >> _U(8))) & _U(0x00FF00FF00FF00FF)
+    value = (value * _U(100) + (value >> _U(16))) & _U(0x0000FFFF0000FFFF)
+    value = (value * _U(10000) + (value >> _U(32))) & _U(0x00000000FFFFFFFF)
+    result = value.astype(np.float64)
+    if fraction:
+        result /= _POWERS_OF_TEN[fraction]
+    return result

@@ -10,23 +10,24 @@ line is looked up, and a run is regrouped by query as it is read.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.trec_text.decimal import parse_short_decimals
+from retrieval_eval.load.trec_text.decimal import parse_short_decimals, parse_uniform_decimals
 from retrieval_eval.load.trec_text.tokens import Block, read_blocks
 from retrieval_eval.load.trec_text.values import (
     FloatArray,
     IntArray,
+    PackedIds,
     WordArray,
-    as_bytes_strings,
     load_words,
     parse_floats,
     parse_grades,
+    unaligned_words,
     widen,
     words_for,
 )
@@ -64,7 +65,7 @@ class Columns:
     """
 
     path: Path
-    query_ids: tuple[str, ...]
+    query_ids: Sequence[str]  # PackedIds for files read here: decoded when read
     segment_starts: IntArray  # first row of each run of lines with one query id
     segment_codes: IntArray  # that run's index into query_ids
     doc_words: WordArray
@@ -201,8 +202,7 @@ def _read(
             tag_starts, tag_ends = block.span(5)
             runid = block.buffer[int(tag_starts[-1]) : int(tag_ends[-1])].tobytes()
         else:
-            grade_words = words_for(block.buffer, *block.span(doc_column + 1), capped=False)
-            value_parts.append(parse_grades(grade_words, block.line_numbers, path, "relevance"))
+            value_parts.append(_grades(block, doc_column + 1, path))
         first_rows.append(rows)
         first_lines.append(int(block.line_numbers[0]))
         explicit.append(None if block.starts is None else block.line_numbers)
@@ -211,14 +211,14 @@ def _read(
         if strict:  # a run that answers no query: every query is missing from it
             return _no_rows(path)
         raise InputError(f"no data lines; expected lines of the form '{layout}'", file=path)
-    segment_starts, segment_codes, line_query = _query_layout(query_parts, len(names.names))
+    segment_starts, segment_codes, line_query = _query_layout(query_parts, names.count)
     del query_parts
     file_query = None
     if group and line_query is not None:
         segment_starts, doc_words, value = _grouped(
-            line_query, len(names.names), first_rows, doc_parts, value_parts
+            line_query, names.count, first_rows, doc_parts, value_parts
         )
-        segment_codes = np.arange(len(names.names), dtype=np.int64)
+        segment_codes = np.arange(names.count, dtype=np.int64)
         file_query, line_query = line_query, None
     else:
         doc_words = _stack(doc_parts)
@@ -226,7 +226,7 @@ def _read(
     del doc_parts, value_parts
     return Columns(
         path=path,
-        query_ids=tuple(names.names),
+        query_ids=PackedIds(names.words()),
         segment_starts=segment_starts,
         segment_codes=segment_codes,
         doc_words=doc_words,
@@ -319,7 +319,7 @@ class _QueryIds:
     """
 
     def __init__(self) -> None:
-        self.names: list[str] = []
+        self.count = 0  # distinct ids so far; their text is decoded only when read
         self._words = np.zeros((64, 1), dtype=np.uint64)  # packed id per code (spare rows)
         self._hashes = np.zeros(64, dtype=np.uint64)  # hash per code
         self._seed = 0
@@ -328,7 +328,7 @@ class _QueryIds:
         self._slot_hashes = np.zeros(1 << self._bits, dtype=np.uint64)  # its hash, beside it
 
     def words(self) -> WordArray:
-        return self._words[: len(self.names)]
+        return self._words[: self.count]
 
     def codes(self, query_words: WordArray) -> IntArray:
         width = max(self._words.shape[1], query_words.shape[1])
@@ -385,7 +385,7 @@ class _QueryIds:
         distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         by_appearance = np.argsort(first, kind="stable")
         new_codes = np.empty(distinct.size, dtype=np.int64)
-        base = len(self.names)
+        base = self.count
         new_codes[by_appearance] = np.arange(base, base + distinct.size)
         picked = first[by_appearance]
         total = base + distinct.size
@@ -397,9 +397,7 @@ class _QueryIds:
             self._hashes = np.resize(self._hashes, capacity)
         self._words[base:total] = words[picked]
         self._hashes[base:total] = keys[picked]
-        self.names.extend(
-            raw.decode("utf-8", "replace") for raw in as_bytes_strings(words[picked]).tolist()
-        )
+        self.count = total
         if 2 * total > self._slots.size:
             self._rebuild(max(self._bits, (4 * total).bit_length()))
         else:
@@ -407,7 +405,7 @@ class _QueryIds:
         return new_codes[inverse.reshape(-1)]
 
     def _rebuild(self, bits: int) -> None:
-        count = len(self.names)
+        count = self.count
         self._hashes[:count] = self._hash(self._words[:count])
         self._bits = bits
         self._slots = np.full(1 << bits, -1, dtype=np.int32)
@@ -483,14 +481,13 @@ def _grouped(
     starts = np.zeros(num_queries, dtype=np.int64)
     np.cumsum(np.bincount(line_query, minlength=num_queries)[:-1], out=starts[1:])
     cursor = starts.copy()  # next free row of each query
-    scratch = np.full(num_queries, rows, dtype=np.int64)
     width = max(part.shape[1] for part in doc_parts)
     docs = np.empty((rows, width), dtype=np.uint64)
     values = np.empty(rows, dtype=value_parts[0].dtype)
     for index, first in enumerate(first_rows):
         part_docs, part_values = widen(doc_parts[index], width), value_parts[index]
         doc_parts[index], value_parts[index] = part_docs[:0], part_values[:0]  # free as we go
-        at = _places(line_query[first : first + part_values.size], cursor, scratch)
+        at = _places(line_query[first : first + part_values.size], cursor)
         if width == 1:  # a 1-D scatter is several times cheaper than a row-wise one
             docs.reshape(-1)[at] = part_docs.reshape(-1)
         else:
@@ -499,38 +496,28 @@ def _grouped(
     return starts, docs, values
 
 
-def _places(codes: np.ndarray, cursor: IntArray, scratch: IntArray) -> IntArray:
+def _places(codes: np.ndarray, cursor: IntArray) -> IntArray:
     """Grouped row of each line of a block: its query's next free rows, in file order.
 
-    ``cursor`` (next free row per query) advances past the block. With at most 65,536
-    queries a stable radix sort of the block's codes orders them; otherwise lines are
-    placed in rounds, each placing the earliest remaining line of every query
-    (``scratch`` is a per-query work array holding a value above any line).
+    ``cursor`` (next free row per query) advances past the block. The block's lines
+    are put in query order by a stable radix sort (numpy's for 16-bit keys): one pass
+    on the codes, or two, low half then high half, above 65,536 queries.
     """
     size = codes.size
     if cursor.size <= 1 << 16:
         order = np.argsort(codes.astype(np.uint16), kind="stable")
-        query = codes[order].astype(np.int64)
-        new_query = np.ones(size, dtype=bool)
-        new_query[1:] = query[1:] != query[:-1]
-        run_starts = np.flatnonzero(new_query)
-        taken = np.arange(size, dtype=np.int64) - run_starts[np.cumsum(new_query) - 1]
-        at = np.empty(size, dtype=np.int64)
-        at[order] = cursor[query] + taken
-        cursor[query[run_starts]] += np.diff(np.append(run_starts, size))
-        return at
+    else:
+        order = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
+        high = (codes[order] >> 16).astype(np.uint16)
+        order = order[np.argsort(high, kind="stable")]
+    query = codes[order].astype(np.int64)
+    new_query = np.ones(size, dtype=bool)
+    new_query[1:] = query[1:] != query[:-1]
+    run_starts = np.flatnonzero(new_query)
+    taken = np.arange(size, dtype=np.int64) - run_starts[np.cumsum(new_query) - 1]
     at = np.empty(size, dtype=np.int64)
-    pending = np.arange(size, dtype=np.int64)
-    unset = scratch[0]
-    while pending.size:
-        query = codes[pending]
-        np.minimum.at(scratch, query, pending)
-        earliest = scratch[query] == pending
-        scratch[query] = unset
-        placed = query[earliest]
-        at[pending[earliest]] = cursor[placed]
-        cursor[placed] += 1
-        pending = pending[~earliest]
+    at[order] = cursor[query] + taken
+    cursor[query[run_starts]] += np.diff(np.append(run_starts, size))
     return at
 
 
@@ -575,9 +562,24 @@ def _check_integers(block: Block, field: int, path: Path, what: str) -> None:
         )
 
 
+def _grades(block: Block, field: int, path: Path) -> IntArray:
+    starts, ends = block.span(field)
+    if bool((ends - starts == 1).all()):  # the usual single digit: its byte is its value
+        digit = block.buffer[starts] - np.uint8(ord("0"))
+        if bool((digit <= 9).all()):
+            return digit.astype(np.int64)
+    words = words_for(block.buffer, starts, ends, capped=False)
+    return parse_grades(words, block.line_numbers, path, "relevance")
+
+
 def _scores(block: Block, path: Path) -> FloatArray:
     starts, ends = block.span(4)
     lengths = ends - starts
+    length = int(lengths[0])
+    if bool((lengths == length).all()):  # usually every score has one layout
+        uniform = parse_uniform_decimals(unaligned_words(block.buffer)[starts], length)
+        if uniform is not None:
+            return uniform
     first_word = load_words(block.buffer, starts, np.minimum(lengths, 8), 1)[:, 0]
     values, handled = parse_short_decimals(first_word, lengths)
     if bool(handled.all()):
@@ -625,7 +627,7 @@ def stream_run(path: Path, piece_rows: int = PIECE_ROWS) -> Iterator[Columns]:
             continue
         query_words = words_for(block.buffer, *block.span(0), capped=False)
         starts = _segment_starts(query_words, previous_qid)
-        known = len(names.names)
+        known = names.count
         codes = names.codes(query_words[starts])
         if not np.array_equal(codes, np.arange(known, known + starts.size)):
             raise NotContiguousError
@@ -643,7 +645,7 @@ def stream_run(path: Path, piece_rows: int = PIECE_ROWS) -> Iterator[Columns]:
         if cut == 0:  # one query so far: it is not finished yet
             continue
         docs, values = _stack(pending_docs), np.concatenate(pending_values)
-        last_code = len(names.names) - 1
+        last_code = names.count - 1
         yield _piece(path, names, first_code, last_code, all_starts[:-1], docs[:cut], values[:cut])
         pending_docs, pending_values = [docs[cut:]], [values[cut:]]
         pending_starts = [all_starts[-1:] - cut]
@@ -652,9 +654,9 @@ def stream_run(path: Path, piece_rows: int = PIECE_ROWS) -> Iterator[Columns]:
     if pending_rows:
         all_starts = np.concatenate(pending_starts)
         docs, values = _stack(pending_docs), np.concatenate(pending_values)
-        piece = _piece(path, names, first_code, len(names.names), all_starts, docs, values)
+        piece = _piece(path, names, first_code, names.count, all_starts, docs, values)
         yield replace(piece, runid=runid.decode("utf-8", "replace"))
-    elif not names.names:
+    elif not names.count:
         raise NotContiguousError  # no data lines: the whole-file reader says so
 
 
@@ -674,13 +676,14 @@ def _piece(
     """
     if starts.size == 0 or int(starts[0]) != 0:
         starts = np.concatenate([np.zeros(1, dtype=np.int64), starts])
+    words = names.words()[first_code:stop_code].copy()
     return Columns(
         path=path,
-        query_ids=tuple(names.names[first_code:stop_code]),
+        query_ids=PackedIds(words),
         segment_starts=starts.astype(np.int64),
         segment_codes=np.arange(starts.size, dtype=np.int64),
         doc_words=docs,
         value=values,
         lines=LineMap((0,), (1,), (None,)),
-        query_words=names.words()[first_code:stop_code].copy(),
+        query_words=words,
     )

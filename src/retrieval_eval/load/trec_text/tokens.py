@@ -229,9 +229,11 @@ def _tokenize_simple(body: Bytes, fields: int) -> IntArray | None:
     # Two whitespace bytes in a row mean an empty token, a blank line or \r\n.
     if bool(space[0]) or bool((space[1:] & space[:-1]).any()):
         return None
-    separators = _positions(space)
-    if separators.size % fields or bool((body[separators] == _RETURN).any()):
+    if int(np.count_nonzero(body == _RETURN)):
         return None  # a lone \r ends a line; the general path splits there
+    separators = _positions(space)
+    if separators.size % fields:
+        return None
     grid = separators.reshape(-1, fields)
     lines = grid.shape[0]
     # Every newline sits in the last column, so no line has more or fewer fields.

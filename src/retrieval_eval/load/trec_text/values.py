@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +28,12 @@ MAX_WORDS = 16
 _KEEP_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 
 
+def unaligned_words(buffer: np.ndarray) -> np.ndarray:
+    """A uint64 view with a one-byte stride: element i is the 8 bytes starting at byte i,
+    so an unaligned load is a single gather."""
+    return np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+
+
 def load_words(
     buffer: np.ndarray, starts: IntArray, lengths: IntArray, num_words: int
 ) -> WordArray:
@@ -37,9 +44,7 @@ def load_words(
     the end of the buffer has word offsets past its end: those loads are clamped into
     the buffer and masked to zero, as they hold no byte of the token.
     """
-    # A uint64 view with a one-byte stride: element i is the 8 bytes starting at byte i,
-    # so an unaligned load is a single gather.
-    unaligned = np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+    unaligned = unaligned_words(buffer)
     last = unaligned.size - 1
     out = np.empty((starts.size, num_words), dtype=np.uint64)
     for word in range(num_words):
@@ -172,3 +177,53 @@ def _python_number(kind: type[_Number], token: bytes) -> _Number:
     if b"_" in token:
         raise ValueError(token)
     return kind(token)
+
+
+class PackedIds(Sequence[str]):
+    """Ids kept packed (one row of words each) and decoded only when one is read.
+
+    A 100k-query file names 100k ids, but only the ones printed or named in an error
+    are ever needed as text; decoding all of them was a measurable share of ``trec``.
+    """
+
+    __slots__ = ("_words",)
+
+    def __init__(self, words: WordArray) -> None:
+        self._words = words
+
+    def __len__(self) -> int:
+        return int(self._words.shape[0])
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> PackedIds: ...
+    def __getitem__(self, index: int | slice) -> str | PackedIds:
+        if isinstance(index, slice):
+            return PackedIds(self._words[index])
+        raw: bytes = as_bytes_strings(self._words[index][None, :])[0]
+        return raw.decode("utf-8", "replace")
+
+    def __iter__(self) -> Iterator[str]:
+        return (raw.decode("utf-8", "replace") for raw in as_bytes_strings(self._words).tolist())
+
+    def take(self, rows: IntArray) -> PackedIds:
+        """The ids at ``rows``, still packed."""
+        return PackedIds(self._words[rows])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PackedIds({list(self)!r})"
+
+
+def take_ids(ids: Sequence[str], rows: IntArray) -> Sequence[str]:
+    """``ids`` at ``rows``: packed ids stay packed, others become a tuple."""
+    if isinstance(ids, PackedIds):
+        return ids.take(rows)
+    return tuple(map(ids.__getitem__, rows.tolist()))
