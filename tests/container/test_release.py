@@ -273,11 +273,48 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     image_line = f"  image: docker://{registry}/org/retrieval-eval:{bumped}@{bumped_digest}"
     assert image_line in git(origin, "show", f"{second}:action.yml").splitlines()
 
+    # A workflow pinned to the first release commit's sha, after `v1` has moved on, still
+    # runs the first image: act pulls it from the registry by its digest.
+    pinned = tmp_path / "retrieval-eval@sha"
+    git(tmp_path, "clone", "-q", str(origin), str(pinned))
+    git(pinned, "checkout", "-q", release)
+    (workspace / ".github" / "workflows" / CONSUMER_WORKFLOW.name).write_text(
+        consumer.replace(f"@{major}\n", f"@{release}\n")
+    )
+    first_image = f"{registry}/org/retrieval-eval@{digest}"
+    image_id = subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{.Id}}", first_image],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    subprocess.run(["docker", "rmi", "--force", image_id], check=True, capture_output=True)
+    log_before = registry_log()
+    completed, _ = run_act(
+        CONSUMER_WORKFLOW.name,
+        event=event,
+        runner_image=runner_image,
+        workspace=workspace,
+        home=tmp_path / "act-home",
+        api_url=github.base_url,
+        run_id="4345",
+        options=["--local-repository", f"org/retrieval-eval@{release}={pinned}"],
+        timeout=600,
+    )
+    act_log = completed.stdout + completed.stderr
+    assert completed.returncode == 0, act_log
+    assert "verdict: baseline-established" in act_log
+    pulled = registry_log()[len(log_before) :]
+    assert f"GET /v2/org/retrieval-eval/manifests/{digest}" in pulled, pulled
+    assert bumped_digest not in pulled
 
-def manifest_pulls(registry: str) -> int:
-    """Manifest requests the registry has logged for the Action's image so far."""
+
+def registry_log() -> str:
+    """What the registry has logged so far (its requests among them)."""
     log = Path(os.environ.get("RETRIEVAL_EVAL_REGISTRY_LOG", ""))
     if not log.is_file():
         pytest.fail("RETRIEVAL_EVAL_REGISTRY_LOG is not set; run scripts/ci-container.sh")
-    pattern = re.compile(r"GET /v2/org/retrieval-eval/manifests/")
-    return len(pattern.findall(log.read_text(encoding="utf-8", errors="replace")))
+    return log.read_text(encoding="utf-8", errors="replace")
+
+
+def manifest_pulls(registry: str) -> int:
+    """Manifest requests the registry has logged for the Action's image so far."""
+    return len(re.findall(r"GET /v2/org/retrieval-eval/manifests/", registry_log()))
