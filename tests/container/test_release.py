@@ -92,13 +92,19 @@ def maintainer_checkout(path: Path, origin: Path) -> str:
 
 
 def run_release(
-    checkout: Path, registry: str, python_image: str, tag: str, *, succeeds: bool = True
+    checkout: Path,
+    registry: str,
+    python_image: str,
+    tag: str,
+    *,
+    succeeds: bool = True,
+    repository: str = "Org/retrieval-eval",
 ) -> str:
     env = {
         **os.environ,
         "RELEASE_REGISTRY": registry,
         # The owner is lower-cased by the script, as ghcr.io requires.
-        "GITHUB_REPOSITORY": "Org/retrieval-eval",
+        "GITHUB_REPOSITORY": repository,
         "PYTHON_IMAGE": python_image,
         "DOCKER_BUILDKIT": "0",
     }
@@ -243,6 +249,14 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     assert f"release: {image} is already in the registry" in log
     assert "release: building" not in log
     assert manifest_digest(registry, "org/retrieval-eval", version()) == digest
+    # The same source released from a repository of another owner (a fork): refused before
+    # anything is built or pushed, since the Dockerfile and the workflows name `org`.
+    log = run_release(
+        again, registry, python_image, tag, succeeds=False, repository="acme/retrieval-eval"
+    )
+    assert "names the owner org, but this release runs in acme/retrieval-eval" in log, log
+    assert "release: building" not in log
+    assert not [name for name in registry_catalog(registry) if name.startswith("acme/")]
 
     # The next release, with the documented steps only: bump pyproject.toml's version (one
     # line), commit, tag. The base is reused from the registry, not rebuilt.
@@ -305,6 +319,11 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     pulled = registry_log()[len(log_before) :]
     assert f"GET /v2/org/retrieval-eval/manifests/{digest}" in pulled, pulled
     assert bumped_digest not in pulled
+
+
+def registry_catalog(registry: str) -> list[str]:
+    with urllib.request.urlopen(f"http://{registry}/v2/_catalog", timeout=10) as answer:
+        return list(json.load(answer)["repositories"] or [])
 
 
 def registry_log() -> str:
