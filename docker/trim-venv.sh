@@ -13,9 +13,11 @@
 #    reads. The container tests run the whole Action in the image without them.
 # 2. Strips the debugging symbols some wheels ship in their extension modules, except in the
 #    `<name>.libs` folders, whose libraries auditwheel rewrote and strip could damage.
-# 3. Compiles every module the Action can import once, into hash-checked .pyc files (they
-#    hold no timestamp, so two builds write the same bytes); pip, setuptools and wheel, which
-#    only the top image's build runs, stay uncompiled.
+# 3. Compiles every module once, into a hash-checked .pyc file next to its source (they hold
+#    no timestamp, so two builds write the same bytes), and deletes the source: Python then
+#    imports the .pyc alone, and a traceback through a dependency shows its file and line
+#    number but not the line's text. The project's own modules, in the top image's layer,
+#    keep their sources.
 # 4. Moves the folder to the same path under the stage folder and sets every file's time
 #    to SOURCE_DATE_EPOCH (default 0). The image copies the stage's contents to `/`, which
 #    gives `/opt` and all below it those times too: two builds of the same files give the
@@ -34,8 +36,8 @@ find "$site" -name '*.pyi' -type f -delete
 
 find "$site" -name '*.so*' -type f -not -path '*.libs/*' -exec strip --strip-unneeded {} +
 
-"$root/venv/bin/python" -m compileall -q -j 0 --invalidation-mode unchecked-hash \
-  -x '/site-packages/(pip|setuptools|wheel|_distutils_hack|pkg_resources)/' "$site" >/dev/null
+"$root/venv/bin/python" -m compileall -q -j 0 -b --invalidation-mode unchecked-hash "$site" >/dev/null
+find "$site" -name '*.py' -type f -exec sh -c 'for py; do [ ! -f "${py}c" ] || rm "$py"; done' sh {} +
 
 mkdir -p "$stage$(dirname "$root")"
 mv "$root" "$stage$(dirname "$root")/"

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from retrieval_eval.sharding import Shard
 from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import pull_request_event
 from tests.action.project import CONFIG, SEMANTIC_FIXTURES, fixture_lines, project_files
@@ -152,19 +153,12 @@ def job_log(log: str, job: str) -> str:
     return "\n".join(line for line in log.splitlines() if prefix.match(line))
 
 
-def test_act_runs_the_documented_matrix_and_the_merge_equals_an_unsharded_run(
-    act_runner_image: str, action_image: str, github: FakeGitHub, tmp_path: Path
-) -> None:
-    workspace = tmp_path / "notes"
-    base = notes_project(workspace, documented_workflow(2))
-    git(workspace, "checkout", "-q", "-b", "feature")
-    write(workspace, {"datasets/corpus/travel/porto.md": "# Porto\n\nPort wine cellars.\n"})
-    head = commit_all(workspace, "a note on Porto")
-    github.add_pull(7, head_sha=head, base_sha=base, files=["datasets/corpus/travel/porto.md"])
-    serve_base_commit_files(github, workspace, base)
-    event = tmp_path / "event.json"
-    payload = pull_request_event(number=7, head_sha=head, base_sha=base)
-    event.write_text(json.dumps(payload))
+def run_matrix(
+    workspace: Path, event: Path, github: FakeGitHub, runner_image: str, tmp_path: Path, run_id: str
+) -> tuple[subprocess.CompletedProcess[str], float, Path]:
+    """act runs the workspace's sharded workflow, with the stand-in artifact actions and
+    `org/retrieval-eval@v1` built from this checkout; returns the finished process, its
+    wall time and the folder act's artifact server stored the artifacts in."""
     stand_ins = tmp_path / "stand-ins"
     upload = bundle_stand_in("upload-artifact", stand_ins)
     download = bundle_stand_in("download-artifact", stand_ins)
@@ -173,11 +167,11 @@ def test_act_runs_the_documented_matrix_and_the_merge_equals_an_unsharded_run(
     completed, took = run_act(
         WORKFLOW_NAME,
         event=event,
-        runner_image=act_runner_image,
+        runner_image=runner_image,
         workspace=workspace,
         home=tmp_path / "act-home",
         api_url=github.base_url,
-        run_id="4242",
+        run_id=run_id,
         options=[
             "--artifact-server-path",
             str(artifacts),
@@ -191,6 +185,25 @@ def test_act_runs_the_documented_matrix_and_the_merge_equals_an_unsharded_run(
         # github.com: @actions/artifact refuses any other server as GitHub Enterprise Server.
         server_url="https://github.com",
         timeout=1200,
+    )
+    return completed, took, artifacts
+
+
+def test_act_runs_the_documented_matrix_and_the_merge_equals_an_unsharded_run(
+    act_runner_image: str, action_image: str, github: FakeGitHub, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "notes"
+    base = notes_project(workspace, documented_workflow(2))
+    git(workspace, "checkout", "-q", "-b", "feature")
+    write(workspace, {"datasets/corpus/travel/porto.md": "# Porto\n\nPort wine cellars.\n"})
+    head = commit_all(workspace, "a note on Porto")
+    github.add_pull(7, head_sha=head, base_sha=base, files=["datasets/corpus/travel/porto.md"])
+    serve_base_commit_files(github, workspace, base)
+    event = tmp_path / "event.json"
+    payload = pull_request_event(number=7, head_sha=head, base_sha=base)
+    event.write_text(json.dumps(payload))
+    completed, took, artifacts = run_matrix(
+        workspace, event, github, act_runner_image, tmp_path, run_id="4242"
     )
     record_timing("act: the sharded matrix (2 embed, 2 evaluate, 1 merge)", took)
     log = completed.stdout + completed.stderr
@@ -266,3 +279,81 @@ def test_act_runs_the_documented_matrix_and_the_merge_equals_an_unsharded_run(
     merged: dict[str, Any] = without_timings(merged_dir / "report.json")
     assert merged["verdict"] == unsharded.outputs["verdict"] == "baseline-established"
     assert merged == without_timings(whole / "whole-report" / "report.json")
+
+
+def broken_fixture_for(shard: Shard) -> str:
+    """A fixture line only `shard` validates (its query id is the shard's), and rejects:
+    `telepathic` is no retrieval type."""
+    query_id = next(f"s-broken-{n}" for n in range(100) if shard.holds(f"s-broken-{n}"))
+    line = {
+        "query_id": query_id,
+        "query": "a note nobody wrote",
+        "retrieval_type": "telepathic",
+        "expected_top_k_ids": ["recipes/risotto"],
+        "ground_truth_source": "human-annotated",
+    }
+    return json.dumps(line) + "\n"
+
+
+def test_act_a_failed_evaluate_shard_still_gets_the_merge_status_and_comment(
+    act_runner_image: str, github: FakeGitHub, tmp_path: Path
+) -> None:
+    """One evaluate job fails (its own fixture line is invalid), so it uploads no partial.
+    The documented matrix still ends the pull request's wait: `fail-fast: false` lets the
+    other shard finish, `if: ${{ !cancelled() }}` runs the merge job, and the merge sets an
+    `error` status naming the missing shard and updates the Action's comment."""
+    workspace = tmp_path / "notes"
+    base = notes_project(workspace, documented_workflow(2))
+    git(workspace, "checkout", "-q", "-b", "feature")
+    semantic = workspace / "datasets" / "semantic.jsonl"
+    broken = broken_fixture_for(Shard(2, 2))
+    write(workspace, {"datasets/semantic.jsonl": semantic.read_text() + broken})
+    head = commit_all(workspace, "a fixture with a retrieval type that does not exist")
+    github.add_pull(7, head_sha=head, base_sha=base, files=["datasets/semantic.jsonl"])
+    serve_base_commit_files(github, workspace, base)
+    # The comment an earlier push of this pull request left: the merge must update it.
+    earlier = github.add_comment(7, MARKER + "\nAll good.\n", author=github.comment_author)
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(pull_request_event(number=7, head_sha=head, base_sha=base)))
+
+    completed, took, artifacts = run_matrix(
+        workspace, event, github, act_runner_image, tmp_path, run_id="4244"
+    )
+    record_timing("act: the sharded matrix with a failed evaluate shard", took)
+    log = completed.stdout + completed.stderr
+    assert completed.returncode != 0, log
+
+    for job in ("embed-1", "embed-2"):
+        assert "🏁  Job succeeded" in job_log(log, job), f"{job} did not succeed:\n{log}"
+    # act gives every job of a matrix the matrix's result ("Job failed" for shard 1 too);
+    # its steps say what it did: it evaluated its shard and uploaded the partial.
+    evaluate = job_log(log, "evaluate-1")
+    assert "✅  Success - Main org/retrieval-eval@v1" in evaluate, evaluate
+    assert "✅  Success - Main actions/upload-artifact@v4" in evaluate, evaluate
+    assert "❌  Failure" not in evaluate, evaluate
+    assert artifact(artifacts, "partial-1").namelist() == ["partial.json"]
+    # The shard that owns the bad line fails on it, with its FILE:LINE, and uploads nothing.
+    evaluate = job_log(log, "evaluate-2")
+    assert "❌  Failure - Main org/retrieval-eval@v1" in evaluate, evaluate
+    lines = semantic.read_text().count("\n")
+    assert f"datasets/semantic.jsonl,line={lines}::field 'retrieval_type'" in evaluate, evaluate
+    assert "actions/upload-artifact@v4" not in evaluate.split("Failure - Main org/")[1]
+    assert not list(artifacts.glob("*/partial-2")), "the failed shard uploaded a partial"
+
+    # The merge job ran after the failure and failed itself, saying which shard is missing.
+    merge = job_log(log, "merge")
+    assert "Artifact partial-1 downloaded" in merge, merge
+    assert "shard(s) 2/2 missing" in merge, merge
+    assert "Comment updated: " in merge, merge
+    assert "❌  Failure - Main org/retrieval-eval@v1" in merge, merge
+    [status] = github.statuses_for(head)
+    assert (status["state"], status["context"]) == ("error", "retrieval-eval")
+    assert "shard(s) 2/2 missing" in status["description"], status
+    assert status["target_url"] == "https://github.com/octo/notes/actions/runs/4244"
+    [comment] = github.comments_on(7)
+    assert comment["id"] == earlier["id"]
+    assert comment["body"].startswith(MARKER + "\n")
+    assert "All good." not in comment["body"]
+    assert "shard(s) 2/2 missing" in comment["body"], comment["body"]
+    shown = "\n".join(line for line in log.splitlines() if "::add-mask::" not in line)
+    assert TOKEN not in shown

@@ -92,13 +92,19 @@ def maintainer_checkout(path: Path, origin: Path) -> str:
 
 
 def run_release(
-    checkout: Path, registry: str, python_image: str, tag: str, *, succeeds: bool = True
+    checkout: Path,
+    registry: str,
+    python_image: str,
+    tag: str,
+    *,
+    succeeds: bool = True,
+    repository: str = "Org/retrieval-eval",
 ) -> str:
     env = {
         **os.environ,
         "RELEASE_REGISTRY": registry,
         # The owner is lower-cased by the script, as ghcr.io requires.
-        "GITHUB_REPOSITORY": "Org/retrieval-eval",
+        "GITHUB_REPOSITORY": repository,
         "PYTHON_IMAGE": python_image,
         "DOCKER_BUILDKIT": "0",
     }
@@ -243,6 +249,14 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     assert f"release: {image} is already in the registry" in log
     assert "release: building" not in log
     assert manifest_digest(registry, "org/retrieval-eval", version()) == digest
+    # The same source released from a repository of another owner (a fork): refused before
+    # anything is built or pushed, since the Dockerfile and the workflows name `org`.
+    log = run_release(
+        again, registry, python_image, tag, succeeds=False, repository="acme/retrieval-eval"
+    )
+    assert "names the owner org, but this release runs in acme/retrieval-eval" in log, log
+    assert "release: building" not in log
+    assert not [name for name in registry_catalog(registry) if name.startswith("acme/")]
 
     # The next release, with the documented steps only: bump pyproject.toml's version (one
     # line), commit, tag. The base is reused from the registry, not rebuilt.
@@ -273,11 +287,53 @@ def test_release_publishes_the_image_and_v1_runs_it_pulled_from_the_registry(
     image_line = f"  image: docker://{registry}/org/retrieval-eval:{bumped}@{bumped_digest}"
     assert image_line in git(origin, "show", f"{second}:action.yml").splitlines()
 
+    # A workflow pinned to the first release commit's sha, after `v1` has moved on, still
+    # runs the first image: act pulls it from the registry by its digest.
+    pinned = tmp_path / "retrieval-eval@sha"
+    git(tmp_path, "clone", "-q", str(origin), str(pinned))
+    git(pinned, "checkout", "-q", release)
+    (workspace / ".github" / "workflows" / CONSUMER_WORKFLOW.name).write_text(
+        consumer.replace(f"@{major}\n", f"@{release}\n")
+    )
+    first_image = f"{registry}/org/retrieval-eval@{digest}"
+    image_id = subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{.Id}}", first_image],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    subprocess.run(["docker", "rmi", "--force", image_id], check=True, capture_output=True)
+    log_before = registry_log()
+    completed, _ = run_act(
+        CONSUMER_WORKFLOW.name,
+        event=event,
+        runner_image=runner_image,
+        workspace=workspace,
+        home=tmp_path / "act-home",
+        api_url=github.base_url,
+        run_id="4345",
+        options=["--local-repository", f"org/retrieval-eval@{release}={pinned}"],
+        timeout=600,
+    )
+    act_log = completed.stdout + completed.stderr
+    assert completed.returncode == 0, act_log
+    assert "verdict: baseline-established" in act_log
+    pulled = registry_log()[len(log_before) :]
+    assert f"GET /v2/org/retrieval-eval/manifests/{digest}" in pulled, pulled
+    assert bumped_digest not in pulled
 
-def manifest_pulls(registry: str) -> int:
-    """Manifest requests the registry has logged for the Action's image so far."""
+
+def registry_catalog(registry: str) -> list[str]:
+    with urllib.request.urlopen(f"http://{registry}/v2/_catalog", timeout=10) as answer:
+        return list(json.load(answer)["repositories"] or [])
+
+
+def registry_log() -> str:
+    """What the registry has logged so far (its requests among them)."""
     log = Path(os.environ.get("RETRIEVAL_EVAL_REGISTRY_LOG", ""))
     if not log.is_file():
         pytest.fail("RETRIEVAL_EVAL_REGISTRY_LOG is not set; run scripts/ci-container.sh")
-    pattern = re.compile(r"GET /v2/org/retrieval-eval/manifests/")
-    return len(pattern.findall(log.read_text(encoding="utf-8", errors="replace")))
+    return log.read_text(encoding="utf-8", errors="replace")
+
+
+def manifest_pulls(registry: str) -> int:
+    """Manifest requests the registry has logged for the Action's image so far."""
+    return len(re.findall(r"GET /v2/org/retrieval-eval/manifests/", registry_log()))
