@@ -182,14 +182,20 @@ def breakdowns(
 ) -> tuple[BreakdownRow, ...]:
     """Means per retrieval_type, query_type and tag (a query counts once in each of its tags)."""
     scored = [query for query in queries if not query.expect_empty]
-    labels = {
-        query.query_id: _group_labels(query, retrieval_type[query.query_id]) for query in scored
-    }
-    sizes = Counter(label for query_labels in labels.values() for label in query_labels)
+    # Most queries share their few groups: each combination's labels are made once.
+    made: dict[tuple[str, str | None, tuple[str, ...]], list[str]] = {}
+    labels = []
+    for query in scored:
+        key = (retrieval_type[query.query_id], query.query_type, query.tags)
+        found = made.get(key)
+        if found is None:
+            found = made[key] = _group_labels(query, key[0])
+        labels.append(found)
+    sizes = Counter(label for query_labels in labels for label in query_labels)
     names = list(dict.fromkeys(name for query in scored for name in query.metrics))
     means = group_means(
         {name: [query.metrics.get(name) for query in scored] for name in names},
-        group_members([labels[query.query_id] for query in scored]),
+        group_members(labels),
     )
     rows = []
     for label in sorted(sizes, key=_label_order):
