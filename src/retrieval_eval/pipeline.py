@@ -10,8 +10,10 @@ evaluated and the history read, so an error never leaves half the files updated.
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -573,6 +575,22 @@ def _run_shard(
     )
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the duration. A merge builds millions of
+    objects that hold no cycles (every query of the partials and of the baseline) and keeps
+    them to the end; with the collector on, it walks all of them each time they grow by a
+    quarter: a fifth of `merge`'s time at 100,000 queries, to free nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@_collector_paused()
 def merge_shards(
     settings: RunSettings,
     shard_dirs: Sequence[Path],

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from retrieval_eval.compare.baseline import BaselineDataset, BaselineQuery
 from retrieval_eval.compare.labels import with_label_notes
@@ -26,7 +29,7 @@ from retrieval_eval.results import (
     QueryMove,
     QueryResult,
 )
-from retrieval_eval.score.stats import paired_comparison
+from retrieval_eval.score.stats import paired_differences
 from retrieval_eval.settings import RunSettings, Threshold
 from retrieval_eval.vocabulary import COST_PER_QUERY, JUDGE, LATENCY_P95, LOWER_IS_BETTER, RowStatus
 
@@ -192,8 +195,9 @@ def resolution(metric: str, measured: DatasetReport, pairing: _Pairing | None) -
     if metric in LOWER_IS_BETTER:
         return None
     if pairing is not None:
-        values = [v for pair in pairing.pairs(metric).values() for v in pair]
-        count = len(values) // 2
+        pairs = pairing.pairs(metric)
+        values = [v for pair in zip(pairs.current, pairs.baseline, strict=True) for v in pair]
+        count = len(pairs.queries)
     elif metric == JUDGE:
         values = [q.judge_score for q in measured.queries if q.judge_score is not None]
         count = len(values)
@@ -257,10 +261,21 @@ def _baseline_value(metric: str, pairing: _Pairing) -> float | None:
 
 def _common_mean(metric: str, pairing: _Pairing, side: str = "current") -> float | None:
     pairs = pairing.pairs(metric)
-    if not pairs:
+    if not pairs.queries:
         return None
-    values = [b if side == "baseline" else c for c, b in pairs.values()]
+    values = pairs.baseline if side == "baseline" else pairs.current
     return sum(values) / len(values)
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """One metric's values on the scored queries both runs measured it on, in the order of
+    the current queries: ``current[i]`` and ``baseline[i]`` are ``queries[i]``'s."""
+
+    queries: list[QueryResult]
+    current: list[float]
+    baseline: list[float]
+    by_id: np.ndarray  # positions in the order of their query ids (the paired test's)
 
 
 class _Pairing:
@@ -276,33 +291,44 @@ class _Pairing:
         self.shared: list[tuple[QueryResult, BaselineQuery]] = [
             (query, recorded[query.query_id]) for query in queries if query.query_id in recorded
         ]
-        self._pairs: dict[str, dict[str, tuple[float, float]]] = {}
+        # Each shared query's place in query-id order, sorted once for every metric.
+        self._id_rank = np.empty(len(self.shared), dtype=np.intp)
+        self._id_rank[sorted(range(len(self.shared)), key=lambda i: self.shared[i][0].query_id)] = (
+            np.arange(len(self.shared), dtype=np.intp)
+        )
+        self._pairs: dict[str, _Pairs] = {}
 
-    def pairs(self, metric: str) -> dict[str, tuple[float, float]]:
-        """query id -> (current, baseline) for scored queries both runs measured ``metric``
-        on, in the order of the current queries."""
+    def pairs(self, metric: str) -> _Pairs:
+        """The scored queries both runs measured ``metric`` on, with both values."""
         if metric not in self._pairs:
             self._pairs[metric] = self._pairs_of(metric)
         return self._pairs[metric]
 
-    def _pairs_of(self, metric: str) -> dict[str, tuple[float, float]]:
+    def _pairs_of(self, metric: str) -> _Pairs:
+        # Comprehensions over the shared queries, one per side: at 100,000 queries a loop
+        # that appends costs a few times as much.
         if metric == JUDGE:  # per-query judge scores live beside the measures, not among them
-            return {
-                query.query_id: (query.judge_score, recorded.judge_score)
-                for query, recorded in self.shared
-                if query.judge_score is not None and recorded.judge_score is not None
-            }
-        pairs: dict[str, tuple[float, float]] = {}
-        for query, recorded in self.shared:
-            if recorded.metrics is None:
-                continue
-            current = query.metrics.get(metric)
-            if current is None:
-                continue
-            before = recorded.metrics.get(metric)
-            if before is not None:
-                pairs[query.query_id] = (current, before)
-        return pairs
+            now = [query.judge_score for query, _ in self.shared]
+            then = [recorded.judge_score for _, recorded in self.shared]
+        else:
+            now = [query.metrics.get(metric) for query, _ in self.shared]
+            then = [
+                None if recorded.metrics is None else recorded.metrics.get(metric)
+                for _, recorded in self.shared
+            ]
+        picked = [i for i, pair in enumerate(zip(now, then, strict=True)) if None not in pair]
+        current = [value for value in now if value is not None]
+        before = [value for value in then if value is not None]
+        if len(current) != len(picked) or len(before) != len(picked):  # one side lacks some
+            current = [value for value in (now[i] for i in picked) if value is not None]
+            before = [value for value in (then[i] for i in picked) if value is not None]
+        ranks = self._id_rank[np.asarray(picked, dtype=np.intp)]
+        return _Pairs(
+            queries=[self.shared[position][0] for position in picked],
+            current=current,
+            baseline=before,
+            by_id=np.argsort(ranks, kind="stable"),
+        )
 
 
 def compare_queries(
@@ -315,13 +341,14 @@ def compare_queries(
     assert baseline.queries is not None
     current_ids = {q.query_id for q in measured.queries}
     recorded = baseline.queries
+    removed = sorted(qid for qid in recorded if qid not in current_ids)
     primary = primary_metric(settings.measures)
     return Comparison(
-        common_queries=len(current_ids & set(recorded)),
-        added=tuple(sorted(current_ids - set(recorded))),
-        removed=tuple(sorted(set(recorded) - current_ids)),
+        common_queries=len(current_ids & recorded.keys()),
+        added=tuple(sorted(qid for qid in current_ids if qid not in recorded)),
+        removed=tuple(removed),
         added_text={q.query_id: q.query for q in measured.queries if q.query_id not in recorded},
-        removed_text={qid: recorded[qid].query for qid in sorted(set(recorded) - current_ids)},
+        removed_text={qid: recorded[qid].query for qid in removed},
         dataset_changed=baseline.dataset_fingerprint != measured.dataset_fingerprint,
         corpus_changed=baseline.corpus_fingerprint != measured.corpus_fingerprint,
         retriever_changed=(
@@ -382,13 +409,11 @@ def primary_metric(measures: Sequence[str]) -> str:
 
 def _paired(metric: str, pairing: _Pairing, seed: int) -> PairedTest | None:
     pairs = pairing.pairs(metric)
-    if not pairs:
+    if not pairs.queries:
         return None
-    result = paired_comparison(
-        {qid: c for qid, (c, _) in pairs.items()},
-        {qid: b for qid, (_, b) in pairs.items()},
-        seed=seed,
-    )
+    current = np.asarray(pairs.current, dtype=np.float64)
+    before = np.asarray(pairs.baseline, dtype=np.float64)
+    result = paired_differences((current - before)[pairs.by_id], seed=seed)
     return PairedTest(
         metric=metric,
         n_common=result.n_common,
@@ -402,20 +427,19 @@ def _paired(metric: str, pairing: _Pairing, seed: int) -> PairedTest | None:
 def _moves(metric: str, pairing: _Pairing, *, worse: bool) -> tuple[QueryMove, ...]:
     baseline = pairing.baseline
     assert baseline.queries is not None
-    by_id = {q.query_id: q for q in pairing.queries}
+    pairs = pairing.pairs(metric)
     moves = []
-    for qid, (after, before) in pairing.pairs(metric).items():
+    for query, after, before in zip(pairs.queries, pairs.current, pairs.baseline, strict=True):
         change = after - before
         if (change < -TIE_EPSILON) if worse else (change > TIE_EPSILON):
-            query = by_id[qid]
             moves.append(
                 QueryMove(
-                    query_id=qid,
+                    query_id=query.query_id,
                     query=query.query,
                     metric=metric,
                     baseline=before,
                     current=after,
-                    rank_before=baseline.queries[qid].first_relevant_rank,
+                    rank_before=baseline.queries[query.query_id].first_relevant_rank,
                     rank_after=query.first_relevant_rank,
                     top_after=query.retrieved[0] if query.retrieved else None,
                 )

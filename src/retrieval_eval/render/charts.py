@@ -11,6 +11,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from retrieval_eval.compare.gate import HISTORY_DIGITS, primary_metric
 from retrieval_eval.render.challengers import p_phrase
@@ -79,11 +80,11 @@ def chart_metric(report: RunReport, dataset: DatasetReport) -> str:
     return primary_metric(report.measures)
 
 
-@dataclass(frozen=True)
-class QueryChange:
+class QueryChange(NamedTuple):
     """One query both runs scored: its score and first relevant rank before and after.
     ``same_rank`` is False when the score did not move but the rank before is not known
-    (a metric other than MRR can stay put while the rank moves)."""
+    (a metric other than MRR can stay put while the rank moves). A named tuple: a report
+    of 100,000 queries makes as many."""
 
     query_id: str
     query: str
@@ -156,9 +157,13 @@ def _hover(change: QueryChange, metric: str) -> tuple[str, ...]:
     )
 
 
-def scatter(report: RunReport, dataset: DatasetReport) -> Scatter | None:
-    """Baseline against this run, one point per shared query; None without a comparison."""
-    changes = query_changes(report, dataset)
+def scatter(
+    report: RunReport, dataset: DatasetReport, changes: Sequence[QueryChange] | None = None
+) -> Scatter | None:
+    """Baseline against this run, one point per shared query; None without a comparison.
+    ``changes`` are :func:`query_changes`' when the caller made them already."""
+    if changes is None:
+        changes = query_changes(report, dataset)
     if not changes:
         return None
     metric = chart_metric(report, dataset)
@@ -191,7 +196,7 @@ def scatter(report: RunReport, dataset: DatasetReport) -> Scatter | None:
     )
 
 
-def _drawn(changes: list[QueryChange]) -> list[QueryChange]:
+def _drawn(changes: Sequence[QueryChange]) -> Sequence[QueryChange]:
     if len(changes) <= MAX_POINTS:
         return changes
     moved = [c for c in changes if c.after != c.before]
@@ -245,10 +250,12 @@ class Bar:
     colour: str
 
 
-def rank_histogram(report: RunReport, dataset: DatasetReport) -> tuple[Bar, ...]:
+def rank_histogram(
+    report: RunReport, dataset: DatasetReport, changes: Sequence[QueryChange] | None = None
+) -> tuple[Bar, ...]:
     """How far each shared query's first relevant document moved; empty buckets are left out."""
     counts = dict.fromkeys(RANK_BUCKETS, 0)
-    for change in query_changes(report, dataset):
+    for change in query_changes(report, dataset) if changes is None else changes:
         counts[rank_bucket(change)] += 1
     widest = max(counts.values(), default=0)
     if widest == 0:

@@ -52,12 +52,10 @@ def _all_finite(report: RunReport) -> bool:
     rest = report.model_dump(exclude={"datasets": {"__all__": {"queries"}}})
     total = _float_sum(rest)
     for dataset in report.datasets:
-        for query in dataset.queries:
-            total += sum(query.metrics.values())
-            for name in QUERY_FLOATS:
-                value = getattr(query, name)
-                if value is not None:
-                    total += value
+        queries = dataset.queries
+        total += sum([sum(query.metrics.values()) for query in queries])
+        for name in QUERY_FLOATS:
+            total += sum([v for query in queries if (v := getattr(query, name)) is not None])
     return math.isfinite(total)
 
 

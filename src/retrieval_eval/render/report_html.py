@@ -81,13 +81,14 @@ def render_html(
         {
             "d": d,
             "failing": is_failing(d),
-            "scatter": charts.scatter(report, d),
-            "ranks": charts.rank_histogram(report, d),
+            "scatter": charts.scatter(report, d, changes),
+            "ranks": charts.rank_histogram(report, d, changes),
             "intervals": charts.intervals(d),
             "trends": charts.trends(report, d, headline),
             "lines": {q.query_id: q.line for q in d.queries} if links is not None else {},
         }
         for d in datasets
+        for changes in [charts.query_changes(report, d)]
     ]
     challengers = [
         {

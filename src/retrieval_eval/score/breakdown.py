@@ -28,14 +28,19 @@ def group_means(
     order = sorted(members)
     for name, column in columns.items():
         size = len(column)
-        present = np.fromiter((value is not None for value in column), dtype=bool, count=size)
-        values = np.fromiter(
-            (0.0 if value is None else value for value in column), dtype=np.float64, count=size
-        )
+        if None in column:
+            present = np.fromiter((value is not None for value in column), dtype=bool, count=size)
+            values = np.fromiter(
+                (0.0 if value is None else value for value in column), dtype=np.float64, count=size
+            )
+        else:  # every query has a value: the usual case, read at C speed
+            present = np.ones(size, dtype=bool)
+            values = np.asarray(column, dtype=np.float64)
         result: dict[str, float] = {}
+        every = bool(present.all())
         for label in order:
             chosen = members[label]
-            if not present.all():
+            if not every:
                 chosen = chosen[present[chosen]]
             if chosen.size:
                 result[label] = math.fsum(values[chosen].tolist()) / chosen.size

@@ -182,14 +182,20 @@ def breakdowns(
 ) -> tuple[BreakdownRow, ...]:
     """Means per retrieval_type, query_type and tag (a query counts once in each of its tags)."""
     scored = [query for query in queries if not query.expect_empty]
-    labels = {
-        query.query_id: _group_labels(query, retrieval_type[query.query_id]) for query in scored
-    }
-    sizes = Counter(label for query_labels in labels.values() for label in query_labels)
+    # Most queries share their few groups: each combination's labels are made once.
+    made: dict[tuple[str, str | None, tuple[str, ...]], list[str]] = {}
+    labels = []
+    for query in scored:
+        key = (retrieval_type[query.query_id], query.query_type, query.tags)
+        found = made.get(key)
+        if found is None:
+            found = made[key] = _group_labels(query, key[0])
+        labels.append(found)
+    sizes = Counter(label for query_labels in labels for label in query_labels)
     names = list(dict.fromkeys(name for query in scored for name in query.metrics))
     means = group_means(
         {name: [query.metrics.get(name) for query in scored] for name in names},
-        group_members([labels[query.query_id] for query in scored]),
+        group_members(labels),
     )
     rows = []
     for label in sorted(sizes, key=_label_order):
@@ -234,11 +240,11 @@ def fixture_record(located: LocatedFixture) -> str:
 def fingerprint_of_records(records: Iterable[tuple[str, str]]) -> str:
     """:func:`dataset_fingerprint` from (query id, :func:`fixture_record`) pairs in any
     order: a sharded run's merge gathers each shard's own fixtures' records."""
-    digest = hashlib.sha256()
-    for _, record in sorted(records, key=lambda pair: pair[0]):
-        digest.update(record.encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
+    ordered = [record for _, record in sorted(records, key=lambda pair: pair[0])]
+    if not ordered:
+        return hashlib.sha256().hexdigest()
+    # One update of the whole text: the digest of each record and newline in turn.
+    return hashlib.sha256(("\n".join(ordered) + "\n").encode("utf-8")).hexdigest()
 
 
 def _fidelity(fidelity: AnnFidelity | None) -> AnnFidelitySummary | None:

@@ -115,6 +115,22 @@ def paired_comparison(
     only_current = tuple(sorted(set(current) - set(baseline)))
     only_baseline = tuple(sorted(set(baseline) - set(current)))
     diffs = np.array([current[q] - baseline[q] for q in common], dtype=np.float64)
+    return paired_differences(
+        diffs, seed=seed, resamples=resamples, only=(only_current, only_baseline)
+    )
+
+
+def paired_differences(
+    diffs: FloatArray,
+    *,
+    seed: int = 0,
+    resamples: int = 10_000,
+    only: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
+) -> PairedComparison:
+    """:func:`paired_comparison` of the current-minus-baseline differences themselves, in
+    the order of their query ids (the mean is summed in that order), for a caller that
+    holds the values as arrays; ``only`` are the ids on one side only (current, baseline)."""
+    only_current, only_baseline = only
     if diffs.size == 0:
         return PairedComparison(0, math.nan, math.nan, math.nan, 1.0, only_current, only_baseline)
     low, high = bootstrap_ci(diffs, seed=seed, resamples=resamples)
