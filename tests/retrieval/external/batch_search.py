@@ -8,7 +8,8 @@ With ``fail.json`` (``{"at": N}``) its answer to the N-th query of a `search_man
 is an error. ``form.json`` says how it answers: ``{"columns": true}`` gives hits as
 ``ids``/``scores`` columns instead of hit objects, ``{"one_line": true}`` sends all of a
 `search_many`'s answers in one ``{"answers": [...]}`` line, and ``{"bad_score_at": N}``
-makes the N-th query's first score the text ``"high"``.
+makes the N-th query's first score the text ``"high"``; ``{"filler": N}`` adds N hits
+of documents that do not exist, scored below every real one, to each answer.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ def _hits(answers: dict[str, list[str]], query: str, k: int) -> dict[str, Any]:
     ASKED[0] += 1
     if ASKED[0] == FORM.get("bad_score_at") and scores:
         scores[0] = "high"
+    filler = FORM.get("filler", 0)
+    ids = ids + [f"filler/{n}" for n in range(filler)]
+    scores = scores + [-1.0 - n / filler for n in range(filler)]
     if FORM.get("columns"):
         return {"ids": ids, "scores": scores}
     return {"hits": [{"id": doc, "score": score} for doc, score in zip(ids, scores, strict=True)]}

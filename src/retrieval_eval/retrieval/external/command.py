@@ -56,6 +56,10 @@ SEARCH_BATCH = 64
 # Answer lines up to this many characters are parsed whole: their parsed hits take at
 # most a few MB, whatever k is.
 _PARSED_WHOLE = 1 << 18
+# A `search_many` line (all of its answers, in one) is parsed whole up to that many per
+# query, and this many in all: at most some tens of MB parsed, and 64 answers of 100 hits
+# with their texts still take the C decoder.
+_PARSED_WHOLE_BATCH = 1 << 22
 # The most a retriever may ask for with `"batch": N`.
 MAX_SEARCH_BATCH = 4096
 
@@ -170,7 +174,11 @@ class CommandRetriever:
                 tops[position] = TopHits(k, who=who(position))
             return tops[position]
 
-        first = self._receive("search_many", stream=lambda raw: read_batch(raw, top_of(0), top_of))
+        first = self._receive(
+            "search_many",
+            lambda raw: read_batch(raw, top_of(0), top_of),
+            whole=min(_PARSED_WHOLE * count, _PARSED_WHOLE_BATCH),
+        )
         if BATCH not in first:  # one line per query
             results = [search_result(first, k, partial(who, 0), tops.get(0))]
             for position in range(1, count):
@@ -241,10 +249,13 @@ class CommandRetriever:
         op: str,
         stream: Callable[[str], Any] | None = None,
         deadline: float | None = None,
+        *,
+        whole: int = _PARSED_WHOLE,
     ) -> dict[str, Any]:
         """The next answer line (by ``deadline``, else within ``timeout_s`` from now: each
         answer to `search_many` has that long after the one before). ``stream`` reads a
-        large line instead of ``json.loads``, keeping only each query's best hits."""
+        line longer than ``whole`` characters instead of ``json.loads``, keeping only each
+        query's best hits."""
         process = self._process
         if process is None:
             raise self._exited(op)
@@ -260,7 +271,7 @@ class CommandRetriever:
             # A large search answer's hits are checked and cut to k while they are read; a
             # small one is parsed whole (by the C decoder, several times faster), its hits
             # checked after.
-            streamed = stream is not None and len(raw) > _PARSED_WHOLE
+            streamed = stream is not None and len(raw) > whole
             answer = stream(raw) if streamed and stream else json.loads(raw)
         except json.JSONDecodeError as error:
             raise RetrievalEvalError(
