@@ -6,9 +6,13 @@ under `[retrievers.custom]`) and writes one JSON request per line on its stdin:
 
     {"op": "index", "documents": [{"id", "title", "text", "tags", "metadata"}, ...]}
     {"op": "search", "query": "...", "k": 10, "tags": ["travel"]}
+    {"op": "search_many", "queries": [{"query", "k", "tags"}, ...]}
 
-It answers each with one JSON line on stdout; logs go to stderr. Replace `rank`
-with a call to your own system. Standard library only.
+It answers each with one JSON line on stdout; logs go to stderr. Its `index` answer
+says `"batch": true`, so the queries come as `search_many` requests, answered all in one
+line with each query's hits as columns (`ids`, `scores`, `texts`), the cheapest form to
+send and to check; `search`, answered with hit objects, is the form without batches.
+Replace `rank` with a call to your own system. Standard library only.
 """
 
 from __future__ import annotations
@@ -52,9 +56,21 @@ def main() -> int:
             ]
             print(f"indexed {len(documents)} documents", file=sys.stderr)
             describe = {"ranking": "shared words", "language": "python"}
-            answer: dict = {"ok": True, "describe": describe}
+            answer: dict = {"ok": True, "describe": describe, "batch": True}
         elif request["op"] == "search":
             answer = {"hits": rank(documents, request["query"], request["k"], request["tags"])}
+        elif request["op"] == "search_many":
+            answers = []
+            for query in request["queries"]:
+                hits = rank(documents, query["query"], query["k"], query["tags"])
+                answers.append(
+                    {
+                        "ids": [hit["id"] for hit in hits],
+                        "scores": [hit["score"] for hit in hits],
+                        "texts": [hit["text"] for hit in hits],
+                    }
+                )
+            answer = {"answers": answers}
         else:
             answer = {"error": f"unknown op {request['op']!r}"}
         sys.stdout.write(json.dumps(answer) + "\n")

@@ -5,9 +5,14 @@
 //
 //   {"op": "index", "documents": [{"id", "title", "text", "tags", "metadata"}, ...]}
 //   {"op": "search", "query": "...", "k": 10, "tags": ["travel"]}
+//   {"op": "search_many", "queries": [{"query", "k", "tags"}, ...]}
 //
-// It answers each with one JSON line on stdout; logs go to stderr. Replace `rank`
-// with a call to your own system (a Postgres pool, a vector store client, ...).
+// It answers each with one JSON line on stdout; logs go to stderr. Its `index` answer
+// says `"batch": true`, so the queries come as `search_many` requests, answered all in
+// one line with each query's hits as columns (`ids`, `scores`, `texts`), the cheapest
+// form to send and to check; `search`, answered with hit objects, is the form without
+// batches. Replace `rank` with a call to your own system (a Postgres pool, a vector
+// store client, ...).
 // search.js beside this file is `tsc`'s output (npx tsc -p examples/typescript).
 import { createInterface } from "node:readline";
 const STOP_WORDS = new Set("a an and are as at be by for in is of on or the to with".split(" "));
@@ -45,10 +50,23 @@ lines.on("line", (line) => {
             words: words(`${doc.title} ${doc.text}`),
         }));
         process.stderr.write(`indexed ${documents.length} documents\n`);
-        answer = { ok: true, describe: { ranking: "shared words", language: "typescript" } };
+        const describe = { ranking: "shared words", language: "typescript" };
+        answer = { ok: true, describe, batch: true };
     }
     else if (request.op === "search") {
         answer = { hits: rank(documents, request.query, request.k, request.tags) };
+    }
+    else if (request.op === "search_many") {
+        answer = {
+            answers: request.queries.map((query) => {
+                const hits = rank(documents, query.query, query.k, query.tags);
+                return {
+                    ids: hits.map((hit) => hit.id),
+                    scores: hits.map((hit) => hit.score),
+                    texts: hits.map((hit) => hit.text),
+                };
+            }),
+        };
     }
     else {
         answer = { error: `unknown op ${JSON.stringify(request.op)}` };

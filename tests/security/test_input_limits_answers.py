@@ -51,6 +51,29 @@ for line in sys.stdin:
 """
 
 
+# The same flood in columns: every id, then every score, then every text, so the reader
+# must pair three lists it cannot hold.
+FLOOD_COLUMNS = """\
+import json, sys
+from tests_expected import EXPECTED
+COUNT = {count}
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["op"] == "index":
+        print(json.dumps({{"ok": True}}), flush=True)
+        continue
+    ids = ['"filler/%d"' % i for i in range(COUNT)] + ['"%s"' % EXPECTED[request["query"]]]
+    scores = ["%d.5" % ((i * 7919) % 1000) for i in range(COUNT)] + ["5000"]
+    texts = ['"t"'] * (COUNT + 1)
+    COUNT = 30
+    sys.stdout.write(
+        '{{"ids": [' + ", ".join(ids) + '], "scores": [' + ", ".join(scores)
+        + '], "texts": [' + ", ".join(texts) + '], "cost_usd": 0}}\\n'
+    )
+    sys.stdout.flush()
+"""
+
+
 def _expected_module(world: World) -> None:
     from tests.action.project import FIXTURES
 
@@ -58,11 +81,12 @@ def _expected_module(world: World) -> None:
     world.commit({"tests_expected.py": f"EXPECTED = {expected!r}\n"}, "expected answers")
 
 
+@pytest.mark.parametrize("flood", [FLOOD, FLOOD_COLUMNS], ids=["hit-objects", "columns"])
 def test_two_million_hits_in_one_answer_are_cut_to_the_top_k_while_reading(
-    world: World,
+    world: World, flood: str
 ) -> None:
     _expected_module(world)
-    _use_command(world, FLOOD.format(count=2_000_000))
+    _use_command(world, flood.format(count=2_000_000))
 
     run = run_cli(world.workspace, "run")
 

@@ -57,7 +57,7 @@ class TopHits:
         if (
             isinstance(hit.score, bool)
             or not isinstance(hit.score, int | float)
-            or not math.isfinite(hit.score)
+            or not finite(hit.score)
         ):
             raise RetrievalEvalError(
                 f"{who}: hit {position} ({hit.doc_id}) has score {hit.score!r}; "
@@ -91,18 +91,7 @@ class TopHits:
                 self._floor = self._buffer[-1].score
 
     def result(self, cost_usd: object) -> SearchResult:
-        if (
-            isinstance(cost_usd, bool)
-            or not isinstance(cost_usd, int | float)
-            # Comparisons, not math.isfinite: NaN fails them, and a JSON integer too large
-            # for a float would make isfinite raise.
-            or not 0 <= cost_usd <= MAX_QUERY_COST_USD
-        ):
-            raise RetrievalEvalError(
-                f"{self.who}: cost_usd must be a number from 0 to {MAX_QUERY_COST_USD:,.0f} "
-                f"(USD per query; got {cost_usd!r})"
-            )
-        return SearchResult(hits=tuple(self._best()), cost_usd=float(cost_usd))
+        return SearchResult(hits=tuple(self._best()), cost_usd=checked_cost(cost_usd, self.who))
 
     def _best(self) -> list[Hit]:
         self._buffer.sort(key=lambda hit: (-hit.score, hit.doc_id))
@@ -115,6 +104,31 @@ class TopHits:
                 if len(unique) == self.k:
                     break
         return unique
+
+
+def checked_cost(cost_usd: object, who: str) -> float:
+    """``cost_usd`` as a float, or an error naming ``who`` when it is no plausible cost."""
+    if (
+        isinstance(cost_usd, bool)
+        or not isinstance(cost_usd, int | float)
+        # Comparisons, not math.isfinite: NaN fails them, and a JSON integer too large
+        # for a float would make isfinite raise.
+        or not 0 <= cost_usd <= MAX_QUERY_COST_USD
+    ):
+        raise RetrievalEvalError(
+            f"{who}: cost_usd must be a number from 0 to {MAX_QUERY_COST_USD:,.0f} "
+            f"(USD per query; got {cost_usd!r})"
+        )
+    return float(cost_usd)
+
+
+def finite(score: int | float) -> bool:
+    """Whether a number is finite; False, not OverflowError, for an integer beyond any
+    float (JSON integers have no size limit)."""
+    try:
+        return math.isfinite(score)
+    except OverflowError:
+        return False
 
 
 def _short(value: object) -> str:

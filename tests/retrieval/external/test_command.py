@@ -181,3 +181,70 @@ def test_any_batch_value_is_a_size_none_or_a_clear_error(value: object) -> None:
         assert size is None
     else:
         assert size == value and 1 <= size <= MAX_SEARCH_BATCH
+
+
+def test_answers_in_columns_or_in_one_line_give_the_same_results(tmp_path: Path) -> None:
+    _project(tmp_path / "objects", "command")
+    _, by_objects, _ = _run(tmp_path / "objects")
+    forms: list[tuple[dict[str, bool], str]] = [
+        ({"columns": True}, "false"),  # one `search` per query, answered in columns
+        ({"columns": True}, "true"),
+        ({"one_line": True}, "true"),
+        ({"columns": True, "one_line": True}, "true"),
+    ]
+    for n, (form, batch) in enumerate(forms):
+        root = tmp_path / f"form{n}"
+        _project(root, "command")
+        write(root, {"form.json": json.dumps(form), "batch.json": batch})
+        done, report, requests = _run(root)
+        assert done.returncode == 0, (form, done.log)
+        assert _rankings(report) == _rankings(by_objects), form
+        assert report["datasets"][0]["aggregates"] == by_objects["datasets"][0]["aggregates"]
+        if batch == "true":
+            assert _searches(requests) == [("search_many", 1), ("search_many", QUERIES)]
+
+
+def test_a_batch_line_of_many_hits_gives_each_query_its_best_k(tmp_path: Path) -> None:
+    _project(tmp_path / "objects", "command")
+    _, by_objects, _ = _run(tmp_path / "objects")
+    root = tmp_path / "large"
+    _project(root, "command")
+    # 24 answers of 6,000 hits each: a 5 MB line, read streaming (past 4 MB), which takes
+    # longer than the latency threshold allows on a busy machine.
+    form = {"columns": True, "one_line": True, "filler": 6_000}
+    config = (root / "retrieval-eval.toml").read_text(encoding="utf-8")
+    assert config.rstrip().endswith('"p@5" = false')  # inside [thresholds]
+    write(
+        root,
+        {
+            "form.json": json.dumps(form),
+            "batch.json": "true",
+            "retrieval-eval.toml": config + '"latency_p95_ms" = false\n',
+        },
+    )
+    done, report, _ = _run(root)
+    assert done.returncode == 0, done.log
+    real = {
+        query: [doc for doc in retrieved if not doc.startswith("filler/")]
+        for query, retrieved in _rankings(report).items()
+    }
+    assert real == _rankings(by_objects)
+    assert report["datasets"][0]["aggregates"] == by_objects["datasets"][0]["aggregates"]
+
+
+@pytest.mark.parametrize("one_line", [True, False], ids=["one-line", "line-per-query"])
+def test_a_bad_score_in_a_batch_is_an_error_naming_the_retriever_and_the_query(
+    tmp_path: Path, one_line: bool
+) -> None:
+    _project(tmp_path, "command")
+    # The fifth query asked is the fourth of the batch after the one-query warm-up.
+    form = {"columns": True, "one_line": one_line, "bad_score_at": 5}
+    write(tmp_path, {"batch.json": "true", "form.json": json.dumps(form)})
+    done, _, _ = _run(tmp_path)
+    assert done.returncode == 2, done.log
+    assert (
+        f"error: custom retriever `{sys.executable} search.py`: answer 4 of {QUERIES} to "
+        f"`search_many` (for query 'question number 04'): hit 0 (d04) has score 'high'; "
+        "scores must be finite numbers"
+    ) in done.log, done.log
+    assert "unexpected" not in done.log

@@ -62,7 +62,11 @@ def test_closing_stops_the_process(notes: Corpus, tmp_path: Path) -> None:
             "--bad-json",
             "{label}: answer to `search` is not JSON (Expecting value): 'this is not json'",
         ),
-        ("--no-hits", '{label}: answer to `search` lacks a `hits` list: {{"results": []}}'),
+        (
+            "--no-hits",
+            "{label}: answer to `search` for query 'pesto' lacks a `hits` list "
+            '(or `ids` and `scores` lists): {{"results": []}}',
+        ),
         ("--error", "{label} reported an error on `search`: quota exceeded"),
         (
             "--crash-on-search",

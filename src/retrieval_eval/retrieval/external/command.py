@@ -17,8 +17,12 @@ each with one line, in the order asked:
 
     → {"op": "search_many", "queries": [{"query": "...", "k": 10, "tags": []}, ...]}
     ← {"hits": [...], "cost_usd": 0.0}     (one such line per query)
+    ← {"answers": [{"hits": [...], "cost_usd": 0.0}, ...]}     (or all in one line)
 
-Each query's latency is then the request's time divided by its queries.
+Each query's latency is then the request's time divided by its queries. Any
+answer may give its hits as columns instead, ``{"ids": [...], "scores": [...],
+"texts": [...]}`` (``texts`` optional), which is cheaper to send and to check
+(search_answer.py).
 
 Closing stdin asks the process to exit. Everything the process says on stderr
 is kept (last lines) and quoted when it fails. How the process is run, so that
@@ -32,6 +36,7 @@ import shlex
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +44,9 @@ from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.answers import TopHits
 from retrieval_eval.retrieval.base import SearchResult
-from retrieval_eval.retrieval.external.answer_reader import Streamed, read_answer
+from retrieval_eval.retrieval.external.answer_reader import BATCH, read_answer, read_batch
 from retrieval_eval.retrieval.external.child_process import ChildExited, ChildProcess, ChildTimeout
+from retrieval_eval.retrieval.external.search_answer import search_result
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, search_one_by_one
 
 _EXIT_GRACE_S = 5.0
@@ -50,6 +56,10 @@ SEARCH_BATCH = 64
 # Answer lines up to this many characters are parsed whole: their parsed hits take at
 # most a few MB, whatever k is.
 _PARSED_WHOLE = 1 << 18
+# A `search_many` line (all of its answers, in one) is parsed whole up to that many per
+# query, and this many in all: at most some tens of MB parsed, and 64 answers of 100 hits
+# with their texts still take the C decoder.
+_PARSED_WHOLE_BATCH = 1 << 22
 # The most a retriever may ask for with `"batch": N`.
 MAX_SEARCH_BATCH = 4096
 
@@ -100,13 +110,19 @@ class CommandRetriever:
         self._batch = search_batch(answer.get("batch"), self.label)
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
-        top = TopHits(k, who=self.label)
+        def who() -> str:
+            return f"{self.label}: answer to `search` for {_query(query)}"
+
+        streamed: list[TopHits] = []  # the TopHits of a large answer, read streaming
+
+        def stream(raw: str) -> Any:
+            streamed.append(TopHits(k, who=who()))
+            return read_answer(raw, streamed[0])
+
         answer = self._ask(
-            "search",
-            {"op": "search", "query": query, "k": k, "tags": list(tags)},
-            on_hit=top.add_answer,
+            "search", {"op": "search", "query": query, "k": k, "tags": list(tags)}, stream
         )
-        return _search_result(answer, top, f"{self.label}: answer to `search`")
+        return search_result(answer, k, who, streamed[0] if streamed else None)
 
     def search_queries(
         self,
@@ -140,12 +156,48 @@ class CommandRetriever:
             "queries": [{"query": q.text, "k": k, "tags": list(q.tags)} for q in queries],
         }
         self._send("search_many", request)
+        count = len(queries)
+
+        def who(position: int) -> str:
+            return (
+                f"{self.label}: answer {position + 1} of {count} to `search_many` "
+                f"(for {_query(queries[position].text)})"
+            )
+
+        # Each query's TopHits is made when its hits are first streamed (a large line).
+        tops: dict[int, TopHits] = {}
+
+        def top_of(position: int) -> TopHits:
+            if position not in tops:
+                if position >= count:
+                    raise _answer_count(self.label, count, f"more than {count:,}")
+                tops[position] = TopHits(k, who=who(position))
+            return tops[position]
+
+        first = self._receive(
+            "search_many",
+            lambda raw: read_batch(raw, top_of(0), top_of),
+            whole=min(_PARSED_WHOLE * count, _PARSED_WHOLE_BATCH),
+        )
+        if BATCH not in first:  # one line per query
+            results = [search_result(first, k, partial(who, 0), tops.get(0))]
+            for position in range(1, count):
+                answer = self._receive("search_many", partial(_read_one, top_of, position))
+                results.append(search_result(answer, k, partial(who, position), tops.get(position)))
+            return results
+        answers = first[BATCH]
+        if not isinstance(answers, list) or len(answers) != count:
+            got = f"{len(answers):,}" if isinstance(answers, list) else _short(answers)
+            raise _answer_count(self.label, count, got)
         results = []
-        for position in range(len(queries)):
-            top = TopHits(k, who=self.label)
-            answer = self._receive("search_many", on_hit=top.add_answer)
-            where = f"{self.label}: answer {position + 1} of {len(queries)} to `search_many`"
-            results.append(_search_result(answer, top, where))
+        for position, answer in enumerate(answers):
+            if not isinstance(answer, dict):
+                raise RetrievalEvalError(
+                    f"{who(position)} must be a JSON object, got {_short(answer)}"
+                )
+            if "error" in answer:
+                raise self._reported("search_many", answer)
+            results.append(search_result(answer, k, partial(who, position), tops.get(position)))
         return results
 
     def describe(self) -> Mapping[str, object]:
@@ -171,11 +223,11 @@ class CommandRetriever:
         self,
         op: str,
         request: dict[str, Any],
-        on_hit: Callable[[int, Any], None] | None = None,
+        stream: Callable[[str], Any] | None = None,
     ) -> dict[str, Any]:
         # One deadline for the whole exchange: writing the request and reading its answer.
         deadline = self._send(op, request)
-        return self._receive(op, on_hit, deadline)
+        return self._receive(op, stream, deadline)
 
     def _send(self, op: str, request: dict[str, Any]) -> float:
         """Write the request line; returns the deadline it was given."""
@@ -195,11 +247,15 @@ class CommandRetriever:
     def _receive(
         self,
         op: str,
-        on_hit: Callable[[int, Any], None] | None = None,
+        stream: Callable[[str], Any] | None = None,
         deadline: float | None = None,
+        *,
+        whole: int = _PARSED_WHOLE,
     ) -> dict[str, Any]:
         """The next answer line (by ``deadline``, else within ``timeout_s`` from now: each
-        answer to `search_many` has that long after the one before)."""
+        answer to `search_many` has that long after the one before). ``stream`` reads a
+        line longer than ``whole`` characters instead of ``json.loads``, keeping only each
+        query's best hits."""
         process = self._process
         if process is None:
             raise self._exited(op)
@@ -215,8 +271,8 @@ class CommandRetriever:
             # A large search answer's hits are checked and cut to k while they are read; a
             # small one is parsed whole (by the C decoder, several times faster), its hits
             # checked after.
-            streamed = on_hit is not None and len(raw) > _PARSED_WHOLE
-            answer = read_answer(raw, on_hit) if streamed and on_hit else json.loads(raw)
+            streamed = stream is not None and len(raw) > whole
+            answer = stream(raw) if streamed and stream else json.loads(raw)
         except json.JSONDecodeError as error:
             raise RetrievalEvalError(
                 f"{self.label}: answer to `{op}` is not JSON ({error.msg}): {raw[:200]!r}"
@@ -275,14 +331,21 @@ def index_documents(corpus: Corpus, *, source: bool = False) -> list[dict[str, A
     ]
 
 
-def _search_result(answer: Mapping[str, Any], top: TopHits, where: str) -> SearchResult:
-    raw_hits = answer.get("hits")
-    if not isinstance(raw_hits, list):
-        raise RetrievalEvalError(f"{where} lacks a `hits` list: {_short(answer)}")
-    if not isinstance(raw_hits, Streamed):  # `hits` was not a plain top-level array
-        for position, raw in enumerate(raw_hits):
-            top.add_answer(position, raw)
-    return top.result(answer.get("cost_usd", 0.0))
+def _read_one(top_of: Callable[[int], TopHits], position: int, raw: str) -> Any:
+    """A large answer line to query ``position`` of a `search_many`, read streaming."""
+    return read_answer(raw, top_of(position))
+
+
+def _answer_count(label: str, count: int, got: str) -> RetrievalEvalError:
+    return RetrievalEvalError(
+        f"{label}: `answers` to `search_many` must be a list of one answer per query "
+        f"({count:,}), got {got}"
+    )
+
+
+def _query(text: str) -> str:
+    """The query as errors name it (a long one cut)."""
+    return f"query {text!r}" if len(text) <= 80 else f"query {text[:77]!r}..."
 
 
 def _short(value: object) -> str:

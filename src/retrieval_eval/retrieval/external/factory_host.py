@@ -14,10 +14,16 @@ speaks the JSON-lines pipe for it:
     → {"op": "index", "documents": [...]}       (a retriever)
     ← {"ok": true, "describe": {...}}
     → {"op": "search", "query": "...", "k": 10, "tags": [...]}
+    ← {"ids": [...], "scores": [...], "texts": [...], "cost_usd": 0.0}
     → {"op": "rerank", "query": "...", "candidates": [{"id", "score", "text"}]}
     ← {"hits": [{"id", "score", "text"}], "cost_usd": 0.0}
     → {"op": "search_many", "queries": [{"query", "k", "tags"}, ...]}
-    ← one search answer line per query, in order
+    ← {"answers": [{"ids", "scores", "texts", "cost_usd"}, ...]}   (one per query, in order)
+
+Search answers are columns (``texts`` left out when every text is empty), all of
+a batch's in one line: each answer is then one ``json.dumps`` here and one
+``json.loads`` there for the whole batch, and the parent checks each column in
+bulk (search_answer.py) instead of one hit object at a time.
 
 The index answer carries ``"batch": true`` when the object has a callable
 ``search_many(queries, k)`` (base.SearchesMany), so the parent may send
@@ -61,7 +67,7 @@ class _Host:
         self.inner: Any = None
         self.kind = "retriever"
 
-    def handle(self, request: Mapping[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
+    def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
         op = request.get("op")
         if op == "import":
             return self._import(str(request["spec"]), request.get("root"))
@@ -79,7 +85,7 @@ class _Host:
         if op == "search":
             query, k, tags = str(request["query"]), int(request["k"]), tuple(request["tags"])
             result = _call(lambda: self.inner.search(query, k, tags), "search()")
-            return _answer(result, "search()")
+            return _columns(result, "search()")
         if op == "rerank":
             candidates = tuple(
                 Hit(str(raw["id"]), float(raw["score"]), str(raw["text"]))
@@ -96,7 +102,7 @@ class _Host:
             return {"ok": True}
         raise _Failure(f"unknown op {op!r}")
 
-    def _search_many(self, raw_queries: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    def _search_many(self, raw_queries: list[Mapping[str, Any]]) -> dict[str, Any]:
         queries = [(str(raw["query"]), tuple(raw["tags"])) for raw in raw_queries]
         ks = {int(raw["k"]) for raw in raw_queries}
         if len(ks) != 1:
@@ -113,9 +119,12 @@ class _Host:
             raise _Failure(
                 f"search_many() returned {len(results)} results for {len(queries)} queries"
             )
-        return [
-            _answer(result, f"search_many() result {n + 1}") for n, result in enumerate(results)
-        ]
+        return {
+            "answers": [
+                _columns(result, f"search_many() result {n + 1}")
+                for n, result in enumerate(results)
+            ]
+        }
 
     def _import(self, spec: str, root: object) -> dict[str, Any]:
         module_name, _, self.attribute = spec.partition(":")
@@ -191,6 +200,47 @@ def _answer(result: object, what: str) -> dict[str, Any]:
     return {"hits": hits, "cost_usd": _number(result.cost_usd)}
 
 
+def _columns(result: object, what: str) -> dict[str, Any]:
+    """A search answer in columns; the parent checks each value as it checks a command's."""
+    if not isinstance(result, SearchResult):
+        raise _Failure(f"{what} returned {type(result).__name__}, expected a SearchResult")
+    try:
+        hits = tuple(result.hits)  # the same tuple when it is one
+    except TypeError:
+        raise _Failure(
+            f"{what}: hits is a {type(result.hits).__name__}, expected a tuple of Hit"
+        ) from None
+    if not set(map(type, hits)) <= {Hit}:
+        for position, hit in enumerate(hits):
+            if not isinstance(hit, Hit):
+                raise _Failure(f"{what}: hit {position} is a {type(hit).__name__}, expected a Hit")
+    answer: dict[str, Any] = {
+        "ids": [hit.doc_id for hit in hits],
+        "scores": [hit.score for hit in hits],
+        "cost_usd": result.cost_usd,
+    }
+    texts = [hit.text for hit in hits]
+    if texts.count("") != len(texts):
+        answer["texts"] = texts
+    return answer
+
+
+def _encode(answer: dict[str, Any]) -> bytes:
+    """One answer line. JSON has no NaN or infinity: a score or cost that is one is sent
+    as text (``"nan"``), which the parent's checks refuse, naming the hit."""
+    try:
+        line = json.dumps(answer, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:
+        for each in answer.get("answers", [answer]):
+            if isinstance(each, dict):
+                if isinstance(each.get("scores"), list):
+                    each["scores"] = [_number(score) for score in each["scores"]]
+                if "cost_usd" in each:
+                    each["cost_usd"] = _number(each["cost_usd"])
+        line = json.dumps(answer, ensure_ascii=False, default=str)
+    return line.encode("utf-8") + b"\n"
+
+
 def _number(value: object) -> object:
     """JSON has no NaN or infinity; spelled as text they still fail the parent's checks."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -216,9 +266,7 @@ def _serve(requests: IO[bytes], answers: IO[bytes]) -> None:
             answer = host.handle(json.loads(line))
         except _Failure as failure:
             answer = {"error": str(failure), **({"config": True} if failure.config else {})}
-        # A list is `search_many`'s answers, one line each, written together.
-        for each in answer if isinstance(answer, list) else [answer]:
-            answers.write(json.dumps(each, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
+        answers.write(_encode(answer))
         answers.flush()
 
 
