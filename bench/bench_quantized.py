@@ -6,12 +6,29 @@ machine hits both alike. Quality is the dense retriever's NDCG@10 on Cranfield
 (the in-repo copy under tests/data), which is deterministic for each model.
 
     .venv/bin/python bench/bench_quantized.py [--runs 5] [--passages 128] [--threads 2]
+
+``--variants`` compares quantization recipes instead, each built from the FP32 model in a
+temporary folder (nothing is installed): per variant, 256-token texts per CPU-second
+(interleaved with FP32, one thread unless ``--threads``; pin with ``taskset -c 1``), the
+least and mean cosine between its vectors and FP32's on those texts, and NDCG@10 of the
+dense retriever with it on each ``--dataset`` (a BEIR folder; default: the in-repo
+Cranfield copy). A variant is ``dynamic`` or ``static`` with ``:``-separated options:
+``pc`` per-channel weights; ``rr`` reduced range (7-bit); ``minmax``, ``entropy`` or
+``percentile`` (static calibration, default minmax); ``attn`` also quantizes attention's
+two activation products; ``keep=A+B`` keeps in FP32 every MatMul whose weight name
+contains A or B (e.g. ``output.dense``, ``layer.5.``, ``attention.output``). Static
+variants calibrate on ``--calibration`` texts of the first dataset's corpus.
+
+    taskset -c 1 .venv/bin/python bench/bench_quantized.py --threads 1 --runs 3 \
+        --variants dynamic,dynamic:pc,static:pc --dataset DIR [--dataset DIR2]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import re
 import statistics
 import sys
@@ -22,12 +39,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
 from tests.data.cranfield import unpack_cranfield  # noqa: E402
 
 from retrieval_eval.index.embedding import MiniLMEmbedding, available_cores  # noqa: E402
 from retrieval_eval.index.model_install import default_model_dir, install_model  # noqa: E402
 from retrieval_eval.index.model_quantize import quantized_model_dir  # noqa: E402
+from retrieval_eval.index.text_embedding import TextEmbedding  # noqa: E402
 from retrieval_eval.load.beir import load_beir  # noqa: E402
+from retrieval_eval.retrieval.builtin.dense import DenseRetriever  # noqa: E402
 from retrieval_eval.retrieval.config import RetrieversConfig  # noqa: E402
 from retrieval_eval.retrieval.defaults import resolve_defaults  # noqa: E402
 from retrieval_eval.retrieval.registry import (  # noqa: E402
@@ -38,12 +59,14 @@ from retrieval_eval.retrieval.timed import QuerySpec, run_queries, time_index  #
 from retrieval_eval.score.query_scores import score_queries  # noqa: E402
 
 
-def long_passages(corpus: Path, count: int) -> list[str]:
-    """Consecutive Cranfield sentences, 300 words each: always past 256 word pieces."""
+def long_passages(corpus: Path, count: int, *, reverse: bool = False) -> list[str]:
+    """Consecutive Cranfield sentences, 300 words each: always past 256 word pieces
+    (from the last document backwards with ``reverse``)."""
     words: list[str] = []
     result: list[str] = []
-    with corpus.open(encoding="utf-8") as lines:
-        for line in lines:
+    with corpus.open(encoding="utf-8") as handle:
+        lines = handle.readlines()
+        for line in reversed(lines) if reverse else lines:
             for sentence in re.split(r"(?<=\.)\s+", json.loads(line)["text"]):
                 words += sentence.split()
                 if len(words) >= 300:
@@ -68,13 +91,211 @@ def ndcg(model_dir: Path, dataset: Path, threads: int) -> tuple[float, float]:
     return statistics.fmean(scores.get(q, 0.0) for q in data.qrels), index_s
 
 
+def _session(path: Path, threads: int) -> ort.InferenceSession:
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.intra_op_num_threads = threads
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+class _Calibration:
+    """onnxruntime's calibration-reader protocol over texts, tokenized as we embed them."""
+
+    def __init__(self, model_dir: Path, texts: list[str], batch: int = 1) -> None:
+        embedding = TextEmbedding(model_dir)
+        assert embedding._tokenizer is not None
+        encodings = embedding._tokenizer.encode_batch(texts, add_special_tokens=True)
+        encodings.sort(key=lambda encoding: len(encoding.ids))
+        self._feeds = []
+        for start in range(0, len(encodings), batch):
+            part = encodings[start : start + batch]
+            width = max(len(encoding.ids) for encoding in part)
+            ids = np.zeros((len(part), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for row, encoding in enumerate(part):
+                ids[row, : len(encoding.ids)] = encoding.ids
+                mask[row, : len(encoding.ids)] = 1
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            self._feeds.append(feed)
+        self._next = iter(self._feeds)
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self._next, None)
+
+    def rewind(self) -> None:
+        self._next = iter(self._feeds)
+
+
+def build_variant(variant: str, fp32: Path, target: Path, calibration: list[str]) -> None:
+    """Write the ``variant`` quantization (syntax: the module docstring) of ``fp32``."""
+    import onnx
+    from onnxruntime.quantization import (
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_dynamic,
+        quantize_static,
+    )
+
+    kind, *options = variant.split(":")
+    keep: list[str] = []
+    for option in options:
+        if option.startswith("keep="):
+            keep += option.removeprefix("keep=").split("+")
+    graph = onnx.load(str(fp32)).graph
+    weights = {init.name for init in graph.initializer}
+    excluded = [
+        node.name
+        for node in graph.node
+        if node.op_type == "MatMul"
+        and any(w in weights and any(k in w for k in keep) for w in node.input)
+    ]
+    extra = {"MatMulConstBOnly": "attn" not in options}
+    common = {
+        "per_channel": "pc" in options,
+        "reduce_range": "rr" in options,
+        "nodes_to_exclude": excluded,
+        "op_types_to_quantize": ["MatMul"],
+        "extra_options": extra,
+    }
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        if kind == "dynamic":
+            quantize_dynamic(fp32, target, weight_type=QuantType.QInt8, **common)  # type: ignore[arg-type]
+        elif kind == "static":
+            method = next(
+                (m for m in ("minmax", "entropy", "percentile") if m in options), "minmax"
+            )
+            methods = {
+                "minmax": CalibrationMethod.MinMax,
+                "entropy": CalibrationMethod.Entropy,
+                "percentile": CalibrationMethod.Percentile,
+            }
+            quantize_static(
+                fp32,
+                target,
+                _Calibration(fp32.parent, calibration),  # type: ignore[arg-type]
+                quant_format=QuantFormat.QDQ,
+                activation_type=QuantType.QUInt8,
+                weight_type=QuantType.QInt8,
+                calibrate_method=methods[method],
+                **common,  # type: ignore[arg-type]
+            )
+        else:
+            raise SystemExit(f"unknown variant kind {kind!r} (dynamic or static)")
+    finally:
+        root.setLevel(level)
+
+
+def _swapped_retriever(path: Path, threads: int) -> type[DenseRetriever]:
+    """A dense retriever whose embedding runs the model at ``path`` (verified as FP32's
+    folder, so an unpinned variant can be measured without installing it)."""
+
+    class Variant(TextEmbedding):
+        @property
+        def _session(self) -> ort.InferenceSession:  # type: ignore[override]
+            if "_variant" not in self.__dict__:
+                self.__dict__["_variant"] = _session(path, threads)
+            return self.__dict__["_variant"]  # type: ignore[no-any-return]
+
+    class Retriever(DenseRetriever):
+        def _embedding_class(self) -> type[TextEmbedding]:
+            return Variant
+
+    return Retriever
+
+
+def variant_ndcg(path: Path, fp32_dir: Path, dataset: Path, threads: int) -> float:
+    data = load_beir(dataset)
+    config = resolve_defaults(RetrieversConfig(), home=Path.home(), cores=threads)
+    dense = config.dense.model_copy(update={"model_dir": fp32_dir, "threads": threads})
+    retriever = _swapped_retriever(path, threads)(dense)
+    retriever.index(data.corpus)
+    results = retriever.search_many([(text, ()) for text in data.queries.values()], 10)
+    ranking = {
+        query: [hit.doc_id for hit in result.hits]
+        for query, result in zip(data.queries, results, strict=True)
+    }
+    scores = score_queries(data.qrels, ranking, ["ndcg@10"])["ndcg@10"]
+    return statistics.fmean(scores.get(q, 0.0) for q in data.qrels)
+
+
+def compare_variants(args: argparse.Namespace, fp32_dir: Path, datasets: list[Path]) -> None:
+    # Calibration reads 256-token windows from the corpus's end, the speed and cosine
+    # texts from its start, so the cosines are measured on text calibration never saw.
+    calibration = long_passages(datasets[0] / "corpus.jsonl", args.calibration, reverse=True)
+    texts = long_passages(datasets[0] / "corpus.jsonl", args.passages)
+    fp32_path = fp32_dir / "model.onnx"
+    with tempfile.TemporaryDirectory(prefix="retrieval-eval-variants-") as work:
+        paths = {"fp32": fp32_path}
+        for variant in args.variants.split(","):
+            target = Path(work) / f"{len(paths)}" / "model.onnx"
+            target.parent.mkdir()
+            for name in ("tokenizer.json", "config.json"):
+                (target.parent / name).write_bytes((fp32_dir / name).read_bytes())
+            started = time.process_time()
+            build_variant(variant, fp32_path, target, calibration)
+            print(f"built {variant} in {time.process_time() - started:.0f} CPU-s", flush=True)
+            paths[variant] = target
+        models = {}
+        for name, path in paths.items():
+            embedding = TextEmbedding(fp32_dir, intra_op_threads=args.threads)
+            embedding.__dict__["_session"] = _session(path, args.threads)
+            embedding.embed(texts[:8])
+            models[name] = embedding
+        seconds: dict[str, list[float]] = {name: [] for name in models}
+        vectors = {}
+        for _ in range(args.runs):
+            for name, model in models.items():
+                started = time.process_time()
+                vectors[name] = model.embed(texts)
+                seconds[name].append(time.process_time() - started)
+        rate = {name: len(texts) / statistics.median(times) for name, times in seconds.items()}
+        header = " | ".join(f"NDCG@10 {d.name} (Δ)" for d in datasets)
+        print(
+            f"\nthreads {args.threads}, {len(texts)} passages of 256 tokens, {args.runs} runs "
+            f"(medians, CPU time), calibration {len(calibration)} texts of {datasets[0].name}, "
+            f"load average {os.getloadavg()[0]:.1f}\n"
+        )
+        print(f"| variant | texts/CPU-s | vs FP32 | least cosine | mean cosine | {header} |")
+        print("| --- | ---: | ---: | ---: | ---: |" + " ---: |" * len(datasets))
+        base: dict[Path, float] = {}
+        for name, path in paths.items():
+            cosine = (vectors[name] * vectors["fp32"]).sum(1)
+            cells = []
+            for dataset in datasets:
+                if args.skip_quality:
+                    cells.append("—")
+                    continue
+                value = variant_ndcg(path, fp32_dir, dataset, args.threads)
+                base.setdefault(dataset, value)
+                cells.append(f"{value:.4f} ({value - base[dataset]:+.4f})")
+            print(
+                f"| {name} | {rate[name]:.2f} | {rate[name] / rate['fp32']:.2f}× | "
+                f"{cosine.min():.5f} | {cosine.mean():.5f} | " + " | ".join(cells) + " |",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--passages", type=int, default=128)
-    parser.add_argument("--threads", type=int, default=available_cores())
+    parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--variants", default=None, help="quantization recipes to compare")
+    parser.add_argument("--dataset", type=Path, action="append", default=[])
+    parser.add_argument("--calibration", type=int, default=200, help="texts (static variants)")
     args = parser.parse_args()
+    if args.variants is not None:
+        args.threads = args.threads or 1
+        with tempfile.TemporaryDirectory() as folder:
+            datasets = args.dataset or [unpack_cranfield(Path(folder))]
+            compare_variants(args, default_model_dir(Path.home()), datasets)
+        return
+    args.threads = args.threads or available_cores()
 
     fp32_dir = default_model_dir(Path.home())
     int8_dir = quantized_model_dir(fp32_dir)
