@@ -12,12 +12,16 @@ temporary folder (nothing is installed): per variant, 256-token texts per CPU-se
 (interleaved with FP32, one thread unless ``--threads``; pin with ``taskset -c 1``), the
 least and mean cosine between its vectors and FP32's on those texts, and NDCG@10 of the
 dense retriever with it on each ``--dataset`` (a BEIR folder; default: the in-repo
-Cranfield copy). A variant is ``dynamic`` or ``static`` with ``:``-separated options:
+Cranfield copy). A variant is ``fused`` (FP32 through onnxruntime.transformers' fusions), or
+``dynamic`` or ``static`` with ``:``-separated options:
 ``pc`` per-channel weights; ``rr`` reduced range (7-bit); ``minmax``, ``entropy`` or
-``percentile`` (static calibration, default minmax); ``attn`` also quantizes attention's
-two activation products; ``keep=A+B`` keeps in FP32 every MatMul whose weight name
-contains A or B (e.g. ``output.dense``, ``layer.5.``, ``attention.output``). Static
-variants calibrate on ``--calibration`` texts of the first dataset's corpus.
+``percentile`` (static calibration, default minmax); ``smooth[=alpha]`` applies
+SmoothQuant's migration first (alpha 0.5 unless given; calibrated like static; ``p2``
+rounds its factors to powers of two); ``attn``
+also quantizes attention's two activation products; ``keep=A+B`` keeps in FP32 every
+MatMul whose weight name contains A or B (e.g. ``output.dense``, ``layer.5.``,
+``attention.output``). Static and smoothed variants calibrate on ``--calibration``
+256-token windows of the first dataset's corpus.
 
     taskset -c 1 .venv/bin/python bench/bench_quantized.py --threads 1 --runs 3 \
         --variants dynamic,dynamic:pc,static:pc --dataset DIR [--dataset DIR2]
@@ -45,7 +49,12 @@ from tests.data.cranfield import unpack_cranfield  # noqa: E402
 
 from retrieval_eval.index.embedding import MiniLMEmbedding, available_cores  # noqa: E402
 from retrieval_eval.index.model_install import default_model_dir, install_model  # noqa: E402
-from retrieval_eval.index.model_quantize import quantized_model_dir  # noqa: E402
+from retrieval_eval.index.model_quantize import (  # noqa: E402
+    apply_smoothing,
+    quantized_model_dir,
+    smoothing_exponents,
+    weight_matmuls,
+)
 from retrieval_eval.index.text_embedding import TextEmbedding  # noqa: E402
 from retrieval_eval.load.beir import load_beir  # noqa: E402
 from retrieval_eval.retrieval.builtin.dense import DenseRetriever  # noqa: E402
@@ -126,6 +135,81 @@ class _Calibration:
         self._next = iter(self._feeds)
 
 
+def fuse_transformer(fp32: Path, target: Path) -> None:
+    """onnxruntime.transformers' BERT fusions (without symbolic shape inference, which
+    needs sympy): what it fuses here is SkipLayerNormalization and BiasGelu; the
+    attention pattern of this export is not one it recognizes."""
+    from onnxruntime.transformers import optimizer
+    from onnxruntime.transformers.fusion_options import FusionOptions
+
+    options = FusionOptions("bert")
+    options.enable_shape_inference = False
+    model = optimizer.optimize_model(
+        str(fp32),
+        model_type="bert",
+        num_heads=12,
+        hidden_size=384,
+        optimization_options=options,
+        opt_level=0,
+        use_gpu=False,
+    )
+    model.save_model_to_file(str(target))
+
+
+def calibration_peaks(fp32: Path, calibration: list[str]) -> dict[str, np.ndarray]:
+    """max|X_j| over the calibration texts of every activation a weight MatMul reads."""
+    import onnx
+    from onnx import helper
+
+    probe = onnx.load(str(fp32))
+    names = list(weight_matmuls(probe))
+    for name in names:
+        probe.graph.output.append(helper.make_value_info(name, onnx.TypeProto()))
+    session = ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
+    peaks: dict[str, np.ndarray] = {}
+    reader = _Calibration(fp32.parent, calibration)
+    while (feed := reader.get_next()) is not None:
+        for name, value in zip(names, session.run(names, feed), strict=True):
+            peak = np.abs(value).reshape(-1, value.shape[-1]).max(0)
+            peaks[name] = np.maximum(peaks.get(name, peak), peak)
+    return peaks
+
+
+def smooth(
+    fp32: Path, target: Path, calibration: list[str], alpha: float, *, power_of_two: bool
+) -> None:
+    """SmoothQuant's migration (model_quantize.smoothing_exponents), with the factors as
+    powers of two as shipped, or (``power_of_two`` False) as the exact floats."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(fp32))
+    peaks = calibration_peaks(fp32, calibration)
+    if power_of_two:
+        apply_smoothing(model, smoothing_exponents(model, peaks, alpha))
+        onnx.save(model, str(target))
+        return
+    weights = {init.name: init for init in model.graph.initializer}
+    for name, nodes in weight_matmuls(model).items():
+        arrays = [numpy_helper.to_array(weights[node.input[1]]) for node in nodes]
+        w_peak = np.maximum(np.max([np.abs(a).max(1) for a in arrays], axis=0), 1e-8)
+        scale = np.maximum(peaks[name], 1e-8) ** alpha / w_peak ** (1 - alpha)
+        # Scaling the weights by the float factors; the activations by their inverse
+        # through apply_smoothing's Mul, with exponent 0 (no change) and the inverse
+        # replaced afterwards.
+        for node, array in zip(nodes, arrays, strict=True):
+            weights[node.input[1]].CopyFrom(
+                numpy_helper.from_array(array * scale[:, None], node.input[1])
+            )
+        peaks[name] = scale.astype(np.float32)
+    apply_smoothing(model, {name: [0] * len(scale) for name, scale in peaks.items()})
+    inverses = {init.name: init for init in model.graph.initializer}
+    for index, name in enumerate(weight_matmuls(onnx.load(str(fp32)))):
+        inverse = inverses[f"smoothing_{index}.inverse"]
+        inverse.CopyFrom(numpy_helper.from_array(1.0 / peaks[name], inverse.name))
+    onnx.save(model, str(target))
+
+
 def build_variant(variant: str, fp32: Path, target: Path, calibration: list[str]) -> None:
     """Write the ``variant`` quantization (syntax: the module docstring) of ``fp32``."""
     import onnx
@@ -142,6 +226,12 @@ def build_variant(variant: str, fp32: Path, target: Path, calibration: list[str]
     for option in options:
         if option.startswith("keep="):
             keep += option.removeprefix("keep=").split("+")
+    for option in options:
+        if option.startswith("smooth"):
+            alpha = float(option.partition("=")[2] or 0.5)
+            smoothed = target.with_name("smoothed.onnx")
+            smooth(fp32, smoothed, calibration, alpha, power_of_two="p2" in options)
+            fp32 = smoothed
     graph = onnx.load(str(fp32)).graph
     weights = {init.name for init in graph.initializer}
     excluded = [
@@ -162,7 +252,9 @@ def build_variant(variant: str, fp32: Path, target: Path, calibration: list[str]
     level = root.level
     root.setLevel(logging.ERROR)
     try:
-        if kind == "dynamic":
+        if kind == "fused":
+            fuse_transformer(fp32, target)
+        elif kind == "dynamic":
             quantize_dynamic(fp32, target, weight_type=QuantType.QInt8, **common)  # type: ignore[arg-type]
         elif kind == "static":
             method = next(
@@ -225,7 +317,8 @@ def variant_ndcg(path: Path, fp32_dir: Path, dataset: Path, threads: int) -> flo
 def compare_variants(args: argparse.Namespace, fp32_dir: Path, datasets: list[Path]) -> None:
     # Calibration reads 256-token windows from the corpus's end, the speed and cosine
     # texts from its start, so the cosines are measured on text calibration never saw.
-    calibration = long_passages(datasets[0] / "corpus.jsonl", args.calibration, reverse=True)
+    calibrate_on = args.calibrate_on or datasets[0]
+    calibration = long_passages(calibrate_on / "corpus.jsonl", args.calibration, reverse=True)
     texts = long_passages(datasets[0] / "corpus.jsonl", args.passages)
     fp32_path = fp32_dir / "model.onnx"
     with tempfile.TemporaryDirectory(prefix="retrieval-eval-variants-") as work:
@@ -253,10 +346,12 @@ def compare_variants(args: argparse.Namespace, fp32_dir: Path, datasets: list[Pa
                 vectors[name] = model.embed(texts)
                 seconds[name].append(time.process_time() - started)
         rate = {name: len(texts) / statistics.median(times) for name, times in seconds.items()}
-        header = " | ".join(f"NDCG@10 {d.name} (Δ)" for d in datasets)
+        # A BEIR folder is often <name>/beir: name it by its parent then.
+        names = [d.parent.name if d.name == "beir" else d.name for d in [*datasets, calibrate_on]]
+        header = " | ".join(f"NDCG@10 {name} (Δ)" for name in names[:-1])
         print(
             f"\nthreads {args.threads}, {len(texts)} passages of 256 tokens, {args.runs} runs "
-            f"(medians, CPU time), calibration {len(calibration)} texts of {datasets[0].name}, "
+            f"(medians, CPU time), calibration {len(calibration)} texts of {names[-1]}, "
             f"load average {os.getloadavg()[0]:.1f}\n"
         )
         print(f"| variant | texts/CPU-s | vs FP32 | least cosine | mean cosine | {header} |")
@@ -279,6 +374,39 @@ def compare_variants(args: argparse.Namespace, fp32_dir: Path, datasets: list[Pa
             )
 
 
+def write_smoothing(args: argparse.Namespace, fp32_dir: Path, calibrate_on: Path) -> None:
+    """The shipped exponents file (model_quantize.SMOOTHING_FILE), made from calibration
+    windows of ``calibrate_on``'s corpus."""
+    import onnx
+
+    from retrieval_eval.fileio import atomic_write_text
+
+    calibration = long_passages(calibrate_on / "corpus.jsonl", args.calibration, reverse=True)
+    fp32 = fp32_dir / "model.onnx"
+    model = onnx.load(str(fp32))
+    exponents = smoothing_exponents(model, calibration_peaks(fp32, calibration), args.alpha)
+    document = {
+        "made_by": (
+            f"bench/bench_quantized.py --write-smoothing FILE --alpha {args.alpha} "
+            f"--calibration {args.calibration} (256-token windows of the Cranfield corpus, "
+            "its last documents first)"
+        ),
+        "alpha": args.alpha,
+        "exponents": exponents,
+    }
+    # One line per activation, its exponents without spaces: about 2 bytes a channel.
+    lines = [
+        f'    "{name}": {json.dumps(values, separators=(",", ":"))}'
+        for name, values in exponents.items()
+    ]
+    head = {key: value for key, value in document.items() if key != "exponents"}
+    text = json.dumps(head, indent=2)[:-2] + ',\n  "exponents": {\n' + ",\n".join(lines)
+    text += "\n  }\n}\n"
+    assert json.loads(text) == document
+    atomic_write_text(args.write_smoothing, text)
+    print(f"wrote {args.write_smoothing}: {sum(map(len, exponents.values()))} exponents")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -288,7 +416,18 @@ def main() -> None:
     parser.add_argument("--variants", default=None, help="quantization recipes to compare")
     parser.add_argument("--dataset", type=Path, action="append", default=[])
     parser.add_argument("--calibration", type=int, default=200, help="texts (static variants)")
+    parser.add_argument("--calibrate-on", type=Path, default=None, help="BEIR folder")
+    parser.add_argument("--write-smoothing", type=Path, default=None, help="write the exponents")
+    parser.add_argument("--alpha", type=float, default=0.7, help="with --write-smoothing")
+    parser.add_argument(
+        "--int8-dir", type=Path, default=None, help="the int8 copy's folder (default: its own)"
+    )
     args = parser.parse_args()
+    if args.write_smoothing is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            calibrate_on = args.calibrate_on or unpack_cranfield(Path(folder))
+            write_smoothing(args, default_model_dir(Path.home()), calibrate_on)
+        return
     if args.variants is not None:
         args.threads = args.threads or 1
         with tempfile.TemporaryDirectory() as folder:
@@ -298,7 +437,7 @@ def main() -> None:
     args.threads = args.threads or available_cores()
 
     fp32_dir = default_model_dir(Path.home())
-    int8_dir = quantized_model_dir(fp32_dir)
+    int8_dir = args.int8_dir or quantized_model_dir(fp32_dir)
     install_model(int8_dir, quantize="int8")
     with tempfile.TemporaryDirectory() as folder:
         dataset = unpack_cranfield(Path(folder))
