@@ -38,23 +38,24 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
+import onnx  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 from tests.data.cranfield import unpack_cranfield  # noqa: E402
 
 from retrieval_eval.index.embedding import MiniLMEmbedding, available_cores  # noqa: E402
-from retrieval_eval.index.model_install import default_model_dir, install_model  # noqa: E402
-from retrieval_eval.index.model_quantize import (  # noqa: E402
-    apply_smoothing,
-    quantized_model_dir,
-    smoothing_exponents,
-    weight_matmuls,
+from retrieval_eval.index.model_install import (  # noqa: E402
+    TOKENIZER_FILES,
+    default_model_dir,
+    install_model,
 )
+from retrieval_eval.index.model_quantize import quantized_model_dir  # noqa: E402
 from retrieval_eval.index.text_embedding import TextEmbedding  # noqa: E402
 from retrieval_eval.load.beir import load_beir  # noqa: E402
 from retrieval_eval.retrieval.builtin.dense import DenseRetriever  # noqa: E402
@@ -156,6 +157,79 @@ def fuse_transformer(fp32: Path, target: Path) -> None:
     model.save_model_to_file(str(target))
 
 
+def weight_matmuls(model: onnx.ModelProto) -> dict[str, list[onnx.NodeProto]]:
+    """Each activation that feeds a MatMul by a weight -> those MatMuls (Q, K and V share one)."""
+    weights = {init.name for init in model.graph.initializer}
+    consumers: dict[str, list[onnx.NodeProto]] = {}
+    for node in model.graph.node:
+        if node.op_type == "MatMul" and node.input[1] in weights:
+            consumers.setdefault(node.input[0], []).append(node)
+    return consumers
+
+
+def smoothing_exponents(
+    model: onnx.ModelProto, input_peaks: Mapping[str, np.ndarray], alpha: float
+) -> dict[str, list[int]]:
+    """SmoothQuant's per-channel factors s = max|X_j|^alpha / max|W_j|^(1 - alpha), as
+    powers of two (their exponents), for every weight MatMul's input X: dividing X's
+    channel j by s and multiplying the weights' row j by s leaves X·W as it was but
+    shrinks the few activation channels whose peaks would otherwise take the whole int8
+    range of the per-tensor activation scale. ``input_peaks`` holds max|X_j| over
+    calibration text."""
+    from onnx import numpy_helper
+
+    weights = {init.name: init for init in model.graph.initializer}
+    exponents = {}
+    for name, nodes in weight_matmuls(model).items():
+        rows = [np.abs(numpy_helper.to_array(weights[n.input[1]])).max(1) for n in nodes]
+        w_peak = np.maximum(np.max(rows, axis=0), 1e-8)
+        scale = np.maximum(input_peaks[name], 1e-8) ** alpha / w_peak ** (1 - alpha)
+        exponents[name] = np.clip(np.round(np.log2(scale)), -16, 16).astype(int).tolist()
+    return exponents
+
+
+def apply_smoothing(model: onnx.ModelProto, exponents: Mapping[str, list[int]]) -> None:
+    """Divide each listed activation by 2^e per channel (a Mul before its MatMuls) and
+    multiply the MatMuls' weight rows by 2^e, in place. Powers of two scale floats
+    exactly, so the FP32 product is unchanged up to the order of rounding."""
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    weights = {init.name: init for init in graph.initializer}
+    consumers = weight_matmuls(model)
+    if set(consumers) != set(exponents):
+        raise ValueError(
+            "the smoothing exponents name other activations than the model's MatMuls read "
+            f"(missing: {sorted(set(consumers) - set(exponents))}, "
+            f"unknown: {sorted(set(exponents) - set(consumers))})"
+        )
+    muls: dict[str, onnx.NodeProto] = {}
+    for index, (name, nodes) in enumerate(consumers.items()):
+        scale = np.exp2(np.asarray(exponents[name], dtype=np.float32))
+        rows = {weights[node.input[1]].dims[0] for node in nodes}
+        if rows != {scale.size}:
+            raise ValueError(f"{scale.size} smoothing exponents for {name}, which has {rows}")
+        inverse = f"smoothing_{index}.inverse"
+        graph.initializer.append(numpy_helper.from_array(1.0 / scale, inverse))
+        smoothed = f"smoothing_{index}"
+        muls[name] = helper.make_node("Mul", [name, inverse], [smoothed], name=smoothed)
+        for node in nodes:
+            weight = weights[node.input[1]]
+            weight.CopyFrom(
+                numpy_helper.from_array(
+                    numpy_helper.to_array(weight) * scale[:, np.newaxis], weight.name
+                )
+            )
+            node.input[0] = smoothed
+    # Each Mul goes right after the node that produces its input, keeping the graph sorted.
+    ordered: list[onnx.NodeProto] = []
+    for node in graph.node:
+        ordered.append(node)
+        ordered += [muls[output] for output in node.output if output in muls]
+    del graph.node[:]
+    graph.node.extend(ordered)
+
+
 def calibration_peaks(fp32: Path, calibration: list[str]) -> dict[str, np.ndarray]:
     """max|X_j| over the calibration texts of every activation a weight MatMul reads."""
     import onnx
@@ -178,8 +252,8 @@ def calibration_peaks(fp32: Path, calibration: list[str]) -> dict[str, np.ndarra
 def smooth(
     fp32: Path, target: Path, calibration: list[str], alpha: float, *, power_of_two: bool
 ) -> None:
-    """SmoothQuant's migration (model_quantize.smoothing_exponents), with the factors as
-    powers of two as shipped, or (``power_of_two`` False) as the exact floats."""
+    """SmoothQuant's migration (smoothing_exponents), with the factors as powers of two,
+    or (``power_of_two`` False) as the exact floats."""
     import onnx
     from onnx import numpy_helper
 
@@ -320,8 +394,12 @@ def compare_variants(args: argparse.Namespace, fp32_dir: Path, datasets: list[Pa
     calibrate_on = args.calibrate_on or datasets[0]
     calibration = long_passages(calibrate_on / "corpus.jsonl", args.calibration, reverse=True)
     texts = long_passages(datasets[0] / "corpus.jsonl", args.passages)
-    fp32_path = fp32_dir / "model.onnx"
     with tempfile.TemporaryDirectory(prefix="retrieval-eval-variants-") as work:
+        # A copy to quantize from: the quantizer writes scratch files beside its source.
+        fp32_path = Path(work) / "fp32" / "model.onnx"
+        fp32_path.parent.mkdir()
+        for name in ("model.onnx", *TOKENIZER_FILES):
+            (fp32_path.parent / name).write_bytes((fp32_dir / name).read_bytes())
         paths = {"fp32": fp32_path}
         for variant in args.variants.split(","):
             target = Path(work) / f"{len(paths)}" / "model.onnx"
@@ -374,39 +452,6 @@ def compare_variants(args: argparse.Namespace, fp32_dir: Path, datasets: list[Pa
             )
 
 
-def write_smoothing(args: argparse.Namespace, fp32_dir: Path, calibrate_on: Path) -> None:
-    """The shipped exponents file (model_quantize.SMOOTHING_FILE), made from calibration
-    windows of ``calibrate_on``'s corpus."""
-    import onnx
-
-    from retrieval_eval.fileio import atomic_write_text
-
-    calibration = long_passages(calibrate_on / "corpus.jsonl", args.calibration, reverse=True)
-    fp32 = fp32_dir / "model.onnx"
-    model = onnx.load(str(fp32))
-    exponents = smoothing_exponents(model, calibration_peaks(fp32, calibration), args.alpha)
-    document = {
-        "made_by": (
-            f"bench/bench_quantized.py --write-smoothing FILE --alpha {args.alpha} "
-            f"--calibration {args.calibration} (256-token windows of the Cranfield corpus, "
-            "its last documents first)"
-        ),
-        "alpha": args.alpha,
-        "exponents": exponents,
-    }
-    # One line per activation, its exponents without spaces: about 2 bytes a channel.
-    lines = [
-        f'    "{name}": {json.dumps(values, separators=(",", ":"))}'
-        for name, values in exponents.items()
-    ]
-    head = {key: value for key, value in document.items() if key != "exponents"}
-    text = json.dumps(head, indent=2)[:-2] + ',\n  "exponents": {\n' + ",\n".join(lines)
-    text += "\n  }\n}\n"
-    assert json.loads(text) == document
-    atomic_write_text(args.write_smoothing, text)
-    print(f"wrote {args.write_smoothing}: {sum(map(len, exponents.values()))} exponents")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -417,17 +462,10 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, action="append", default=[])
     parser.add_argument("--calibration", type=int, default=200, help="texts (static variants)")
     parser.add_argument("--calibrate-on", type=Path, default=None, help="BEIR folder")
-    parser.add_argument("--write-smoothing", type=Path, default=None, help="write the exponents")
-    parser.add_argument("--alpha", type=float, default=0.7, help="with --write-smoothing")
     parser.add_argument(
         "--int8-dir", type=Path, default=None, help="the int8 copy's folder (default: its own)"
     )
     args = parser.parse_args()
-    if args.write_smoothing is not None:
-        with tempfile.TemporaryDirectory() as folder:
-            calibrate_on = args.calibrate_on or unpack_cranfield(Path(folder))
-            write_smoothing(args, default_model_dir(Path.home()), calibrate_on)
-        return
     if args.variants is not None:
         args.threads = args.threads or 1
         with tempfile.TemporaryDirectory() as folder:
