@@ -168,7 +168,9 @@ def test_int8_model_installs_pinned_and_embeds_close_to_fp32(
     fp32 = MiniLMEmbedding(model_dir).embed(texts)
     int8 = MiniLMEmbedding(target).embed(texts)
     cosine = np.sum(fp32 * int8, axis=1)
-    assert cosine.min() > 0.95
+    # Per-channel int8: 0.991 at least on these notes, 0.994 on average on 256-token
+    # passages; the per-tensor quantization it replaced averaged 0.92 on passages.
+    assert cosine.min() > 0.99
 
 
 def test_every_command_finds_the_model_named_by_the_image(project: Path, tmp_path: Path) -> None:
