@@ -266,11 +266,12 @@ class Progress:
 
 def display_command(args: argparse.Namespace, folders: list[Folder]) -> str:
     """The command, with each BEIR folder as DATASETS/NAME/beir and no machine path."""
-    parts = [".venv/bin/python bench/bench_models.py"]
-    parts += [f"--beir DATASETS/{data.path.parent.name}/{data.path.name}" for data in folders]
-    parts += [f"--threads {args.threads}", f"--rounds {args.rounds}"]
-    parts += [f"--texts {args.texts}", f"--jobs {args.jobs}"]
-    return " \\\n    ".join([" ".join(parts[:1] + parts[1:2]), *parts[2:]])
+    lines = [".venv/bin/python bench/bench_models.py"]
+    lines += [f"--beir DATASETS/{data.path.parent.name}/{data.path.name}" for data in folders]
+    lines.append(
+        f"--threads {args.threads} --rounds {args.rounds} --texts {args.texts} --jobs {args.jobs}"
+    )
+    return " \\\n    ".join(lines)
 
 
 def machine() -> str:
@@ -508,12 +509,13 @@ given instead.
 unless another model shows a gain that holds under cross-validation on both collections,
 the rule every default here is chosen by (docs/retrievers.md).
 
-Measured on {date}, on {machine}, shared with other jobs (load average {load} during the
-run). Throughput: the first {texts} passages of {first}, {threads} thread(s), median of
-{rounds} interleaved rounds in one process; the ratio is the median of the per-round
-ratios against all-MiniLM-L6-v2. Texts per CPU-second counts every thread of the process,
-so a loaded machine changes it less than wall time; the ratio in the same round is the
-figure to compare. Size is the installed model folder.
+Measured on {date}, on {machine},
+shared with other jobs (load average {load} during the run). Throughput: the first
+{texts} passages of {first}, {threads} thread(s), median of {rounds} interleaved rounds in
+one process; the ratio is the median of the per-round ratios against all-MiniLM-L6-v2.
+Texts per CPU-second counts every thread of the process, so a loaded machine changes it
+less than wall time; the ratio in the same round is the figure to compare. Size is the
+installed model folder.
 
 {cost}What the models are, where their weights come from and how each is checked against
 its reference: docs/model.md ("Other models").
