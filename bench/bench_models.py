@@ -335,7 +335,7 @@ def render(
         if "load" in record
         for when in ("before", "after")
     ]
-    loads.append(os.getloadavg()[0])
+    loads = loads or [os.getloadavg()[0]]
     dates = [record["date"] for record in records if "date" in record] or [_today()]
     missing = [
         f"{data.name} × `{model}`"
