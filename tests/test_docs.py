@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from retrieval_eval.action.event import COMMIT_EVENTS
 from retrieval_eval.author.scaffold import ACTION
+from retrieval_eval.index.model_catalog import MODELS
 from retrieval_eval.prepare import GATE_SETTINGS, TRUST_SETTINGS
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.settings import (
@@ -614,3 +615,29 @@ def test_writing_a_retriever_is_exactly_the_contract_in_the_code() -> None:
     }
     optional = {name: list(found[1]) for name, found in declared.items() if name != "Retriever"}
     assert documented == optional
+
+
+def test_the_model_comparison_has_every_catalogued_model_and_the_command_that_made_it() -> None:
+    """docs/model-comparison.md has a row for each model `[retrievers.dense] model` accepts
+    and shows the command that generated it, bench/bench_models.py with options it has;
+    docs/benchmarks.md's "Embedding models" table has a row for each model too."""
+    text = page_text(REPO / "docs" / "model-comparison.md")
+    header = next(line for line in text.splitlines() if line.startswith("| model |"))
+    assert all(column in header for column in ("NDCG@10", "Recall@100", "texts/s", "size"))
+    rows = table_rows(text, "model")
+    assert [row[0].split()[0].strip("`") for row in rows] == list(MODELS)
+    block = re.search(r"```sh\n(.*?)```", text, re.DOTALL)
+    assert block is not None
+    command = shlex.split(block.group(1).replace("\\\n", " "))
+    assert command[:2] == [".venv/bin/python", "bench/bench_models.py"]
+    usage = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "bench_models.py"), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    options = set(re.findall(r"--[\w-]+", usage))
+    assert [flag for flag in command if flag.startswith("--") and flag not in options] == []
+
+    benchmarks = section(page_text(REPO / "docs" / "benchmarks.md"), "### Embedding models")
+    assert [row[0].strip("`") for row in table_rows(benchmarks, "model")] == list(MODELS)
