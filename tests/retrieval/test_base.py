@@ -127,11 +127,24 @@ def test_the_built_in_retrievers_have_the_capabilities_the_run_relies_on(
         for retriever in (dense, like, run_file):
             close_retriever(retriever)
     assert capabilities == {
-        "dense": {"Retriever", "Closeable", "ReportsWarnings", "SearchesMany", "CountsEmbeddings"},
+        "dense": {
+            "Retriever",
+            "Closeable",
+            "ReportsWarnings",
+            "SearchesMany",
+            "CountsEmbeddings",
+            "QueryListRetriever",
+        },
         "bm25": {"Retriever"},
         "like": {"Retriever", "Closeable"},
         "run-file": {"Retriever", "ReportsMissingQueries", "QueryListRetriever"},
-        "hybrid": {"Retriever", "Closeable", "HasReranker", "ReportsWarnings"},
+        "hybrid": {
+            "Retriever",
+            "Closeable",
+            "HasReranker",
+            "ReportsWarnings",
+            "QueryListRetriever",
+        },
     }
 
 
