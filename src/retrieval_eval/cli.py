@@ -42,6 +42,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("retrieval_eval.commands.init:init", "Scaffold config, workflow and datasets/."),
     "generate": ("retrieval_eval.commands.generate:generate", "Write synthetic fixtures."),
     "review": ("retrieval_eval.commands.review:review", "Review synthetic fixtures."),
+    "schema": (
+        "retrieval_eval.commands.json_schema:schema",
+        "Write the JSON Schemas of the files.",
+    ),
 }
 
 

@@ -1,41 +1,52 @@
-"""JSON Schemas of report.json and baseline.json, generated from their models.
+"""`retrieval-eval schema [FOLDER]`: write the JSON Schemas published in ``schema/``.
 
-The published files in ``schema/`` are regenerated with
-``python -m retrieval_eval.commands.json_schema schema/``; a test fails when they
-drift from the models.
+report.json's and baseline.json's come from their models (as serialized), a dataset
+line's from the fixture model (``load/fixture_schema.py``). After changing a model,
+``retrieval-eval schema schema/`` regenerates them; a test fails when they drift.
 """
 
 from __future__ import annotations
 
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import click
 from pydantic import BaseModel
 
 from retrieval_eval.compare.baseline import Baseline
 from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.load.fixture_schema import SCHEMA_DIALECT, render_fixture_schema
 from retrieval_eval.results import RunReport
-
-SCHEMA_FILES: dict[str, type[BaseModel]] = {
-    "report.schema.json": RunReport,
-    "baseline.schema.json": Baseline,
-}
+from retrieval_eval.vocabulary import ExitCode
 
 
 def schema_text(model: type[BaseModel]) -> str:
     schema: dict[str, Any] = model.model_json_schema(mode="serialization")
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$schema"] = SCHEMA_DIALECT
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def main(argv: list[str]) -> int:
-    folder = Path(argv[0]) if argv else Path("schema")
-    for name, model in SCHEMA_FILES.items():
-        atomic_write_text(folder / name, schema_text(model))
-    return 0
+# file name in schema/ -> its text
+SCHEMA_FILES: dict[str, Callable[[], str]] = {
+    "report.schema.json": lambda: schema_text(RunReport),
+    "baseline.schema.json": lambda: schema_text(Baseline),
+    "fixture.schema.json": render_fixture_schema,
+}
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+@click.command("schema")
+@click.argument(
+    "folder",
+    required=False,
+    default="schema",
+    type=click.Path(file_okay=False, path_type=Path),
+)
+def schema(folder: Path) -> int:
+    """Write the JSON Schemas of report.json, baseline.json and a dataset line into
+    FOLDER (default: schema)."""
+    for name, render in SCHEMA_FILES.items():
+        atomic_write_text(folder / name, render())
+        click.echo(f"wrote {folder / name}", err=True)
+    return int(ExitCode.OK)

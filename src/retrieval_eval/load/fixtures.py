@@ -4,7 +4,7 @@ The model is strict (no type coercion, unknown fields rejected) because these
 files are written by hand: ``"minimum_mrr": "0.7"`` or a misspelt
 ``"expected_top_k_id"`` must be reported, not quietly accepted or ignored.
 ``schema/fixture.schema.json`` is generated from this model
-(``python -m retrieval_eval.load.fixture_schema``).
+(``retrieval-eval schema``).
 """
 
 from __future__ import annotations
