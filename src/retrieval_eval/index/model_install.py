@@ -10,15 +10,13 @@ weights package can be uninstalled afterwards (the Docker image does).
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
-import importlib.util
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_bytes
 from retrieval_eval.index.model_catalog import MODELS, ModelSpec, PackagedFile
+from retrieval_eval.index.model_hashes import folder_sha256, handle_sha256
 from retrieval_eval.index.model_quantize import (
     INT8_SHA256,
     PINNED_WITH_ONNXRUNTIME,
@@ -61,6 +59,8 @@ def model_folder(default_dir: Path, spec: ModelSpec) -> Path:
 
 def packaged_weights_dir() -> Path:
     """The ``model`` folder of the installed weights package."""
+    import importlib.util  # only an install looks for the package
+
     spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise InputError(
@@ -71,25 +71,9 @@ def packaged_weights_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
-# (device, inode, size, mtime in ns) of a file already hashed in this process -> its sha256.
-# A run builds the embedding function several times (chromadb rebuilds it from its config),
-# and each verifies the model; hashing 90 MB once per run is enough. Any write to the file
-# changes its size or mtime, and a replaced file its inode, so a changed model is hashed anew.
-_HASHED: dict[tuple[int, int, int, int], str] = {}
-
-
 def file_sha256(path: Path) -> str:
     with path.open("rb") as handle:
-        status = os.fstat(handle.fileno())
-        key = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
-        known = _HASHED.get(key)
-        if known is not None:
-            return known
-        digest = hashlib.sha256()
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    _HASHED[key] = digest.hexdigest()
-    return _HASHED[key]
+        return handle_sha256(handle)
 
 
 def verify_model(model_dir: Path) -> str:
@@ -101,13 +85,14 @@ def verify_model(model_dir: Path) -> str:
             f"(missing {', '.join(missing)}); {INSTALL_HINT}",
             file=model_dir,
         )
+    hashes = folder_sha256(model_dir, (*TOKENIZER_FILES, MODEL_FILE))
     for name, expected in TOKENIZER_SHA256.items():
-        if file_sha256(model_dir / name) != expected:
+        if hashes[name] != expected:
             raise InputError(
                 f"{name} differs from the pinned tokenizer file; {INSTALL_HINT}",
                 file=model_dir / name,
             )
-    sha = file_sha256(model_dir / MODEL_FILE)
+    sha = hashes[MODEL_FILE]
     if sha not in PINNED_MODELS:
         raise InputError(
             f"model.onnx has sha256 {sha}, expected {MODEL_SHA256} "
@@ -119,6 +104,8 @@ def verify_model(model_dir: Path) -> str:
 
 def packaged_file(file: PackagedFile) -> Path:
     """The installed copy of ``file`` inside its distribution (never imported: only read)."""
+    import importlib.metadata  # only an install reads distributions (a run's start is spared it)
+
     try:
         distribution = importlib.metadata.distribution(file.distribution)
     except importlib.metadata.PackageNotFoundError:
@@ -140,8 +127,9 @@ def verify_packaged_model(model_dir: Path, spec: ModelSpec) -> str:
             f"(missing {', '.join(missing)}); {hint}",
             file=model_dir,
         )
+    hashes = folder_sha256(model_dir, tuple(spec.files))
     for name, file in spec.files.items():
-        if file_sha256(model_dir / name) != file.sha256:
+        if hashes[name] != file.sha256:
             raise InputError(
                 f"{name} differs from the pinned file of {spec.name} (corrupt or replaced); {hint}",
                 file=model_dir / name,

@@ -23,7 +23,6 @@ chromadb nor builds and validates one (about three CPU-seconds on our own datase
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -288,6 +287,8 @@ class DenseRetriever:
         """How the vectors are searched: exactly in memory, or by a chromadb version's HNSW."""
         if self._searches_exactly():
             return {"search": "exact"}
+        import importlib.metadata  # a kept collection's chromadb version, rarely asked for
+
         return {"chromadb": importlib.metadata.version("chromadb")}
 
     def _embedding_class(self) -> type[TextEmbedding]:
