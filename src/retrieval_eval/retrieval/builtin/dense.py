@@ -105,7 +105,7 @@ class DenseRetriever:
             corpus,
             max_tokens=chunk_cap(self.config.chunk_tokens, self.spec),
             overlap=self.config.chunk_overlap,
-            spans=model_token_spans(self.model_dir, self.spec),
+            spans=embedding.chunk_spans,
         )
         self._table = ChunkTable(corpus, chunks)
         self._position = {chunk.id: i for i, chunk in enumerate(chunks)}
