@@ -19,7 +19,8 @@ Why that is as safe a trust check as hashing every time:
   cache restore or checkout can bring one along. Even then it would have to predict the
   inode and nanosecond ctime the runner's disk gives the model file.
 - A stamp is read only when this user or root owns it and no one else may write it: whoever
-  can forge it could equally replace the installed package that holds the pins.
+  can forge it already runs code as this user or root, and such code could as well change
+  what the run imports (the pins included), which no hash check guards against.
 - A stamp that is missing, unreadable, malformed or stale costs a hash, never a wrong
   answer; one that cannot be written (a read-only image) leaves every run hashing.
 """
