@@ -146,7 +146,7 @@ def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
     starts = run.segment_starts
     segment = np.searchsorted(starts, rows, side="right") - 1
     rank = rows - starts[segment] + 1
-    if run.file_query is not None:  # regrouped from scattered lines: assume nothing is in order
+    if run.regrouped:  # brought together from scattered lines: assume nothing is in order
         return _sorted_ranks(run, scores, rows)
     broken = _queries_out_of_order(run, scores)
     if broken.size == 0:
@@ -352,7 +352,7 @@ def _match(
     ``run_query_joined`` maps the run's query indices to themselves, or -1 for
     queries without judgments; ``judged_query`` uses the same numbering. A document
     the run lists twice for one query is refused first (see
-    :func:`_reject_duplicate_results`); the usual path checks that on the same
+    :func:`reject_duplicate_results`); the usual path checks that on the same
     (query, id hash) keys it looks up, computed once per line.
     """
     empty = np.zeros(0, dtype=np.int64)
@@ -361,7 +361,7 @@ def _match(
     order = np.argsort(judged_keys, kind="stable")
     sorted_keys = judged_keys[order]
     if judged_query.size == 0 or bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
-        _reject_duplicate_results(run)
+        reject_duplicate_results(run)
         if judged_query.size == 0:
             return empty, empty
         return _match_exact(judged_query, judged_docs, run_query_joined[run.query_rows()], run_docs)
@@ -477,7 +477,7 @@ def _reject_duplicate_judgment(qrels: Columns, docs: WordArray, second: int) -> 
     )
 
 
-def _reject_duplicate_results(run: Columns) -> None:
+def reject_duplicate_results(run: Columns) -> None:
     """trec_eval refuses a run that lists one document twice for a query; so do we.
 
     Each chunk of whole queries is checked on its (query, id hash) keys; where a key
