@@ -328,7 +328,6 @@ class _QueryIds:
         self._seed = 0
         self._bits = 7
         self._slots = np.full(1 << self._bits, -1, dtype=np.int32)  # code per slot, -1 empty
-        self._slot_hashes = np.zeros(1 << self._bits, dtype=np.uint64)  # its hash, beside it
 
     def words(self) -> WordArray:
         return self._words[: self.count]
@@ -367,7 +366,9 @@ class _QueryIds:
         """Code of each key, or -1 where the key is not in the table."""
         slot = self._slot(keys)
         code = self._slots[slot]
-        hit = self._slot_hashes[slot] == keys
+        # Each code's hash, looked up by code: that table is a quarter the size of one by
+        # slot and so stays in cache (-1, an empty slot, reads its last row and is masked).
+        hit = self._hashes[code] == keys
         hit &= code >= 0
         found = np.where(hit, code, -1).astype(np.int64)
         # Most keys sit in their first slot; the rest probe on (-1 codes never match).
@@ -376,7 +377,7 @@ class _QueryIds:
         slot = (slot[pending] + 1) & mask
         while pending.size:
             code = self._slots[slot]
-            hit = self._slot_hashes[slot] == keys[pending]
+            hit = self._hashes[code] == keys[pending]
             hit &= code >= 0
             found[pending[hit]] = code[hit]
             go_on = (code >= 0) & ~hit
@@ -412,7 +413,6 @@ class _QueryIds:
         self._hashes[:count] = self._hash(self._words[:count])
         self._bits = bits
         self._slots = np.full(1 << bits, -1, dtype=np.int32)
-        self._slot_hashes = np.zeros(1 << bits, dtype=np.uint64)
         self._insert(np.arange(count, dtype=np.int64))
 
     def _insert(self, codes: IntArray) -> None:
@@ -424,7 +424,6 @@ class _QueryIds:
             self._slots[slot[free]] = codes[free]  # of equal slots, one write wins
             placed = np.zeros(codes.size, dtype=bool)
             placed[free] = self._slots[slot[free]] == codes[free]
-            self._slot_hashes[slot[placed]] = self._hashes[codes[placed]]
             codes, slot = codes[~placed], (slot[~placed] + 1) & mask
 
 
