@@ -210,17 +210,18 @@ def _ranks_by_rows(
     ordered = np.sort(padded, axis=1).reshape(-1)
     query = segment[wanted]
     target = -scores[wanted]
-    base = query * width
+    base = query * width - 1
+    # Values below the target in the sorted row (padding, +inf, never is), by binary
+    # lifting: add each power of two, largest first, while the value before stays below.
     low = np.zeros(wanted.size, dtype=np.int64)
-    high = lengths[query].copy()
-    while True:  # first position in the sorted row whose value is not below the target
-        active = np.flatnonzero(low < high)
-        if active.size == 0:
-            break
-        middle = (low[active] + high[active]) // 2
-        below = ordered[base[active] + middle] < target[active]
-        low[active] = np.where(below, middle + 1, low[active])
-        high[active] = np.where(below, high[active], middle)
+    step = 1 << (width.bit_length() - 1)
+    while step:
+        ahead = low + step
+        below = ordered[base + np.minimum(ahead, width)] < target
+        below &= ahead <= width
+        low += below * step
+        step >>= 1
+    base += 1
     rank = low + 1
     after = np.minimum(low + 1, width - 1)
     tied = np.flatnonzero((low + 1 < lengths[query]) & (ordered[base + after] == target))

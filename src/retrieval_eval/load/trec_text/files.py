@@ -694,6 +694,7 @@ def _piece(
 
 BUCKET_QUERIES = 1 << 10  # queries a bucket of a scattered run holds at first
 MAX_BUCKETS = 128  # past this many, buckets double their queries
+BATCH_ROWS = 1 << 16  # lines of a scattered run looked up and split into buckets at a time
 
 
 def bucketed_run(
@@ -718,15 +719,22 @@ def bucketed_run(
         raise InputError("not a readable file", file=path)  # the whole-file reader words it
     names = _QueryIds()
     buckets = _Buckets(bucket_queries)
+    batch: list[tuple[WordArray, WordArray, FloatArray]] = []  # (query ids, ids, scores)
+    batch_rows = 0
     runid = b""
     for block in read_blocks(path, 6, extra_fields_allowed=True, layout=RUN_LAYOUT):
         if block.lines == 0:
             continue
-        codes = names.codes(words_for(block.buffer, *block.span(0), capped=False))
+        query_words = words_for(block.buffer, *block.span(0), capped=False)
         docs = words_for(block.buffer, *block.span(2), capped=True)
-        buckets.add(codes, names.count, docs, _scores(block, path))
+        batch.append((query_words, docs, _scores(block, path)))
+        batch_rows += block.lines
         tag_starts, tag_ends = block.span(5)
         runid = block.buffer[int(tag_starts[-1]) : int(tag_ends[-1])].tobytes()
+        if batch_rows >= BATCH_ROWS:
+            _add_batch(names, buckets, batch)
+            batch, batch_rows = [], 0
+    _add_batch(names, buckets, batch)
     if not names.count:
         raise InputError("no data lines", file=path)  # the whole-file reader words it
     words = names.words()
@@ -744,6 +752,18 @@ def bucketed_run(
             query_words=ids,
             regrouped=True,
         )
+
+
+def _add_batch(
+    names: _QueryIds, buckets: _Buckets, batch: list[tuple[WordArray, WordArray, FloatArray]]
+) -> None:
+    """Number a batch's query ids and split its lines into buckets: a few blocks at a time,
+    so the per-call overhead of the lookups and the split does not grow with the blocks."""
+    if not batch:
+        return
+    codes = names.codes(_stack([part[0] for part in batch]))
+    docs = _stack([part[1] for part in batch])
+    buckets.add(codes, names.count, docs, np.concatenate([part[2] for part in batch]))
 
 
 _Part = tuple[WordArray, FloatArray, np.ndarray]  # ids, scores, query offsets in the bucket
@@ -764,7 +784,7 @@ class _Buckets:
         self._parts: list[list[_Part]] = []  # per bucket, in file order per query
 
     def add(self, codes: IntArray, count: int, docs: WordArray, values: FloatArray) -> None:
-        """One block's lines; ``count`` is how many queries have been numbered so far."""
+        """A batch of lines; ``count`` is how many queries have been numbered so far."""
         while count > MAX_BUCKETS * self.width and self.width <= 1 << 15:
             self._double()
         while len(self._parts) * self.width < count:
