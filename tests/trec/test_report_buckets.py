@@ -141,3 +141,20 @@ def test_random_scattered_runs_in_random_buckets_print_what_the_whole_file_path_
     monkeypatch.setattr(trec_files, "MAX_BUCKETS", max_buckets)
     options = {"bucket_queries": bucket_queries, "piece_rows": piece_rows, "max_docs": max_docs}
     assert _outputs(qrels, run, **options) == whole
+
+
+def test_a_scattered_run_from_a_pipe_prints_what_the_file_prints(tmp_path: Path) -> None:
+    """A pipe cannot be read twice: it is read once, whole, whatever its line order."""
+    qrels, _, shuffled = _write_runs(tmp_path, 40, 5, seed=3)
+    outputs = []
+    for run, stdin in ((str(shuffled), None), ("/dev/stdin", shuffled.read_text())):
+        done = subprocess.run(
+            [str(CLI), "trec", "-q", "-m", "all_trec", str(qrels), run],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]

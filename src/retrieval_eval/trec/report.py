@@ -69,8 +69,8 @@ def score_trec_run(
     A run whose queries each sit in one stretch of lines is scored a piece of about
     ``piece_rows`` lines at a time (see :func:`_score_pieces`), so memory stays
     bounded; any other run is scored a bucket of ``bucket_queries`` queries at a time
-    once it has been read (:func:`bucketed_run`). A run with ``complete``, or any run
-    when ``in_pieces`` is off, is read whole first. The output is the same every way:
+    once it has been read (:func:`bucketed_run`). A run with ``complete``, a pipe, or any
+    run when ``in_pieces`` is off, is read whole first. The output is the same every way:
     on any input error the whole-file path runs, so the message is the one it gives.
     """
     if level < 0:
@@ -79,7 +79,9 @@ def score_trec_run(
         raise ConfigError(f"max documents per query {max_docs} must be 1 or more")
     measures = tuple(parse_trec_measures(measure_names))
     qrels = read_qrels(qrels_path)
-    if in_pieces and not complete:
+    # Only a regular file can be read again, as the whole-file path does after a streamed
+    # read finds scattered lines or an error; a pipe is read once, whole.
+    if in_pieces and not complete and run_path.is_file():
         pieces = _score_pieces(qrels, measures, level, max_docs)
         try:
             try:
