@@ -35,6 +35,8 @@ HEADS = 12
 HEAD_DIM = HIDDEN // HEADS
 LAYERS = 6
 LAYER_NORM_EPS = 1e-12
+# The word-piece embeddings table's name, in the weights and in the graph.
+WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 
 _SAFETENSORS_DTYPES: dict[str, np.dtype[Any]] = {"F32": np.dtype("<f4"), "I64": np.dtype("<i8")}
 
@@ -107,7 +109,13 @@ class _GraphBuilder:
 
 
 def _embeddings(g: _GraphBuilder) -> str:
-    words = g.op("Gather", [g.weight("embeddings.word_embeddings.weight"), "input_ids"])
+    # The word-piece table (30522 × 384) is half the weights: stored as float16 it takes
+    # 23 MB instead of 47, and only the looked-up rows are cast back to float32. The
+    # vectors' least cosine to an all-float32 build is 0.99999999 (docs/benchmarks.md,
+    # "Smaller model files"); every other weight stays float32.
+    table = g.const(WORD_EMBEDDINGS, g.weights[WORD_EMBEDDINGS].astype(np.float16))
+    rows = g.op("Gather", [table, "input_ids"])
+    words = g.op("Cast", [rows], to=TensorProto.FLOAT)
     types = g.op("Gather", [g.weight("embeddings.token_type_embeddings.weight"), "token_type_ids"])
     seq_len = g.op("Shape", ["input_ids"], start=1, end=2)
     positions = g.op(

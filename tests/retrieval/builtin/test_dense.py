@@ -153,7 +153,7 @@ def test_describe_names_the_model_and_chunking(dense: DenseRetriever) -> None:
     assert described["model"] == "all-MiniLM-L6-v2"
     assert (
         described["model_sha256"]
-        == "e61cbfc78a9af315157eee3c2c2b4470b8b3592a56f5e8bb13a00890020bc555"
+        == "dd0e6abae16bde2ab7f133e004a9b4ac543b1d1d60f47ac4e9fd36f7338c89af"
     )
     assert (described["chunk_tokens"], described["chunk_overlap"]) == (254, 32)
 
