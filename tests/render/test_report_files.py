@@ -1,6 +1,6 @@
 """report.json's text is exactly the standard library's indented encoding of the report.
 
-report_json_text writes it with pydantic's serializer (fast) and repairs the few float
+report_json_bytes writes it (as UTF-8) with pydantic's serializer (fast) and repairs the few float
 spellings that differ; these tests hold it to ``json.dumps(..., indent=2,
 ensure_ascii=False)`` for every float and string a report can hold.
 """
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.render.report_files import QUERY_FLOATS, report_json_text
+from retrieval_eval.render.report_files import QUERY_FLOATS, report_json_bytes
 from retrieval_eval.results import BreakdownRow, FixtureFailure, QueryMove, QueryResult, RunReport
 from tests.render.reports import dataset, mrr_row, query, report
 
@@ -92,7 +92,7 @@ def test_report_json_is_the_standard_library_encoding(data: st.DataObject) -> No
         st.dictionaries(TEXT, st.dictionaries(TEXT, st.lists(FLOATS, max_size=3), max_size=2))
     )
     built = RunReport.model_validate(fields)
-    assert report_json_text(built) == stdlib_text(built)
+    assert report_json_bytes(built) == stdlib_text(built).encode("utf-8")
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ def test_floats_the_serializer_spells_differently_are_written_as_python_does(
     fields["datasets"][0]["queries"][0]["metrics"] = {"mrr@10": value}
     fields["datasets"][0]["retriever_config"] = {"weights": [value], "e-1": 0.00001}
     built = RunReport.model_validate(fields)
-    text = report_json_text(built)
+    text = report_json_bytes(built).decode("utf-8")
     assert text == stdlib_text(built)
     if value == value:  # not NaN
         assert f'"cost_usd": {json.dumps(value)}' in text
