@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from pydantic_core import PydanticSerializationError
@@ -58,9 +59,11 @@ def _all_finite(report: RunReport) -> bool:
     total = _float_sum(rest)
     for dataset in report.datasets:
         queries = dataset.queries
-        total += sum([sum(query.metrics.values()) for query in queries])
+        # Whole columns at C speed (map): a report holds 100,000 queries or more.
+        total += sum(map(sum, map(dict.values, map(attrgetter("metrics"), queries))))
         for name in QUERY_FLOATS:
-            total += sum([v for query in queries if (v := getattr(query, name)) is not None])
+            values = list(map(attrgetter(name), queries))
+            total += sum([v for v in values if v is not None] if None in values else values)
     return math.isfinite(total)
 
 
