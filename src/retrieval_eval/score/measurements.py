@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, repeat
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from retrieval_eval.load.fixtures import LocatedFixture
@@ -254,7 +254,7 @@ def fixture_record(located: LocatedFixture) -> str:
 def fingerprint_of_records(records: Iterable[tuple[str, str]]) -> str:
     """:func:`dataset_fingerprint` from (query id, :func:`fixture_record`) pairs in any
     order: a sharded run's merge gathers each shard's own fixtures' records."""
-    ordered = [record for _, record in sorted(records, key=lambda pair: pair[0])]
+    ordered = [record for _, record in sorted(records, key=itemgetter(0))]
     if not ordered:
         return hashlib.sha256().hexdigest()
     # One update of the whole text: the digest of each record and newline in turn.
