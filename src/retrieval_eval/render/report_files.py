@@ -39,7 +39,7 @@ def report_json_bytes(report: RunReport) -> bytes:
         data = report.__pydantic_serializer__.to_json(report, indent=2)
     except (PydanticSerializationError, UnicodeError, ValueError):
         return _stdlib_json_bytes(report)  # e.g. a lone surrogate: the old error, or its text
-    return _python_floats(data) + b"\n"
+    return _python_floats(data, last=b"\n")
 
 
 def _stdlib_json_bytes(report: RunReport) -> bytes:
@@ -85,7 +85,8 @@ _SUSPECTS = (b"e-", b"0.0000")
 _NUMBER_LINE = re.compile(rb' *(?:"(?:[^"\\]|\\.)*": )?(-?[0-9][0-9.eE+-]*),?')
 
 
-def _python_floats(data: bytes) -> bytes:
+def _python_floats(data: bytes, *, last: bytes) -> bytes:
+    """``data`` with those floats respelled, and ``last`` after it (in the one copy made)."""
     lines: set[int] = set()
     for suspect in _SUSPECTS:
         position = data.find(suspect)
@@ -93,7 +94,7 @@ def _python_floats(data: bytes) -> bytes:
             lines.add(data.rfind(b"\n", 0, position) + 1)
             position = data.find(suspect, position + len(suspect))
     if not lines:
-        return data
+        return data + last
     pieces = []
     done = 0
     for start in sorted(lines):
@@ -103,7 +104,7 @@ def _python_floats(data: bytes) -> bytes:
             continue  # a string, or an integer
         pieces += [data[done : line.start(1)], repr(float(line.group(1))).encode("ascii")]
         done = line.end(1)
-    pieces.append(data[done:])
+    pieces += [data[done:], last]
     return b"".join(pieces)
 
 
