@@ -8,14 +8,16 @@ ensure_ascii=False)`` for every float and string a report can hold.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.render.report_files import QUERY_FLOATS, report_json_bytes
+from retrieval_eval.render.report_files import QUERY_FLOATS, report_json_bytes, write_report_files
 from retrieval_eval.results import BreakdownRow, FixtureFailure, QueryMove, QueryResult, RunReport
+from retrieval_eval.trust.redaction import register_secret
 from tests.render.reports import dataset, mrr_row, query, report
 
 
@@ -136,3 +138,14 @@ def test_every_float_field_of_a_query_is_checked_for_nan_and_infinity() -> None:
         if "float" in str(field.annotation) and name != "metrics"
     }
     assert floats == set(QUERY_FLOATS)
+
+
+def test_a_registered_secret_is_masked_in_every_report_file(tmp_path: Path) -> None:
+    secret = "sk-report-secret-7f3a9c2e41"
+    register_secret(secret)
+    built = RunReport.model_validate(base_report() | {"headline": f"Passed: {secret} →"})
+    write_report_files(built, tmp_path)
+    for name in ("report.json", "report.md", "report.html"):
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        assert secret not in text
+    assert '"headline": "Passed: *** →"' in (tmp_path / "report.json").read_text(encoding="utf-8")
