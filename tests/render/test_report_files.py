@@ -149,3 +149,12 @@ def test_a_registered_secret_is_masked_in_every_report_file(tmp_path: Path) -> N
         text = (tmp_path / name).read_text(encoding="utf-8")
         assert secret not in text
     assert '"headline": "Passed: *** →"' in (tmp_path / "report.json").read_text(encoding="utf-8")
+
+
+def test_floats_after_many_hyphens_are_written_as_python_does() -> None:
+    fields = base_report()
+    fields["datasets"][0]["queries"][0]["query"] = "-" * 25_000 + "e-7"
+    fields["datasets"][0]["queries"][0]["cost_usd"] = 1e-07
+    fields["datasets"][0]["queries"][1]["cost_usd"] = 2.5e-05
+    built = RunReport.model_validate(fields)
+    assert report_json_bytes(built) == stdlib_text(built).encode("utf-8")

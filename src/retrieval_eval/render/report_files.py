@@ -81,30 +81,55 @@ def _float_sum(value: object) -> float:
 # as 0.00001 (repr: 1e-05) and one-digit negative exponents as 1e-7 (repr: 1e-07). Only
 # those texts are looked at; every line of indented JSON is one value or one bracket, so a
 # number is a whole line's value, never part of a string.
-_SUSPECTS = (b"e-", b"0.0000")
 _NUMBER_LINE = re.compile(rb' *(?:"(?:[^"\\]|\\.)*": )?(-?[0-9][0-9.eE+-]*),?')
+# "e-" is found by its "-", which a search finds at memory speed (memchr) and which is rare
+# in a report, where "e" is everywhere; ids full of hyphens make it common too, and after
+# this many the pair itself is searched for.
+_HYPHENS_VISITED = 10_000
+
+
+def _suspect_lines(data: bytes) -> set[int]:
+    """The start of every line holding "e-" or "0.0000"."""
+    found: list[int] = []
+    position = data.find(b"-")
+    visited = 0
+    while position >= 0:
+        visited += 1
+        if visited > _HYPHENS_VISITED:
+            found += _positions(data, b"e-", start=position - 1)
+            break
+        if position > 0 and data[position - 1] == ord("e"):
+            found.append(position)
+        position = data.find(b"-", position + 1)
+    found += _positions(data, b"0.0000", start=0)
+    return {data.rfind(b"\n", 0, position) + 1 for position in found}
+
+
+def _positions(data: bytes, text: bytes, *, start: int) -> list[int]:
+    found = []
+    position = data.find(text, max(start, 0))
+    while position >= 0:
+        found.append(position)
+        position = data.find(text, position + len(text))
+    return found
 
 
 def _python_floats(data: bytes, *, last: bytes) -> bytes:
     """``data`` with those floats respelled, and ``last`` after it (in the one copy made)."""
-    lines: set[int] = set()
-    for suspect in _SUSPECTS:
-        position = data.find(suspect)
-        while position >= 0:
-            lines.add(data.rfind(b"\n", 0, position) + 1)
-            position = data.find(suspect, position + len(suspect))
+    lines = _suspect_lines(data)
     if not lines:
         return data + last
-    pieces = []
+    whole = memoryview(data)  # the pieces between the repairs, joined without a copy each
+    pieces: list[bytes | memoryview] = []
     done = 0
     for start in sorted(lines):
         end = data.find(b"\n", start)
         line = _NUMBER_LINE.fullmatch(data, start, len(data) if end < 0 else end)
         if line is None or not any(c in line.group(1) for c in (b".", b"e")):
             continue  # a string, or an integer
-        pieces += [data[done : line.start(1)], repr(float(line.group(1))).encode("ascii")]
+        pieces += [whole[done : line.start(1)], repr(float(line.group(1))).encode("ascii")]
         done = line.end(1)
-    pieces += [data[done:], last]
+    pieces += [whole[done:], last]
     return b"".join(pieces)
 
 
