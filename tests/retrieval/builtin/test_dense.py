@@ -153,7 +153,7 @@ def test_describe_names_the_model_and_chunking(dense: DenseRetriever) -> None:
     assert described["model"] == "all-MiniLM-L6-v2"
     assert (
         described["model_sha256"]
-        == "dd0e6abae16bde2ab7f133e004a9b4ac543b1d1d60f47ac4e9fd36f7338c89af"
+        == "e906719075812f05cd64b32f7e52dd9b43b505198a8abf1b5ccdcaef0c8d65a2"
     )
     assert (described["chunk_tokens"], described["chunk_overlap"]) == (254, 32)
 
