@@ -3,17 +3,36 @@
 A ``[retrievers]`` table leaves some values unset because their default depends
 on where the run is (its folder, its model and cache folders) or on the machine
 (the home folder, the cores). The edges pass those in; the core never looks at
-the environment.
+the environment. The dense model's default, ``"auto"``, depends on the corpus and the
+baseline: it is resolved once they are loaded, before anything is indexed
+(``choose_dense_model``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR
-from retrieval_eval.index.model_catalog import model_spec
+from retrieval_eval.index.model_catalog import (
+    AUTO_CHOICES,
+    AUTO_INT8_ABOVE,
+    AUTO_MODEL,
+    DEFAULT_MODEL,
+    INT8_MODEL,
+    model_spec,
+)
 from retrieval_eval.index.model_install import default_model_dir, model_folder
 from retrieval_eval.retrieval.config import CustomConfig, RetrieversConfig
+
+if TYPE_CHECKING:
+    from retrieval_eval.settings import RunSettings
+
+# The retrievers that embed with [retrievers.dense] model (postgres and chroma only when
+# they index or embed queries themselves, which a report names through the model anyway).
+EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid", "chroma", "postgres"})
 
 
 def resolve_defaults(
@@ -32,7 +51,8 @@ def resolve_defaults(
       the repository itself when unset: their factory module is imported from there.
     - The dense model folder: the table's, else where ``retrieval-eval model install``
       puts the table's ``model`` beside the default model's folder (the run's
-      ``model_dir``, else under ``home``).
+      ``model_dir``, else under ``home``). With ``model = "auto"`` it is the default
+      model's folder until the model is chosen (``with_dense_model``).
     - The embedding cache: the table's, else ``<cache_dir>/embeddings`` when the run has a
       cache folder (none otherwise).
     - ONNX threads: the table's, else one per available core (``cores``).
@@ -46,7 +66,8 @@ def resolve_defaults(
                 updates[name] = (workdir / value).resolve()
     if dense.model_dir is None:
         default_dir = model_dir if model_dir is not None else default_model_dir(home)
-        updates["model_dir"] = model_folder(default_dir, model_spec(dense.model))
+        placed = DEFAULT_MODEL if dense.model == AUTO_MODEL else dense.model
+        updates["model_dir"] = model_folder(default_dir, model_spec(placed))
     if dense.cache_dir is None and cache_dir is not None:
         updates["cache_dir"] = cache_dir / EMBEDDINGS_SUBDIR
     if dense.threads is None:
@@ -64,3 +85,84 @@ def resolve_defaults(
 
 def _in(workdir: Path, custom: CustomConfig) -> CustomConfig:
     return custom.model_copy(update={"cwd": (workdir / (custom.cwd or Path("."))).resolve()})
+
+
+@dataclass(frozen=True)
+class DenseModelChoice:
+    """The embedding model a run's dense retrievers use, and why, for the report."""
+
+    model: str
+    reason: str
+    # What chose it: the setting itself, or for "auto" the chroma table, the baseline or
+    # the corpus size.
+    by: Literal["setting", "chroma", "baseline", "size"]
+
+    @property
+    def line(self) -> str:
+        return f"{self.model} ({self.reason})"
+
+
+def choose_dense_model(
+    config: RetrieversConfig, *, documents: int, recorded: Collection[str] = ()
+) -> DenseModelChoice:
+    """The model ``config``'s dense table names, ``"auto"`` resolved: the int8 copy for a
+    corpus of more than ``AUTO_INT8_ABOVE`` documents, else the FP32 model; but the one
+    the baseline's retrievers ``recorded`` when it is one of the two, so that a corpus
+    crossing the threshold changes no recorded setting (`baseline update` re-chooses).
+    ``documents`` counts the whole corpus, which every shard of a run loads alike."""
+    model = config.dense.model
+    if model != AUTO_MODEL:
+        return DenseModelChoice(model, "set in [retrievers.dense] model", "setting")
+    if config.chroma is not None and config.chroma.index == "existing":
+        return DenseModelChoice(
+            DEFAULT_MODEL,
+            f'auto: [retrievers.chroma] index = "existing" holds {DEFAULT_MODEL} vectors',
+            "chroma",
+        )
+    above = documents > AUTO_INT8_ABOVE
+    by_size = INT8_MODEL if above else DEFAULT_MODEL
+    size = f"{documents:,} documents {'>' if above else '≤'} {AUTO_INT8_ABOVE:,}"
+    kept = {name for name in recorded if name in AUTO_CHOICES}
+    if len(kept) == 1 and by_size not in kept:
+        return DenseModelChoice(
+            kept.pop(), f"auto: kept from the baseline; {size} would choose {by_size}", "baseline"
+        )
+    return DenseModelChoice(by_size, f"auto: {size}", "size")
+
+
+def with_dense_model(config: RetrieversConfig, model: str) -> RetrieversConfig:
+    """``config`` with an ``"auto"`` dense model replaced by ``model``, its folder placed
+    beside the default model's as ``model install`` puts it; a named model stays."""
+    dense = config.dense
+    if dense.model != AUTO_MODEL:
+        return config
+    updates: dict[str, object] = {"model": model}
+    if dense.model_dir is not None:
+        updates["model_dir"] = model_folder(dense.model_dir, model_spec(model))
+    return config.model_copy(update={"dense": dense.model_copy(update=updates)})
+
+
+def resolve_dense_model(
+    settings: RunSettings, *, documents: int, recorded: Collection[str] = ()
+) -> tuple[RunSettings, DenseModelChoice | None]:
+    """``settings`` with ``"auto"`` resolved in the run's retrievers and in every
+    challenger's (the same rule, on the same corpus and baseline), and the run's choice
+    when one of its retrievers embeds with it (None otherwise: nothing to report)."""
+    choice = choose_dense_model(settings.retrievers, documents=documents, recorded=recorded)
+    retrievers = with_dense_model(settings.retrievers, choice.model)
+    challengers = {
+        name: challenger.model_copy(
+            update={
+                "retrievers": with_dense_model(
+                    challenger.retrievers,
+                    choose_dense_model(
+                        challenger.retrievers, documents=documents, recorded=recorded
+                    ).model,
+                )
+            }
+        )
+        for name, challenger in settings.challengers.items()
+    }
+    resolved = settings.model_copy(update={"retrievers": retrievers, "challengers": challengers})
+    used = {*settings.dataset_retrievers.values(), *(c.retriever for c in challengers.values())}
+    return resolved, (choice if used & EMBEDDING_RETRIEVERS else None)

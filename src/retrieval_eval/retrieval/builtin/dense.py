@@ -356,7 +356,7 @@ class DenseRetriever:
             self.config.chunk_tokens,
             self.config.chunk_overlap,
         ]
-        if not self.spec.is_default:  # the default's fingerprints stay what they were
+        if not self.spec.built:  # the built models' fingerprints stay what they were
             settings.append(embedding_identity(self.spec))
         return hashlib.sha256(json.dumps(settings).encode("utf-8")).hexdigest()
 
