@@ -122,14 +122,14 @@ def verify_model(model_dir: Path, spec: ModelSpec | None = None) -> str:
     if sha != expected:
         other = next((name for name, pin in BUILT_SHA256.items() if pin == sha), None)
         why = (
-            f"this folder holds {other}, not {spec.name}: name {other} in "
-            "[retrievers.dense] model, or give the folder of"
-            f" {spec.name} (`{spec.install_command}`)"
+            f": this folder holds {other}, not {spec.name}; name {other} in "
+            f"[retrievers.dense] model, or give the folder of {spec.name} "
+            f"(`{spec.install_command}` installs it)"
             if other is not None
-            else f"the file is corrupt or was replaced; {hint}"
+            else f" (the file is corrupt or was replaced); {hint}"
         )
         raise InputError(
-            f"model.onnx has sha256 {sha}, expected {expected} ({why})",
+            f"model.onnx has sha256 {sha}, expected {expected}{why}",
             file=model_dir / MODEL_FILE,
         )
     return sha
