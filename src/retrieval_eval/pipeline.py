@@ -672,18 +672,16 @@ def merge_shards(
 def _shards_dense_model(
     settings: RunSettings, partial: Partial | None, previous: Baseline | None
 ) -> tuple[RunSettings, str | None]:
-    """The settings as the shards resolved ``"auto"``: the merge has no corpus to count,
-    so it takes the resolution whose configuration the shards' partials were made with
-    (the rule is the shards', on the same baseline); the report names the model."""
+    """The settings as the shards resolved ``"auto"``, and the report's line: the merge has
+    no corpus to count, so it takes the resolution, by the shards' rule on the same
+    baseline, whose configuration the shards' partials were made with."""
     if partial is None:
         return settings, None
     recorded = recorded_models(previous)
     for documents in (0, AUTO_INT8_ABOVE + 1):
         resolved, choice = resolve_dense_model(settings, documents=documents, recorded=recorded)
         if config_fingerprint(resolved) == partial.config_fingerprint:
-            if choice is None or choice.by != "size":
-                return resolved, None if choice is None else choice.line
-            return resolved, f"{choice.model} (auto: as every shard chose it by corpus size)"
+            return resolved, None if choice is None else choice.line
     return settings, None  # check_complete names the difference
 
 

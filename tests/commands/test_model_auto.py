@@ -110,15 +110,14 @@ def test_a_corpus_over_the_threshold_is_embedded_with_the_int8_copy(large: Path)
     assert (installed / "model.onnx").is_file(), "run `retrieval-eval model install`"
     done = cli(large, "run")
     assert done.returncode == 0, done.stderr
-    why = f"auto: {LARGE:,} documents > {AUTO_INT8_ABOVE:,}"
-    assert f"dense model: {INT8_MODEL} ({why})" in done.stderr
+    why = f"auto: more than {AUTO_INT8_ABOVE:,} documents"
+    assert f"dense model: {INT8_MODEL} ({why}); the corpus has {LARGE:,} documents" in (done.stderr)
     report = _report(large)
     assert _model(report) == (INT8_MODEL, BUILT_SHA256[INT8_MODEL])
     assert report["environment"]["dense_model"] == f"{INT8_MODEL} ({why})"
     assert report["environment"]["model_sha256"] == BUILT_SHA256[INT8_MODEL]
     markdown = (large / "retrieval-eval-report" / "report.md").read_text()
-    shown = why.replace(">", "&gt;")  # as Markdown shows it
-    assert f"| Dense model | — | {INT8_MODEL} ({shown}) |" in markdown
+    assert f"| Dense model | — | {INT8_MODEL} ({why}) |" in markdown
     # The baseline records the model chosen, not "auto".
     baseline = json.loads((large / "baseline.json").read_text())
     assert baseline["datasets"]["semantic.jsonl"]["retriever_config"]["model"] == INT8_MODEL
@@ -156,7 +155,7 @@ def test_a_named_model_is_pinned_and_auto_keeps_the_baselines_model(tmp_path: Pa
     set_model(project, None)
     kept = cli(project, "run")
     assert kept.returncode == 0, kept.stderr
-    size = f"40 documents ≤ {AUTO_INT8_ABOVE:,}"
+    size = f"{AUTO_INT8_ABOVE:,} documents or fewer"
     why = f"auto: kept from the baseline; {size} would choose {DEFAULT_MODEL}"
     assert f"dense model: {INT8_MODEL} ({why})" in kept.stderr
     report = _report(project)
@@ -166,7 +165,23 @@ def test_a_named_model_is_pinned_and_auto_keeps_the_baselines_model(tmp_path: Pa
     # `baseline update` measures anew, and so chooses by size again.
     updated = cli(project, "baseline", "update")
     assert updated.returncode == 0, updated.stderr
-    assert f"dense model: {DEFAULT_MODEL} (auto: 40 documents ≤ {AUTO_INT8_ABOVE:,})" in (
-        updated.stderr
-    )
+    assert f"dense model: {DEFAULT_MODEL} (auto: {size})" in updated.stderr
     assert _model(_report(project)) == (DEFAULT_MODEL, BUILT_SHA256[DEFAULT_MODEL])
+
+
+def test_every_shard_and_the_merge_choose_as_the_whole_run(tmp_path: Path) -> None:
+    project = _project(tmp_path / "sharded", 40)
+    whole = cli(project, "run", "--report-dir", "whole")
+    assert whole.returncode == 0, whole.stderr
+    folders = []
+    for index in (1, 2):
+        shard = cli(project, "run", "--shard", f"{index}/2", "--report-dir", f"s{index}")
+        assert shard.returncode == 0, shard.stderr
+        assert "the corpus has 40 documents" in shard.stderr  # the whole corpus, not a share
+        folders.append(f"s{index}")
+    merged = cli(project, "merge", "--report-dir", "merged", *folders)
+    assert merged.returncode == 0, merged.stderr
+    reports = [json.loads((project / f / "report.json").read_text()) for f in ("whole", "merged")]
+    lines = {report["environment"]["dense_model"] for report in reports}
+    assert lines == {f"{DEFAULT_MODEL} (auto: {AUTO_INT8_ABOVE:,} documents or fewer)"}
+    assert {_model(report) for report in reports} == {(DEFAULT_MODEL, BUILT_SHA256[DEFAULT_MODEL])}

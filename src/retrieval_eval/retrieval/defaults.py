@@ -25,7 +25,7 @@ from retrieval_eval.index.model_catalog import (
     model_spec,
 )
 from retrieval_eval.index.model_install import default_model_dir, model_folder
-from retrieval_eval.retrieval.config import CustomConfig, RetrieversConfig
+from retrieval_eval.retrieval.config import CustomConfig, DenseConfig, RetrieversConfig
 
 if TYPE_CHECKING:
     from retrieval_eval.settings import RunSettings
@@ -119,9 +119,15 @@ def choose_dense_model(
             f'auto: [retrievers.chroma] index = "existing" holds {DEFAULT_MODEL} vectors',
             "chroma",
         )
+    # The size in words, not the count: the merge of a sharded run, which has no corpus to
+    # count, says the same, and the line stays put while documents are added.
     above = documents > AUTO_INT8_ABOVE
-    by_size = INT8_MODEL if above else DEFAULT_MODEL
-    size = f"{documents:,} documents {'>' if above else '≤'} {AUTO_INT8_ABOVE:,}"
+    by_size = auto_model(documents)
+    size = (
+        f"more than {AUTO_INT8_ABOVE:,} documents"
+        if above
+        else f"{AUTO_INT8_ABOVE:,} documents or fewer"
+    )
     kept = {name for name in recorded if name in AUTO_CHOICES}
     if len(kept) == 1 and by_size not in kept:
         return DenseModelChoice(
@@ -130,16 +136,33 @@ def choose_dense_model(
     return DenseModelChoice(by_size, f"auto: {size}", "size")
 
 
-def with_dense_model(config: RetrieversConfig, model: str) -> RetrieversConfig:
-    """``config`` with an ``"auto"`` dense model replaced by ``model``, its folder placed
-    beside the default model's as ``model install`` puts it; a named model stays."""
-    dense = config.dense
+def auto_model(documents: int) -> str:
+    """What ``"auto"`` is for a corpus of ``documents``, the baseline aside."""
+    return INT8_MODEL if documents > AUTO_INT8_ABOVE else DEFAULT_MODEL
+
+
+def dense_for_corpus(dense: DenseConfig, documents: int) -> DenseConfig:
+    """``dense`` with ``"auto"`` chosen by the size of the corpus a retriever indexes, for
+    a retriever built outside a run (the library, the bench scripts); a run resolves it
+    before, with the baseline (``resolve_dense_model``)."""
     if dense.model != AUTO_MODEL:
-        return config
+        return dense
+    return _placed(dense, auto_model(documents))
+
+
+def _placed(dense: DenseConfig, model: str) -> DenseConfig:
     updates: dict[str, object] = {"model": model}
     if dense.model_dir is not None:
         updates["model_dir"] = model_folder(dense.model_dir, model_spec(model))
-    return config.model_copy(update={"dense": dense.model_copy(update=updates)})
+    return dense.model_copy(update=updates)
+
+
+def with_dense_model(config: RetrieversConfig, model: str) -> RetrieversConfig:
+    """``config`` with an ``"auto"`` dense model replaced by ``model``, its folder placed
+    beside the default model's as ``model install`` puts it; a named model stays."""
+    if config.dense.model != AUTO_MODEL:
+        return config
+    return config.model_copy(update={"dense": _placed(config.dense, model)})
 
 
 def resolve_dense_model(
