@@ -308,7 +308,7 @@ def quality_table(
     for model, spec in MODELS.items():
         if model not in MEASURED:
             continue
-        row = [f"`{model}`" + (" (default)" if spec.is_default else "")]
+        row = [f"`{model}`" + (f" ({spec.auto_rule})" if spec.auto_rule else "")]
         for data in folders:
             cell = results.get((data.name, model))
             row += [
@@ -544,9 +544,10 @@ given instead.
 
 {table}
 
-{gaps}**Informational.** This table does not change the default: `all-MiniLM-L6-v2` stays
-unless another model shows a gain that holds under cross-validation on both collections,
-the rule every default here is chosen by (docs/retrievers.md).
+{gaps}**Informational.** This table does not change the default: `model = "auto"` chooses
+`all-MiniLM-L6-v2`, or its int8 copy above 10,000 documents, unless another model shows a
+gain that holds under cross-validation on both collections, the rule every default here is
+chosen by (docs/retrievers.md).
 
 Measured on {date}, on {machine},
 shared with other jobs (load average {load} during the run). Throughput: the first
