@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR
 from retrieval_eval.index.model_catalog import (
@@ -93,9 +93,6 @@ class DenseModelChoice:
 
     model: str
     reason: str
-    # What chose it: the setting itself, or for "auto" the chroma table, the baseline or
-    # the corpus size.
-    by: Literal["setting", "chroma", "baseline", "size"]
 
     @property
     def line(self) -> str:
@@ -112,12 +109,11 @@ def choose_dense_model(
     ``documents`` counts the whole corpus, which every shard of a run loads alike."""
     model = config.dense.model
     if model != AUTO_MODEL:
-        return DenseModelChoice(model, "set in [retrievers.dense] model", "setting")
+        return DenseModelChoice(model, "set in [retrievers.dense] model")
     if config.chroma is not None and config.chroma.index == "existing":
         return DenseModelChoice(
             DEFAULT_MODEL,
             f'auto: [retrievers.chroma] index = "existing" holds {DEFAULT_MODEL} vectors',
-            "chroma",
         )
     # The size in words, not the count: the merge of a sharded run, which has no corpus to
     # count, says the same, and the line stays put while documents are added.
@@ -131,9 +127,9 @@ def choose_dense_model(
     kept = {name for name in recorded if name in AUTO_CHOICES}
     if len(kept) == 1 and by_size not in kept:
         return DenseModelChoice(
-            kept.pop(), f"auto: kept from the baseline; {size} would choose {by_size}", "baseline"
+            kept.pop(), f"auto: kept from the baseline; {size} would choose {by_size}"
         )
-    return DenseModelChoice(by_size, f"auto: {size}", "size")
+    return DenseModelChoice(by_size, f"auto: {size}")
 
 
 def auto_model(documents: int) -> str:
