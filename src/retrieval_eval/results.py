@@ -33,7 +33,7 @@ class Environment(_Frozen):
     dense_model: str | None = Field(
         default=None,
         description="the embedding model of the dense retrievers and why, e.g. "
-        "'all-MiniLM-L6-v2-int8 (auto: 12,345 documents > 10,000)'; None if none embeds",
+        "'all-MiniLM-L6-v2-int8 (auto: more than 10,000 documents)'; None if none embeds",
     )
     git_commit: str | None
 

@@ -185,3 +185,19 @@ def test_every_shard_and_the_merge_choose_as_the_whole_run(tmp_path: Path) -> No
     lines = {report["environment"]["dense_model"] for report in reports}
     assert lines == {f"{DEFAULT_MODEL} (auto: {AUTO_INT8_ABOVE:,} documents or fewer)"}
     assert {_model(report) for report in reports} == {(DEFAULT_MODEL, BUILT_SHA256[DEFAULT_MODEL])}
+
+
+def test_cache_merge_takes_the_model_whose_vectors_the_shard_caches_hold(tmp_path: Path) -> None:
+    project = _project(tmp_path / "caches", 40, model=INT8_MODEL)
+    for index in (1, 2):
+        embedded = cli(project, "embed", "--shard", f"{index}/2", "--cache-dir", f"c{index}")
+        assert embedded.returncode == 0, embedded.stderr
+        assert f"(model sha256 {BUILT_SHA256[INT8_MODEL][:12]})" in embedded.stderr
+    # No --model: "auto" is the int8 copy here, as the caches hold its vectors.
+    merged = cli(project, "cache", "merge", "--into", "merged", "c1", "c2")
+    assert merged.returncode == 0, merged.stderr
+    assert "merged 2 cache(s) into merged" in merged.stderr
+    # Named, the other model refuses them: a run never mixes two models' vectors.
+    other = cli(project, "cache", "merge", "--model", DEFAULT_MODEL, "--into", "other", "c1")
+    assert other.returncode == 2
+    assert "holds vectors of another model" in other.stderr
