@@ -30,6 +30,7 @@ from retrieval_eval.compare.baseline import (
     write_baseline,
 )
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
+from retrieval_eval.compare.dense_model import choose_run_model, resolve_dense_model
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import gate_dataset, recorded_value
 from retrieval_eval.compare.history import Trend, read_trend
@@ -49,7 +50,6 @@ from retrieval_eval.compare.partial import (
     write_partial,
 )
 from retrieval_eval.compare.verdict import decide
-from retrieval_eval.dense_model import choose_run_model
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.model_catalog import AUTO_INT8_ABOVE
 from retrieval_eval.load.corpus import load_corpus
@@ -59,7 +59,6 @@ from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetChallengers, DatasetReport, RunReport
-from retrieval_eval.retrieval.defaults import resolve_dense_model
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
 from retrieval_eval.score.cached_claude import CachedClaude
 from retrieval_eval.score.judge import ClaudeJudge, JudgeError, build_client

@@ -30,7 +30,7 @@ def run_shard_mode(settings: ActionSettings, plan: RunPlan, commands: RunnerFile
     """Embed or evaluate one shard, with the run plan every mode uses."""
     # Imported here, as in evaluation.py: settings errors must not wait for chromadb.
     from retrieval_eval.compare.baseline import models_recorded_at
-    from retrieval_eval.dense_model import choose_run_model
+    from retrieval_eval.compare.dense_model import choose_run_model
     from retrieval_eval.index.cache_merge import merge_caches
     from retrieval_eval.index.model_catalog import model_spec
     from retrieval_eval.index.model_install import verify_model_of

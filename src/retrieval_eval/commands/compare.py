@@ -26,7 +26,7 @@ from retrieval_eval.commands.beir import anthropic_api_key_value
 from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.compare.baseline import models_recorded_at
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
-from retrieval_eval.dense_model import choose_run_model
+from retrieval_eval.compare.dense_model import choose_run_model
 from retrieval_eval.errors import ConfigError, InputError, RetrievalEvalError
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.corpus import load_corpus

@@ -9,7 +9,7 @@ import click
 from retrieval_eval.commands.progress_flag import show_progress
 from retrieval_eval.commands.run import prepared_from_flags, settings_options
 from retrieval_eval.compare.baseline import models_recorded_at
-from retrieval_eval.dense_model import choose_run_model
+from retrieval_eval.compare.dense_model import choose_run_model
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.progress import stderr_log, step
 from retrieval_eval.retrieval.builtin.embed_shard import embed_into_cache

@@ -23,7 +23,7 @@ from retrieval_eval.author.generate import (
 from retrieval_eval.author.prompts import PROMPT_VERSION
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
 from retrieval_eval.commands.run import anthropic_api_key
-from retrieval_eval.dense_model import retrievers_for
+from retrieval_eval.compare.dense_model import retrievers_for
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.corpus import load_corpus

@@ -16,7 +16,7 @@ from retrieval_eval.author.query_import import (
     normalised,
     sample_groups,
 )
-from retrieval_eval.dense_model import retrievers_for
+from retrieval_eval.compare.dense_model import retrievers_for
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir

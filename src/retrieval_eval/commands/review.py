@@ -10,7 +10,7 @@ import click
 from retrieval_eval.author.hole_review import HoleReview, candidates, read_report
 from retrieval_eval.author.review import Console, DatasetLines, Review, SkipState
 from retrieval_eval.commands.run import use_color
-from retrieval_eval.dense_model import retrievers_for
+from retrieval_eval.compare.dense_model import retrievers_for
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.prepare import prepared_run

@@ -28,7 +28,7 @@ from retrieval_eval.commands.beir import prepared_retrievers
 from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
 from retrieval_eval.compare.baseline import models_recorded_at
-from retrieval_eval.dense_model import choose_run_model
+from retrieval_eval.compare.dense_model import choose_run_model
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR
 from retrieval_eval.index.model_catalog import (
@@ -26,9 +25,6 @@ from retrieval_eval.index.model_catalog import (
 )
 from retrieval_eval.index.model_install import default_model_dir, model_folder
 from retrieval_eval.retrieval.config import CustomConfig, DenseConfig, RetrieversConfig
-
-if TYPE_CHECKING:
-    from retrieval_eval.settings import RunSettings
 
 # The retrievers that embed with [retrievers.dense] model (postgres and chroma only when
 # they index or embed queries themselves, which a report names through the model anyway).
@@ -140,7 +136,7 @@ def auto_model(documents: int) -> str:
 def dense_for_corpus(dense: DenseConfig, documents: int) -> DenseConfig:
     """``dense`` with ``"auto"`` chosen by the size of the corpus a retriever indexes, for
     a retriever built outside a run (the library, the bench scripts); a run resolves it
-    before, with the baseline (``resolve_dense_model``)."""
+    before, with the baseline (``compare.dense_model``)."""
     if dense.model != AUTO_MODEL:
         return dense
     return _placed(dense, auto_model(documents))
@@ -159,29 +155,3 @@ def with_dense_model(config: RetrieversConfig, model: str) -> RetrieversConfig:
     if config.dense.model != AUTO_MODEL:
         return config
     return config.model_copy(update={"dense": _placed(config.dense, model)})
-
-
-def resolve_dense_model(
-    settings: RunSettings, *, documents: int, recorded: Collection[str] = ()
-) -> tuple[RunSettings, DenseModelChoice | None]:
-    """``settings`` with ``"auto"`` resolved in the run's retrievers and in every
-    challenger's (the same rule, on the same corpus and baseline), and the run's choice
-    when one of its retrievers embeds with it (None otherwise: nothing to report)."""
-    choice = choose_dense_model(settings.retrievers, documents=documents, recorded=recorded)
-    retrievers = with_dense_model(settings.retrievers, choice.model)
-    challengers = {
-        name: challenger.model_copy(
-            update={
-                "retrievers": with_dense_model(
-                    challenger.retrievers,
-                    choose_dense_model(
-                        challenger.retrievers, documents=documents, recorded=recorded
-                    ).model,
-                )
-            }
-        )
-        for name, challenger in settings.challengers.items()
-    }
-    resolved = settings.model_copy(update={"retrievers": retrievers, "challengers": challengers})
-    used = {*settings.dataset_retrievers.values(), *(c.retriever for c in challengers.values())}
-    return resolved, (choice if used & EMBEDDING_RETRIEVERS else None)

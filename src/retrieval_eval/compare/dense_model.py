@@ -8,12 +8,45 @@ that indexes the corpus with the dense model resolves it here, in the same way, 
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from retrieval_eval.compare.baseline import models_recorded_at
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.progress import Log
 from retrieval_eval.retrieval.config import RetrieversConfig
-from retrieval_eval.retrieval.defaults import resolve_dense_model
+from retrieval_eval.retrieval.defaults import (
+    EMBEDDING_RETRIEVERS,
+    DenseModelChoice,
+    choose_dense_model,
+    with_dense_model,
+)
 from retrieval_eval.settings import RunSettings
+
+
+def resolve_dense_model(
+    settings: RunSettings, *, documents: int, recorded: Collection[str] = ()
+) -> tuple[RunSettings, DenseModelChoice | None]:
+    """``settings`` with ``"auto"`` resolved in the run's retrievers and in every
+    challenger's (the same rule, on the same corpus and baseline), and the run's choice
+    when one of its retrievers embeds with it (None otherwise: nothing to report)."""
+    choice = choose_dense_model(settings.retrievers, documents=documents, recorded=recorded)
+    retrievers = with_dense_model(settings.retrievers, choice.model)
+    challengers = {
+        name: challenger.model_copy(
+            update={
+                "retrievers": with_dense_model(
+                    challenger.retrievers,
+                    choose_dense_model(
+                        challenger.retrievers, documents=documents, recorded=recorded
+                    ).model,
+                )
+            }
+        )
+        for name, challenger in settings.challengers.items()
+    }
+    resolved = settings.model_copy(update={"retrievers": retrievers, "challengers": challengers})
+    used = {*settings.dataset_retrievers.values(), *(c.retriever for c in challengers.values())}
+    return resolved, (choice if used & EMBEDDING_RETRIEVERS else None)
 
 
 def choose_run_model(
