@@ -31,7 +31,8 @@ from retrieval_eval.vocabulary import MODEL_DIR_ENV, ExitCode
 _DIR_HELP = (
     f"Model folder. Default: ${MODEL_DIR_ENV} if set, else chromadb's own model folder "
     "(~/.cache/chroma/onnx_models/all-MiniLM-L6-v2/onnx), so chromadb never downloads it; "
-    "another model goes beside it, in a folder named after the model."
+    "another model goes beside it, in a folder named after the model (the int8 copy's: "
+    "onnx-int8)."
 )
 _NAME = click.argument(
     "name", required=False, default=DEFAULT_MODEL, type=click.Choice(list(MODELS))
