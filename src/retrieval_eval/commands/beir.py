@@ -27,7 +27,6 @@ from retrieval_eval.retrieval.base import CountsEmbeddings, ReportsMissingQuerie
 from retrieval_eval.retrieval.builtin.hybrid import HybridRetriever
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.retrieval.defaults import (
-    EMBEDDING_RETRIEVERS,
     choose_dense_model,
     resolve_defaults,
     with_dense_model,
@@ -113,9 +112,8 @@ def beir(
         data = load_beir(directory, split)
         for note in data.notes:
             click.echo(f"note: {note}", err=True)
+        # The folder's size chooses "auto" (no baseline here); `--json`'s config names it.
         choice = choose_dense_model(ready.retrievers, documents=len(data.corpus.documents))
-        if retriever_name in EMBEDDING_RETRIEVERS:
-            click.echo(f"dense model: {choice.line}", err=True)
         retriever = build_retriever(
             retriever_name,
             with_dense_model(ready.retrievers, choice.model),
