@@ -105,6 +105,7 @@ def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _project(tmp_path_factory.mktemp("large"), LARGE)
 
 
+@pytest.mark.slow  # embeds 10,001 short notes (about 15 s)
 def test_a_corpus_over_the_threshold_is_embedded_with_the_int8_copy(large: Path) -> None:
     installed = default_model_dir(Path.home()).parent / "onnx-int8"
     assert (installed / "model.onnx").is_file(), "run `retrieval-eval model install`"
