@@ -7,9 +7,11 @@ pytrec_eval scores the run (NDCG@10, MRR, P@5, recall@100, MAP). Our command doe
 work and more: our chunking and tokenizer, a warm-up query, one timed search per query,
 latency percentiles, and its printed table. Each side is a fresh process, interleaved,
 measured as CPU time (user + system of the child: the figure a loaded machine distorts
-least) and wall time; medians of ``--repeat``.
+least) and wall time; medians of ``--repeat``. ``--other-src`` adds our command run from a
+second tree's ``src`` (another commit's, from ``git archive``), interleaved with the others.
 
     .venv/bin/python bench/bench_beir_bm25.py BEIR_DIR --repeat 5
+    .venv/bin/python bench/bench_beir_bm25.py BEIR_DIR --repeat 5 --other-src /tmp/before/src
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,7 +63,7 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+def timed(args: list[str], env: Mapping[str, str]) -> tuple[float, float, str]:
     """(CPU seconds, wall seconds, stdout) of one child process."""
     cpu_before = _children_cpu()
     started = time.perf_counter()
@@ -75,6 +78,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", type=Path, help="a BEIR folder (corpus.jsonl, ...)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--other-src", type=Path, help="another tree's src folder, run as a third side"
+    )
     options = parser.parse_args()
     folder = str(options.directory.resolve())
     with tempfile.TemporaryDirectory(prefix="bench-beir-") as scratch:
@@ -94,14 +100,22 @@ def main() -> int:
             str(Path(scratch) / "cache"),
         ]
         peer = [sys.executable, str(peer_file), folder]
-        sides = {"retrieval-eval beir --retriever bm25": ours, "bm25s + pytrec_eval script": peer}
-        for args in sides.values():  # fills the bytecode caches
-            print(timed(args, env)[2].strip(), file=sys.stderr)
+        sides = {"retrieval-eval beir --retriever bm25": (ours, env)}
+        if options.other_src is not None:
+            other = {
+                **env,
+                "PYTHONPATH": str(options.other_src.resolve()),
+                "PYTHONPYCACHEPREFIX": str(Path(scratch) / "pycache-other"),
+            }
+            sides["the same, other tree"] = (ours, other)
+        sides["bm25s + pytrec_eval script"] = (peer, env)
+        for args, side_env in sides.values():  # fills the bytecode caches
+            print(timed(args, side_env)[2].strip(), file=sys.stderr)
         measured: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
         load_start = os.getloadavg()[0]
         for _ in range(options.repeat):
-            for name, args in sides.items():
-                cpu, wall, _ = timed(args, env)
+            for name, (args, side_env) in sides.items():
+                cpu, wall, _ = timed(args, side_env)
                 measured[name].append((cpu, wall))
         load_end = os.getloadavg()[0]
     peer_cpu = statistics.median(cpu for cpu, _ in measured["bm25s + pytrec_eval script"])

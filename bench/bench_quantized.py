@@ -12,8 +12,13 @@ temporary folder (nothing is installed): per variant, 256-token texts per CPU-se
 (interleaved with FP32, one thread unless ``--threads``; pin with ``taskset -c 1``), the
 least and mean cosine between its vectors and FP32's on those texts, and NDCG@10 of the
 dense retriever with it on each ``--dataset`` (a BEIR folder; default: the in-repo
-Cranfield copy). A variant is ``fused`` (FP32 through onnxruntime.transformers' fusions), or
-``dynamic`` or ``static`` with ``:``-separated options:
+Cranfield copy); also the least cosine on short texts (the first dataset's queries and
+the repository's datasets: its queries and its documents). A variant is ``int8`` (what
+`model install --quantize int8` builds; ``int8:block=N``: with one word-piece table scale
+per N entries of a row instead), ``fp32-table`` (the FP32 model with its word-piece
+table back in float32, as it was built before the table was stored as float16), ``fused``
+(FP32 through onnxruntime.transformers' fusions), or ``dynamic`` or ``static`` with
+``:``-separated options:
 ``pc`` per-channel weights; ``rr`` reduced range (7-bit); ``minmax``, ``entropy`` or
 ``percentile`` (static calibration, default minmax); ``smooth[=alpha]`` applies
 SmoothQuant's migration first (alpha 0.5 unless given; calibrated like static; ``p2``
@@ -25,6 +30,8 @@ MatMul whose weight name contains A or B (e.g. ``output.dense``, ``layer.5.``,
 
     taskset -c 1 .venv/bin/python bench/bench_quantized.py --threads 1 --runs 3 \
         --variants dynamic,dynamic:pc,static:pc --dataset DIR [--dataset DIR2]
+    taskset -c 1 .venv/bin/python bench/bench_quantized.py --threads 1 --runs 5 \
+        --variants fp32-table,int8 --dataset DIR [--dataset DIR2]
 """
 
 from __future__ import annotations
@@ -56,7 +63,7 @@ from retrieval_eval.index.model_install import (  # noqa: E402
     default_model_dir,
     install_model,
 )
-from retrieval_eval.index.model_quantize import quantized_model_dir  # noqa: E402
+from retrieval_eval.index.model_quantize import quantize_int8, quantized_model_dir  # noqa: E402
 from retrieval_eval.index.text_embedding import TextEmbedding  # noqa: E402
 from retrieval_eval.load.beir import load_beir  # noqa: E402
 from retrieval_eval.retrieval.builtin.dense import DenseRetriever  # noqa: E402
@@ -89,6 +96,34 @@ def long_passages(corpus: Path, count: int, *, reverse: bool = False) -> list[st
 
 
 MODEL_OF = {"fp32": DEFAULT_MODEL, "int8": INT8_MODEL}
+
+
+def short_texts(dataset: Path) -> list[str]:
+    """The queries of the BEIR folder ``dataset`` and of the repository's datasets, and
+    the repository's documents (most shorter than the 256-token window)."""
+    queries = (dataset / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    texts = [json.loads(line)["text"] for line in queries if line.strip()]
+    for path in sorted((REPO / "datasets").glob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        texts += [json.loads(line)["query"] for line in lines if line.strip()]
+    documents = sorted((REPO / "datasets" / "corpus").rglob("*.md"))
+    return texts + [path.read_text(encoding="utf-8") for path in documents]
+
+
+def float32_table(fp32: Path, target: Path) -> None:
+    """The model at ``fp32`` with its word-piece table as float32 from the weights: the
+    lookup's Cast to float32 is then a copy, so this computes what the build computed
+    before it stored the table as float16."""
+    from onnx import numpy_helper
+
+    from retrieval_eval.index.model_build import WORD_EMBEDDINGS, read_safetensors
+    from retrieval_eval.index.model_install import packaged_weights_dir
+
+    model = onnx.load(str(fp32))
+    weights = read_safetensors(packaged_weights_dir() / "model.safetensors")
+    [table] = [init for init in model.graph.initializer if init.name == WORD_EMBEDDINGS]
+    table.CopyFrom(numpy_helper.from_array(weights[WORD_EMBEDDINGS], WORD_EMBEDDINGS))
+    onnx.save(model, str(target))
 
 
 def ndcg(model_dir: Path, model: str, dataset: Path, threads: int) -> tuple[float, float]:
@@ -300,6 +335,14 @@ def build_variant(variant: str, fp32: Path, target: Path, calibration: list[str]
         quantize_static,
     )
 
+    if variant.startswith("int8"):
+        block = variant.partition(":block=")[2]
+        options = {"table_block": int(block)} if block else {}
+        target.write_bytes(quantize_int8(fp32.read_bytes(), **options))
+        return
+    if variant == "fp32-table":
+        float32_table(fp32, target)
+        return
     kind, *options = variant.split(":")
     keep: list[str] = []
     for option in options:
@@ -400,6 +443,7 @@ def compare_variants(args: argparse.Namespace, fp32_dir: Path, datasets: list[Pa
     calibrate_on = args.calibrate_on or datasets[0]
     calibration = long_passages(calibrate_on / "corpus.jsonl", args.calibration, reverse=True)
     texts = long_passages(datasets[0] / "corpus.jsonl", args.passages)
+    short = short_texts(datasets[0])
     with tempfile.TemporaryDirectory(prefix="retrieval-eval-variants-") as work:
         # A copy to quantize from: the quantizer writes scratch files beside its source.
         fp32_path = Path(work) / "fp32" / "model.onnx"
@@ -430,19 +474,26 @@ def compare_variants(args: argparse.Namespace, fp32_dir: Path, datasets: list[Pa
                 vectors[name] = model.embed(texts)
                 seconds[name].append(time.process_time() - started)
         rate = {name: len(texts) / statistics.median(times) for name, times in seconds.items()}
+        short_vectors = {name: model.embed(short) for name, model in models.items()}
         # A BEIR folder is often <name>/beir: name it by its parent then.
         names = [d.parent.name if d.name == "beir" else d.name for d in [*datasets, calibrate_on]]
         header = " | ".join(f"NDCG@10 {name} (Δ)" for name in names[:-1])
         print(
             f"\nthreads {args.threads}, {len(texts)} passages of 256 tokens, {args.runs} runs "
-            f"(medians, CPU time), calibration {len(calibration)} texts of {names[-1]}, "
+            f"(medians, CPU time), {len(short)} short texts, "
+            f"calibration {len(calibration)} texts of {names[-1]}, "
             f"load average {os.getloadavg()[0]:.1f}\n"
         )
-        print(f"| variant | texts/CPU-s | vs FP32 | least cosine | mean cosine | {header} |")
-        print("| --- | ---: | ---: | ---: | ---: |" + " ---: |" * len(datasets))
+        print(
+            "| variant | texts/CPU-s | vs FP32 | least cosine | mean cosine "
+            f"| least cosine, short | {header} |"
+        )
+        print("| --- | ---: | ---: | ---: | ---: | ---: |" + " ---: |" * len(datasets))
         base: dict[Path, float] = {}
         for name, path in paths.items():
-            cosine = (vectors[name] * vectors["fp32"]).sum(1)
+            # In float64, so a cosine within 1e-7 of 1 is not rounded away.
+            cosine = (vectors[name].astype(np.float64) * vectors["fp32"]).sum(1)
+            short_cosine = (short_vectors[name].astype(np.float64) * short_vectors["fp32"]).sum(1)
             cells = []
             for dataset in datasets:
                 if args.skip_quality:
@@ -453,7 +504,9 @@ def compare_variants(args: argparse.Namespace, fp32_dir: Path, datasets: list[Pa
                 cells.append(f"{value:.4f} ({value - base[dataset]:+.4f})")
             print(
                 f"| {name} | {rate[name]:.2f} | {rate[name] / rate['fp32']:.2f}× | "
-                f"{cosine.min():.5f} | {cosine.mean():.5f} | " + " | ".join(cells) + " |",
+                f"{cosine.min():.7f} | {cosine.mean():.7f} | {short_cosine.min():.7f} | "
+                + " | ".join(cells)
+                + " |",
                 flush=True,
             )
 

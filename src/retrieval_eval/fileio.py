@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from retrieval_eval.errors import RetrievalEvalError
-from retrieval_eval.trust.redaction import clean
+from retrieval_eval.trust.redaction import clean_utf8, clean_utf8_bytes
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -41,8 +41,18 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 def atomic_write_text(path: Path, text: str) -> None:
     """Text files are reports, baselines and hand-over files: secrets are masked first.
     A full disk (or any refusal to write) is an error naming the file, not a crash."""
+    _write_or_fail(path, clean_utf8(text))
+
+
+def atomic_write_utf8(path: Path, data: bytes) -> None:
+    """``atomic_write_text`` of a text already encoded as UTF-8 (by a serializer that
+    writes bytes): secrets are masked in the bytes."""
+    _write_or_fail(path, clean_utf8_bytes(data))
+
+
+def _write_or_fail(path: Path, data: bytes) -> None:
     try:
-        atomic_write_bytes(path, clean(text).encode("utf-8"))
+        atomic_write_bytes(path, data)
     except OSError as error:
         raise RetrievalEvalError(f"could not write: {error.strerror or error}", file=path) from None
 

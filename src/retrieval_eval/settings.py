@@ -36,6 +36,7 @@ from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 from retrieval_eval.vocabulary import (
     COST_PER_QUERY,
+    DEFAULT_CACHE_DIR,
     GROUNDEDNESS,
     JUDGE,
     LATENCY_P95,
@@ -206,7 +207,7 @@ class RunSettings(BaseModel):
     # run's values (never lowers them); "fixed" moves it only by `baseline update`.
     baseline_update: Literal["fixed", "ratchet"] = "fixed"
     report_dir: Path = Path("retrieval-eval-report")
-    cache_dir: Path = Path(".retrieval-eval-cache")
+    cache_dir: Path = Path(DEFAULT_CACHE_DIR)
     model_dir: Path | None = None  # None: where `retrieval-eval model install` puts it
     dataset_retrievers: dict[str, str] = Field(
         default_factory=lambda: dict(DEFAULT_DATASET_RETRIEVERS)

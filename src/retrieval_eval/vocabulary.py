@@ -16,6 +16,8 @@ from typing import Literal, get_args
 # The environment variable naming the installed model's folder. The container image sets
 # it: the runner gives a container a fresh HOME, where the default folder would be empty.
 MODEL_DIR_ENV = "RETRIEVAL_EVAL_MODEL_DIR"
+# The cache folder (embeddings/, rerank/, runs/ inside) when the settings name none.
+DEFAULT_CACHE_DIR = ".retrieval-eval-cache"
 
 # Metrics that are not retrieval-quality measures; lower is better for latency and cost.
 LATENCY_P95 = "latency_p95_ms"

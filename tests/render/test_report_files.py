@@ -1,6 +1,6 @@
 """report.json's text is exactly the standard library's indented encoding of the report.
 
-report_json_text writes it with pydantic's serializer (fast) and repairs the few float
+report_json_bytes writes it (as UTF-8) with pydantic's serializer (fast) and repairs the few float
 spellings that differ; these tests hold it to ``json.dumps(..., indent=2,
 ensure_ascii=False)`` for every float and string a report can hold.
 """
@@ -8,14 +8,16 @@ ensure_ascii=False)`` for every float and string a report can hold.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.render.report_files import QUERY_FLOATS, report_json_text
+from retrieval_eval.render.report_files import QUERY_FLOATS, report_json_bytes, write_report_files
 from retrieval_eval.results import BreakdownRow, FixtureFailure, QueryMove, QueryResult, RunReport
+from retrieval_eval.trust.redaction import register_secret
 from tests.render.reports import dataset, mrr_row, query, report
 
 
@@ -92,7 +94,7 @@ def test_report_json_is_the_standard_library_encoding(data: st.DataObject) -> No
         st.dictionaries(TEXT, st.dictionaries(TEXT, st.lists(FLOATS, max_size=3), max_size=2))
     )
     built = RunReport.model_validate(fields)
-    assert report_json_text(built) == stdlib_text(built)
+    assert report_json_bytes(built) == stdlib_text(built).encode("utf-8")
 
 
 @pytest.mark.parametrize(
@@ -123,7 +125,7 @@ def test_floats_the_serializer_spells_differently_are_written_as_python_does(
     fields["datasets"][0]["queries"][0]["metrics"] = {"mrr@10": value}
     fields["datasets"][0]["retriever_config"] = {"weights": [value], "e-1": 0.00001}
     built = RunReport.model_validate(fields)
-    text = report_json_text(built)
+    text = report_json_bytes(built).decode("utf-8")
     assert text == stdlib_text(built)
     if value == value:  # not NaN
         assert f'"cost_usd": {json.dumps(value)}' in text
@@ -136,3 +138,23 @@ def test_every_float_field_of_a_query_is_checked_for_nan_and_infinity() -> None:
         if "float" in str(field.annotation) and name != "metrics"
     }
     assert floats == set(QUERY_FLOATS)
+
+
+def test_a_registered_secret_is_masked_in_every_report_file(tmp_path: Path) -> None:
+    secret = "sk-report-secret-7f3a9c2e41"
+    register_secret(secret)
+    built = RunReport.model_validate(base_report() | {"headline": f"Passed: {secret} →"})
+    write_report_files(built, tmp_path)
+    for name in ("report.json", "report.md", "report.html"):
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        assert secret not in text
+    assert '"headline": "Passed: *** →"' in (tmp_path / "report.json").read_text(encoding="utf-8")
+
+
+def test_floats_after_many_hyphens_are_written_as_python_does() -> None:
+    fields = base_report()
+    fields["datasets"][0]["queries"][0]["query"] = "-" * 25_000 + "e-7"
+    fields["datasets"][0]["queries"][0]["cost_usd"] = 1e-07
+    fields["datasets"][0]["queries"][1]["cost_usd"] = 2.5e-05
+    built = RunReport.model_validate(fields)
+    assert report_json_bytes(built) == stdlib_text(built).encode("utf-8")

@@ -88,7 +88,7 @@ def test_a_sorted_run_read_in_small_pieces_prints_what_the_whole_file_path_print
     with pytest.raises(NotContiguousError):
         next(stream_run(shuffled))
     for options in ({}, {"max_docs": 5}, {"level": 2}):
-        whole = _outputs(qrels, shuffled, **options)
+        whole = _outputs(qrels, shuffled, in_pieces=False, **options)
         monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", 256)
         assert _outputs(qrels, ordered, piece_rows=piece_rows, **options) == whole
         if piece_rows < 100:  # a piece ends with a read block: these were really small
@@ -140,13 +140,23 @@ def test_random_sorted_runs_in_random_pieces_print_what_the_whole_file_path_prin
     (tmp_path / "sorted").write_text(_contiguous(run))
     (tmp_path / "scattered").write_text(_interleaved(run))
 
-    def outputs(name: str) -> tuple[str, str] | str:
+    def outputs(name: str, **options: object) -> tuple[str, str] | str:
         try:
-            return _outputs(qrels, tmp_path / name, piece_rows=piece_rows, max_docs=max_docs)
+            return _outputs(qrels, tmp_path / name, max_docs=max_docs, **options)
         except InputError as error:  # no query in common: the same message either way
             return str(error).replace(str(tmp_path / name), "RUN")
 
-    whole = outputs("scattered")
+    whole = outputs("scattered", in_pieces=False)
     monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", block)
-    assert outputs("sorted") == whole
+    assert outputs("sorted", piece_rows=piece_rows) == whole
     monkeypatch.undo()
+
+
+def test_a_repeated_document_in_a_piece_without_judgments_is_an_error(tmp_path: Path) -> None:
+    """trec_eval refuses the run even where the repeat is in a query it does not score."""
+    (tmp_path / "qrels").write_text("2 0 b 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 3 t\n1 Q0 a 2 2 t\n2 Q0 b 1 3 t\n")
+    with pytest.raises(InputError) as caught:
+        score_trec_run(tmp_path / "qrels", tmp_path / "run", ("map",), piece_rows=1)
+    assert caught.value.line == 2
+    assert "appears twice for query '1'" in str(caught.value)

@@ -9,6 +9,8 @@ changes a row, a check or the verdict: only a person adds a label (`review --hol
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from retrieval_eval.compare.baseline import BaselineDataset
 from retrieval_eval.results import DatasetReport, Hole, QueryMove, QueryResult
 
@@ -32,7 +34,8 @@ def with_label_notes(report: DatasetReport, baseline: BaselineDataset | None) ->
         )
     comparison = report.comparison
     if comparison is not None and baseline is not None and baseline.queries is not None:
-        by_id = {q.query_id: q for q in report.queries}
+        queries = report.queries
+        by_id = dict(zip(map(attrgetter("query_id"), queries), queries, strict=True))
         recorded = baseline.queries
         moves = tuple(
             _with_holes(

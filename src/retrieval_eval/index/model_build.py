@@ -5,6 +5,8 @@ torch would pull in gigabytes, while the encoder is a few dozen standard ONNX op
 The graph reproduces Hugging Face's ``BertModel`` forward pass exactly (exact-erf
 GELU, post-LayerNorm, additive attention mask) and outputs ``last_hidden_state``,
 the output chromadb's own ONNX embedding function reads, so one file serves both.
+Attention is onnxruntime's fused MultiHeadAttention operator rather than standard ops:
+it skips the reshapes and transposes and never writes the score matrix to memory.
 
 Every byte of the result is fixed by the weights and the constants below (IR
 version, opset, producer), which is what lets ``model_install`` pin its sha256.
@@ -28,6 +30,10 @@ from retrieval_eval.errors import InputError
 # IR 8 / opset 17 load in every onnxruntime since 1.14 (LayerNormalization needs 17).
 IR_VERSION = 8
 OPSET = 17
+# onnxruntime's own operators, for attention (``_attention``); MultiHeadAttention is in
+# version 1 of that domain. chromadb's embedding function runs on onnxruntime too.
+CONTRIB_DOMAIN = "com.microsoft"
+CONTRIB_OPSET = 1
 PRODUCER = "retrieval-eval model_build"
 
 HIDDEN = 384
@@ -35,6 +41,8 @@ HEADS = 12
 HEAD_DIM = HIDDEN // HEADS
 LAYERS = 6
 LAYER_NORM_EPS = 1e-12
+# The word-piece embeddings table's name, in the weights and in the graph.
+WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 
 _SAFETENSORS_DTYPES: dict[str, np.dtype[Any]] = {"F32": np.dtype("<f4"), "I64": np.dtype("<i8")}
 
@@ -74,6 +82,7 @@ class _GraphBuilder:
         self.weights = weights
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[TensorProto] = []
+        self.value_info: list[onnx.ValueInfoProto] = []
         self._counter = 0
 
     def const(self, name: str, array: np.ndarray) -> str:
@@ -84,11 +93,11 @@ class _GraphBuilder:
         array = self.weights[name]
         return self.const(name, array.T if transpose else array)
 
-    def op(self, op_type: str, inputs: list[str], **attributes: object) -> str:
+    def op(self, op_type: str, inputs: list[str], domain: str = "", **attributes: object) -> str:
         self._counter += 1
         output = f"{op_type.lower()}_{self._counter}"
         self.nodes.append(
-            helper.make_node(op_type, inputs, [output], name=output, **attributes)  # type: ignore[arg-type]
+            helper.make_node(op_type, inputs, [output], name=output, domain=domain, **attributes)  # type: ignore[arg-type]
         )
         return output
 
@@ -107,7 +116,13 @@ class _GraphBuilder:
 
 
 def _embeddings(g: _GraphBuilder) -> str:
-    words = g.op("Gather", [g.weight("embeddings.word_embeddings.weight"), "input_ids"])
+    # The word-piece table (30522 × 384) is half the weights: stored as float16 it takes
+    # 23 MB instead of 47, and only the looked-up rows are cast back to float32. The
+    # vectors' least cosine to an all-float32 build is 0.99999999 (docs/benchmarks.md,
+    # "Smaller model files"); every other weight stays float32.
+    table = g.const(WORD_EMBEDDINGS, g.weights[WORD_EMBEDDINGS].astype(np.float16))
+    rows = g.op("Gather", [table, "input_ids"])
+    words = g.op("Cast", [rows], to=TensorProto.FLOAT)
     types = g.op("Gather", [g.weight("embeddings.token_type_embeddings.weight"), "token_type_ids"])
     seq_len = g.op("Shape", ["input_ids"], start=1, end=2)
     positions = g.op(
@@ -123,32 +138,98 @@ def _embeddings(g: _GraphBuilder) -> str:
     return g.layer_norm(summed, "embeddings.LayerNorm")
 
 
-def _mask_bias(g: _GraphBuilder) -> str:
-    # Padding keys get the most negative float added to their score, as in Hugging
-    # Face's BERT, so softmax gives them exactly zero weight.
+def _key_mask(g: _GraphBuilder) -> str:
+    """[batch, sequence, heads · (HEAD_DIM + 1)]: zero, but for each head's extra key
+    dimension (``_attention``), which is 0 for a real token and the most negative float
+    for padding, the additive mask of Hugging Face's BERT."""
     mask = g.op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
     inverted = g.op("Sub", [g.const("one", np.array(1.0, dtype=np.float32)), mask])
     bias = g.op("Mul", [inverted, g.const("mask_min", np.array(np.finfo(np.float32).min))])
-    return g.op("Unsqueeze", [bias, g.const("mask_axes", np.array([1, 2], dtype=np.int64))])
+    per_token = g.op("Unsqueeze", [bias, g.const("mask_axes", np.array([2, 3], dtype=np.int64))])
+    last = np.zeros((1, 1, 1, HEAD_DIM + 1), dtype=np.float32)
+    last[..., HEAD_DIM] = 1.0
+    column = g.op("Mul", [per_token, g.const("mask_column", last)])  # [batch, sequence, 1, 33]
+    shape = g.op(
+        "Concat",
+        [
+            g.op("Shape", ["input_ids"]),
+            g.const("mask_heads", np.array([HEADS, HEAD_DIM + 1], dtype=np.int64)),
+        ],
+        axis=0,
+    )
+    flat = g.const("mask_flat", np.array([0, 0, HEADS * (HEAD_DIM + 1)], dtype=np.int64))
+    return g.op("Reshape", [g.op("Expand", [column, shape]), flat])
 
 
-def _attention(g: _GraphBuilder, x: str, mask_bias: str, prefix: str) -> str:
-    heads_shape = g.const(f"{prefix}.heads_shape", np.array([0, 0, HEADS, HEAD_DIM], np.int64))
-    merged_shape = g.const(f"{prefix}.merged_shape", np.array([0, 0, HIDDEN], np.int64))
+def _extra_dimension(array: np.ndarray, fill: float) -> np.ndarray:
+    """``array``'s last axis (heads × HEAD_DIM, head-major) with one more value per head."""
+    heads = array.reshape(*array.shape[:-1], HEADS, HEAD_DIM)
+    extra = np.full((*heads.shape[:-1], 1), fill, dtype=np.float32)
+    return np.concatenate([heads, extra], axis=-1).reshape(*array.shape[:-1], -1)
 
-    def split_heads(name: str, perm: list[int]) -> str:
-        projected = g.linear(x, f"{prefix}.attention.self.{name}")
-        return g.op("Transpose", [g.op("Reshape", [projected, heads_shape])], perm=perm)
 
-    query = split_heads("query", [0, 2, 1, 3])  # [batch, heads, seq, dim]
-    key = split_heads("key", [0, 2, 3, 1])  # [batch, heads, dim, seq]
-    value = split_heads("value", [0, 2, 1, 3])
-    scale = g.const(f"{prefix}.scale", np.array(1.0 / np.sqrt(HEAD_DIM), dtype=np.float32))
-    scores = g.op("Add", [g.op("Mul", [g.op("MatMul", [query, key]), scale]), mask_bias])
-    context = g.op("MatMul", [g.op("Softmax", [scores], axis=-1), value])
-    context = g.op("Transpose", [context], perm=[0, 2, 1, 3])
-    context = g.op("Reshape", [context, merged_shape])
-    attended = g.linear(context, f"{prefix}.attention.output.dense")
+def _attention(g: _GraphBuilder, x: str, key_mask: str, prefix: str) -> str:
+    # onnxruntime's MultiHeadAttention (com.microsoft) runs its fused flash kernel on CPU
+    # only without a mask input, so the padding mask rides in the scores instead: each
+    # head's query gets one more dimension, always 1, and its key the mask value, so
+    # q·k gains exactly the additive mask (scaled by 1/√HEAD_DIM with the rest, still
+    # far below any score: padding gets zero weight, as in Hugging Face's BERT). The
+    # extra columns are zero weights plus a bias; Q, K and V stay plain MatMuls, which
+    # is what dynamic int8 quantization rewrites.
+    self_attention = f"{prefix}.attention.self"
+    weights = {
+        name: g.weights[f"{self_attention}.{name}.weight"].T for name in ("query", "key", "value")
+    }
+    query = g.op(
+        "Add",
+        [
+            g.op(
+                "MatMul",
+                [
+                    x,
+                    g.const(
+                        f"{self_attention}.query.weight", _extra_dimension(weights["query"], 0)
+                    ),
+                ],
+            ),
+            g.const(
+                f"{self_attention}.query.bias",
+                _extra_dimension(g.weights[f"{self_attention}.query.bias"], 1),
+            ),
+        ],
+    )
+    # The key's bias adds q·b to every score of a query, which softmax cancels: dropped.
+    key = g.op(
+        "MatMul",
+        [x, g.const(f"{self_attention}.key.weight", _extra_dimension(weights["key"], 0))],
+    )
+    value = g.op("MatMul", [x, g.const(f"{self_attention}.value.weight", weights["value"])])
+    context = g.op(
+        "MultiHeadAttention",
+        [query, g.op("Add", [key, key_mask]), value],
+        domain=CONTRIB_DOMAIN,
+        num_heads=HEADS,
+        scale=float(1.0 / np.sqrt(HEAD_DIM)),
+    )
+    # onnx's shape inference does not know contrib ops; the quantizer needs the type.
+    g.value_info.append(
+        helper.make_tensor_value_info(context, TensorProto.FLOAT, ["batch", "sequence", HIDDEN])
+    )
+    # Each query's weights sum to 1, so the value's bias b adds b to every context row:
+    # it moves into the output projection's bias, b·W + c (computed in float64).
+    dense = f"{prefix}.attention.output.dense"
+    folded_bias = (
+        g.weights[f"{self_attention}.value.bias"].astype(np.float64)
+        @ g.weights[f"{dense}.weight"].T.astype(np.float64)
+        + g.weights[f"{dense}.bias"]
+    ).astype(np.float32)
+    attended = g.op(
+        "Add",
+        [
+            g.op("MatMul", [context, g.weight(f"{dense}.weight", transpose=True)]),
+            g.const(f"{dense}.bias", folded_bias),
+        ],
+    )
     return g.layer_norm(g.op("Add", [attended, x]), f"{prefix}.attention.output.LayerNorm")
 
 
@@ -176,11 +257,11 @@ def build_model(weights_dir: Path) -> bytes:
             file=weights_path,
         )
     g = _GraphBuilder(read_safetensors(weights_path))
-    mask_bias = _mask_bias(g)
+    key_mask = _key_mask(g)
     x = _embeddings(g)
     for layer in range(LAYERS):
         prefix = f"encoder.layer.{layer}"
-        x = _feed_forward(g, _attention(g, x, mask_bias, prefix), prefix)
+        x = _feed_forward(g, _attention(g, x, key_mask, prefix), prefix)
     g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="output"))
 
     int_input = [
@@ -190,10 +271,15 @@ def build_model(weights_dir: Path) -> bytes:
     output = helper.make_tensor_value_info(
         "last_hidden_state", TensorProto.FLOAT, ["batch", "sequence", HIDDEN]
     )
-    graph = helper.make_graph(g.nodes, "all-MiniLM-L6-v2", int_input, [output], g.initializers)
+    graph = helper.make_graph(
+        g.nodes, "all-MiniLM-L6-v2", int_input, [output], g.initializers, value_info=g.value_info
+    )
     model = helper.make_model(
         graph,
-        opset_imports=[helper.make_opsetid("", OPSET)],
+        opset_imports=[
+            helper.make_opsetid("", OPSET),
+            helper.make_opsetid(CONTRIB_DOMAIN, CONTRIB_OPSET),
+        ],
         producer_name=PRODUCER,
         producer_version="1",
         ir_version=IR_VERSION,

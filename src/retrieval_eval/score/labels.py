@@ -10,7 +10,9 @@ set and are left out, as they are of every mean.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from itertools import repeat
+from operator import attrgetter
 
 from retrieval_eval.results import LabelCoverage, QueryResult
 
@@ -22,9 +24,13 @@ def unlabelled_at(retrieved: Sequence[str], golden: Collection[str], k: int) -> 
 
 def label_coverage(queries: Sequence[QueryResult], k: int) -> LabelCoverage:
     """The labelled share of the results at ``k`` over the queries that have a golden set."""
-    counted = [q for q in queries if q.unlabelled_at_k is not None]
-    retrieved = sum(min(len(q.retrieved), k) for q in counted)
-    unlabelled = sum(q.unlabelled_at_k or 0 for q in counted)
+    # Whole columns read at C speed (map): a merge passes over 100,000 queries here.
+    counts: list[int | None] = list(map(attrgetter("unlabelled_at_k"), queries))
+    counted: Iterable[QueryResult] = queries
+    if None in counts:
+        counted = [q for q, count in zip(queries, counts, strict=True) if count is not None]
+    retrieved = sum(map(min, map(len, map(attrgetter("retrieved"), counted)), repeat(k)))
+    unlabelled = sum(count for count in counts if count is not None)
     labelled = retrieved - unlabelled
     return LabelCoverage(
         retrieved=retrieved,

@@ -12,6 +12,8 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from retrieval_eval.load.fixtures import LocatedFixture
@@ -161,8 +163,9 @@ def aggregates(
 ) -> dict[str, Aggregate]:
     """Mean and bootstrap CI of each metric over the queries that have it."""
     result: dict[str, Aggregate] = {}
+    per_query = [q.metrics for q in queries]
     for metric in metrics:
-        values = [q.metrics[metric] for q in queries if metric in q.metrics]
+        values = _column(per_query, metric)
         if not values:
             continue
         low, high = bootstrap_ci(values, seed=seed)
@@ -170,6 +173,13 @@ def aggregates(
             value=sum(values) / len(values), ci_low=low, ci_high=high, n=len(values)
         )
     return result
+
+
+def _column(per_query: Sequence[dict[str, float]], metric: str) -> list[float]:
+    """``metric``'s value of each query that has it, in order (read at C speed when every
+    query has one, the usual case)."""
+    values: list[float | None] = list(map(dict.get, per_query, repeat(metric)))
+    return [value for value in values if value is not None] if None in values else values  # type: ignore[return-value]
 
 
 def retrieval_types(fixtures: Sequence[LocatedFixture]) -> dict[str, str]:
@@ -182,19 +192,23 @@ def breakdowns(
 ) -> tuple[BreakdownRow, ...]:
     """Means per retrieval_type, query_type and tag (a query counts once in each of its tags)."""
     scored = [query for query in queries if not query.expect_empty]
-    # Most queries share their few groups: each combination's labels are made once.
-    made: dict[tuple[str, str | None, tuple[str, ...]], list[str]] = {}
-    labels = []
-    for query in scored:
-        key = (retrieval_type[query.query_id], query.query_type, query.tags)
-        found = made.get(key)
-        if found is None:
-            found = made[key] = _group_labels(query, key[0])
-        labels.append(found)
-    sizes = Counter(label for query_labels in labels for label in query_labels)
-    names = list(dict.fromkeys(name for query in scored for name in query.metrics))
+    # Most queries share their few groups: each combination's labels are made once, and
+    # every query holds its combination's list (group_members relies on the sharing).
+    keys = list(
+        zip(
+            map(retrieval_type.__getitem__, map(attrgetter("query_id"), scored)),
+            map(attrgetter("query_type"), scored),
+            map(attrgetter("tags"), scored),
+            strict=True,
+        )
+    )
+    made = {key: _group_labels(*key) for key in dict.fromkeys(keys)}
+    labels = list(map(made.__getitem__, keys))
+    sizes = Counter(chain.from_iterable(labels))
+    per_query = [query.metrics for query in scored]
+    names = list(dict.fromkeys(chain.from_iterable(per_query)))
     means = group_means(
-        {name: [query.metrics.get(name) for query in scored] for name in names},
+        {name: list(map(dict.get, per_query, repeat(name))) for name in names},
         group_members(labels),
     )
     rows = []
@@ -210,11 +224,11 @@ _LABEL_SEPARATOR = "\t"
 _DIMENSION_ORDER = {"retrieval_type": 0, "query_type": 1, "tag": 2}
 
 
-def _group_labels(query: QueryResult, retrieval_type: str) -> list[str]:
+def _group_labels(retrieval_type: str, query_type: str | None, tags: Sequence[str]) -> list[str]:
     pairs = [("retrieval_type", retrieval_type)]
-    if query.query_type:
-        pairs.append(("query_type", query.query_type))
-    pairs.extend(("tag", tag) for tag in query.tags)
+    if query_type:
+        pairs.append(("query_type", query_type))
+    pairs.extend(("tag", tag) for tag in tags)
     joined = (f"{dimension}{_LABEL_SEPARATOR}{group}" for dimension, group in pairs)
     return list(dict.fromkeys(joined))
 
@@ -240,7 +254,7 @@ def fixture_record(located: LocatedFixture) -> str:
 def fingerprint_of_records(records: Iterable[tuple[str, str]]) -> str:
     """:func:`dataset_fingerprint` from (query id, :func:`fixture_record`) pairs in any
     order: a sharded run's merge gathers each shard's own fixtures' records."""
-    ordered = [record for _, record in sorted(records, key=lambda pair: pair[0])]
+    ordered = [record for _, record in sorted(records, key=itemgetter(0))]
     if not ordered:
         return hashlib.sha256().hexdigest()
     # One update of the whole text: the digest of each record and newline in turn.

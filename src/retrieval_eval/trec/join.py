@@ -146,7 +146,7 @@ def _trec_ranks(run: Columns, rows: IntArray) -> IntArray:
     starts = run.segment_starts
     segment = np.searchsorted(starts, rows, side="right") - 1
     rank = rows - starts[segment] + 1
-    if run.file_query is not None:  # regrouped from scattered lines: assume nothing is in order
+    if run.regrouped:  # brought together from scattered lines: assume nothing is in order
         return _sorted_ranks(run, scores, rows)
     broken = _queries_out_of_order(run, scores)
     if broken.size == 0:
@@ -210,17 +210,18 @@ def _ranks_by_rows(
     ordered = np.sort(padded, axis=1).reshape(-1)
     query = segment[wanted]
     target = -scores[wanted]
-    base = query * width
+    base = query * width - 1
+    # Values below the target in the sorted row (padding, +inf, never is), by binary
+    # lifting: add each power of two, largest first, while the value before stays below.
     low = np.zeros(wanted.size, dtype=np.int64)
-    high = lengths[query].copy()
-    while True:  # first position in the sorted row whose value is not below the target
-        active = np.flatnonzero(low < high)
-        if active.size == 0:
-            break
-        middle = (low[active] + high[active]) // 2
-        below = ordered[base[active] + middle] < target[active]
-        low[active] = np.where(below, middle + 1, low[active])
-        high[active] = np.where(below, high[active], middle)
+    step = 1 << (width.bit_length() - 1)
+    while step:
+        ahead = low + step
+        below = ordered[base + np.minimum(ahead, width)] < target
+        below &= ahead <= width
+        low += below * step
+        step >>= 1
+    base += 1
     rank = low + 1
     after = np.minimum(low + 1, width - 1)
     tied = np.flatnonzero((low + 1 < lengths[query]) & (ordered[base + after] == target))
@@ -352,7 +353,7 @@ def _match(
     ``run_query_joined`` maps the run's query indices to themselves, or -1 for
     queries without judgments; ``judged_query`` uses the same numbering. A document
     the run lists twice for one query is refused first (see
-    :func:`_reject_duplicate_results`); the usual path checks that on the same
+    :func:`reject_duplicate_results`); the usual path checks that on the same
     (query, id hash) keys it looks up, computed once per line.
     """
     empty = np.zeros(0, dtype=np.int64)
@@ -361,7 +362,7 @@ def _match(
     order = np.argsort(judged_keys, kind="stable")
     sorted_keys = judged_keys[order]
     if judged_query.size == 0 or bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
-        _reject_duplicate_results(run)
+        reject_duplicate_results(run)
         if judged_query.size == 0:
             return empty, empty
         return _match_exact(judged_query, judged_docs, run_query_joined[run.query_rows()], run_docs)
@@ -477,7 +478,7 @@ def _reject_duplicate_judgment(qrels: Columns, docs: WordArray, second: int) -> 
     )
 
 
-def _reject_duplicate_results(run: Columns) -> None:
+def reject_duplicate_results(run: Columns) -> None:
     """trec_eval refuses a run that lists one document twice for a query; so do we.
 
     Each chunk of whole queries is checked on its (query, id hash) keys; where a key

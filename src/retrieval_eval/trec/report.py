@@ -11,23 +11,26 @@ integers, names left-aligned in 22 columns. ``runid``, ``num_q``, ``gm_map`` and
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.load.trec_text.files import (
+    BUCKET_QUERIES,
     PIECE_ROWS,
     Columns,
     NotContiguousError,
+    bucketed_run,
     read_qrels,
     read_run,
     stream_run,
 )
 from retrieval_eval.score.ranked import FloatArray
-from retrieval_eval.trec.join import JudgmentsByQuery, judge_run
+from retrieval_eval.trec.join import JudgmentsByQuery, judge_run, reject_duplicate_results
 from retrieval_eval.trec.kernels import relstring, summarise, trec_values
 from retrieval_eval.trec.measures import (
     PER_QUERY_ONLY,
@@ -58,14 +61,17 @@ def score_trec_run(
     level: int = 1,
     max_docs: int | None = None,
     piece_rows: int = PIECE_ROWS,
+    bucket_queries: int = BUCKET_QUERIES,
+    in_pieces: bool = True,
 ) -> TrecResult:
     """``level`` is trec_eval's ``-l`` (lowest relevant grade), ``max_docs`` its ``-M``.
 
     A run whose queries each sit in one stretch of lines is scored a piece of about
-    ``piece_rows`` lines at a time (see :func:`_score_streamed`), so memory stays
-    bounded; any other run, or any run with ``complete``, is read whole first. The
-    output is the same either way: on any input error the whole-file path runs, so
-    the message is the one it gives.
+    ``piece_rows`` lines at a time (see :func:`_score_pieces`), so memory stays
+    bounded; any other run is scored a bucket of ``bucket_queries`` queries at a time
+    once it has been read (:func:`bucketed_run`). A run with ``complete``, a pipe, or any
+    run when ``in_pieces`` is off, is read whole first. The output is the same every way:
+    on any input error the whole-file path runs, so the message is the one it gives.
     """
     if level < 0:
         raise ConfigError(f"relevance level {level} is negative; use 0 or more")
@@ -73,13 +79,19 @@ def score_trec_run(
         raise ConfigError(f"max documents per query {max_docs} must be 1 or more")
     measures = tuple(parse_trec_measures(measure_names))
     qrels = read_qrels(qrels_path)
-    if not complete:
+    # Only a regular file can be read again, as the whole-file path does after a streamed
+    # read finds scattered lines or an error; a pipe is read once, whole.
+    if in_pieces and not complete and run_path.is_file():
+        pieces = _score_pieces(qrels, measures, level, max_docs)
         try:
-            streamed = _score_streamed(qrels, run_path, measures, level, max_docs, piece_rows)
-        except (NotContiguousError, InputError):
-            streamed = None
-        if streamed is not None:
-            return streamed
+            try:
+                scored = pieces(stream_run(run_path, piece_rows))
+            except NotContiguousError:
+                scored = pieces(bucketed_run(run_path, piece_rows, bucket_queries))
+        except InputError:
+            scored = None
+        if scored is not None:
+            return scored
     run = read_run(run_path)
     hits = judge_run(qrels, run, complete=complete, max_docs=max_docs)
     if hits.num_queries == 0:
@@ -100,29 +112,38 @@ def score_trec_run(
     return TrecResult(hits.query_ids, measures, per_query, summary, hits.runid, text)
 
 
-def _score_streamed(
+def _score_pieces(
     qrels: Columns,
-    run_path: Path,
     measures: tuple[TrecMeasure, ...],
     level: int,
     max_docs: int | None,
-    piece_rows: int,
+) -> Callable[[Iterable[Columns]], TrecResult | None]:
+    """A scorer of pieces of whole queries (see :func:`_scored`) against these qrels."""
+    return partial(_scored, JudgmentsByQuery(qrels), measures, level, max_docs)
+
+
+def _scored(
+    index: JudgmentsByQuery,
+    measures: tuple[TrecMeasure, ...],
+    level: int,
+    max_docs: int | None,
+    pieces: Iterable[Columns],
 ) -> TrecResult | None:
-    """Score each piece of whole queries as it is read, then put the queries in order.
+    """Score each piece of whole queries as it comes, then put the queries in order.
 
     Every measure's per-query value depends on that query alone, so a piece's values
     are final; only the summary needs them all. ``None`` when no query has both
     results and judgments (the whole-file path words that error).
     """
-    index = JudgmentsByQuery(qrels)
     positions: list[np.ndarray] = []
     values: dict[str, list[FloatArray]] = {m.name: [] for m in measures if not m.is_text}
     texts: dict[str, list[str]] = {m.name: [] for m in measures if m.is_text}
     runid = ""
-    for piece in stream_run(run_path, piece_rows):
+    for piece in pieces:
         runid = piece.runid
         judgments, at = index.for_run(piece)
-        if at.size == 0:
+        if at.size == 0:  # nothing to score, but trec_eval refuses a repeated document anywhere
+            reject_duplicate_results(piece)
             continue
         hits = judge_run(judgments, piece, complete=False, max_docs=max_docs)
         positions.append(at)

@@ -65,9 +65,7 @@ def registered_forms() -> list[str]:
 
 def clean(text: str) -> str:
     """``text`` with every registered secret masked and every lone surrogate replaced."""
-    for form in _ordered:
-        if form in text:
-            text = text.replace(form, MASK)
+    text = _masked(text)
     # A lone surrogate is neither ASCII (known without reading the text) nor encodable as
     # UTF-8: the pattern, slow on a report of 100 MB, only reads a text that fails both.
     if text.isascii():
@@ -76,6 +74,32 @@ def clean(text: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def clean_utf8(text: str) -> bytes:
+    """``clean(text)`` encoded as UTF-8, the text encoded once (a report is 100 MB)."""
+    text = _masked(text)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+def clean_utf8_bytes(data: bytes) -> bytes:
+    """UTF-8 ``data`` (which has no lone surrogates: they cannot be encoded) with every
+    registered secret masked, as ``clean`` masks a text."""
+    for form in _ordered:
+        raw = form.encode("utf-8", errors="surrogatepass")
+        if raw in data:
+            data = data.replace(raw, MASK.encode("ascii"))
+    return data
+
+
+def _masked(text: str) -> str:
+    for form in _ordered:
+        if form in text:
+            text = text.replace(form, MASK)
     return text
 
 

@@ -153,7 +153,7 @@ def test_describe_names_the_model_and_chunking(dense: DenseRetriever) -> None:
     assert described["model"] == "all-MiniLM-L6-v2"
     assert (
         described["model_sha256"]
-        == "e61cbfc78a9af315157eee3c2c2b4470b8b3592a56f5e8bb13a00890020bc555"
+        == "e906719075812f05cd64b32f7e52dd9b43b505198a8abf1b5ccdcaef0c8d65a2"
     )
     assert (described["chunk_tokens"], described["chunk_overlap"]) == (254, 32)
 

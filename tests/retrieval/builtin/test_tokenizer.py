@@ -11,6 +11,20 @@ def test_lowercases_splits_on_non_word_characters_and_drops_stop_words() -> None
     assert tokens == ["state", "art", "café", "são", "paulo", "2024"]
 
 
+@pytest.mark.parametrize(
+    ("tail", "more"),
+    [
+        ("", []),  # ASCII only
+        (" \u212a", ["k"]),  # the Kelvin sign, whose lowercase is ASCII "k"
+        (" Café", ["café"]),  # a word outside ASCII
+    ],
+)
+def test_a_word_is_a_run_of_word_characters_whatever_the_script(tail: str, more: list[str]) -> None:
+    text = "snake_case x\x1fy\tz 3.14 C++ e-mail\x00end" + tail
+    tokens = KeywordTokenizer(stopwords=False).tokenize(text)
+    assert tokens == ["snake_case", "x", "y", "z", "3", "14", "c", "e", "mail", "end", *more]
+
+
 def test_stop_words_can_be_kept() -> None:
     assert KeywordTokenizer(stopwords=False).tokenize("Is it the end?") == [
         "is",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +76,7 @@ class Columns:
     line_query: np.ndarray | None = None  # int32 query index per row, for scattered lines
     query_words: WordArray | None = None  # packed id of each query index
     file_query: np.ndarray | None = None  # per-line query index in file order, once regrouped
+    regrouped: bool = False  # rows brought together from scattered lines (see file_query)
 
     def line_of(self, row: int) -> int:
         """1-based file line of a row."""
@@ -236,6 +238,7 @@ def _read(
         line_query=line_query,
         query_words=names.words(),
         file_query=file_query,
+        regrouped=file_query is not None,
     )
 
 
@@ -325,7 +328,6 @@ class _QueryIds:
         self._seed = 0
         self._bits = 7
         self._slots = np.full(1 << self._bits, -1, dtype=np.int32)  # code per slot, -1 empty
-        self._slot_hashes = np.zeros(1 << self._bits, dtype=np.uint64)  # its hash, beside it
 
     def words(self) -> WordArray:
         return self._words[: self.count]
@@ -364,7 +366,9 @@ class _QueryIds:
         """Code of each key, or -1 where the key is not in the table."""
         slot = self._slot(keys)
         code = self._slots[slot]
-        hit = self._slot_hashes[slot] == keys
+        # Each code's hash, looked up by code: that table is a quarter the size of one by
+        # slot and so stays in cache (-1, an empty slot, reads its last row and is masked).
+        hit = self._hashes[code] == keys
         hit &= code >= 0
         found = np.where(hit, code, -1).astype(np.int64)
         # Most keys sit in their first slot; the rest probe on (-1 codes never match).
@@ -373,7 +377,7 @@ class _QueryIds:
         slot = (slot[pending] + 1) & mask
         while pending.size:
             code = self._slots[slot]
-            hit = self._slot_hashes[slot] == keys[pending]
+            hit = self._hashes[code] == keys[pending]
             hit &= code >= 0
             found[pending[hit]] = code[hit]
             go_on = (code >= 0) & ~hit
@@ -409,7 +413,6 @@ class _QueryIds:
         self._hashes[:count] = self._hash(self._words[:count])
         self._bits = bits
         self._slots = np.full(1 << bits, -1, dtype=np.int32)
-        self._slot_hashes = np.zeros(1 << bits, dtype=np.uint64)
         self._insert(np.arange(count, dtype=np.int64))
 
     def _insert(self, codes: IntArray) -> None:
@@ -421,7 +424,6 @@ class _QueryIds:
             self._slots[slot[free]] = codes[free]  # of equal slots, one write wins
             placed = np.zeros(codes.size, dtype=bool)
             placed[free] = self._slots[slot[free]] == codes[free]
-            self._slot_hashes[slot[placed]] = self._hashes[codes[placed]]
             codes, slot = codes[~placed], (slot[~placed] + 1) & mask
 
 
@@ -460,6 +462,7 @@ def grouped_by_query(columns: Columns) -> Columns:
         runid=columns.runid,
         query_words=columns.query_words,
         file_query=columns.line_query,
+        regrouped=True,
     )
 
 
@@ -687,3 +690,182 @@ def _piece(
         lines=LineMap((0,), (1,), (None,)),
         query_words=words,
     )
+
+
+BUCKET_QUERIES = 1 << 10  # queries a bucket of a scattered run holds at first
+MAX_BUCKETS = 128  # past this many, buckets double their queries
+BATCH_ROWS = 1 << 16  # lines of a scattered run looked up and split into buckets at a time
+
+
+def bucketed_run(
+    path: Path, piece_rows: int = PIECE_ROWS, bucket_queries: int = BUCKET_QUERIES
+) -> Iterator[Columns]:
+    """A run whose queries' lines are scattered, as pieces of whole queries regrouped by query.
+
+    Queries are numbered in order of first appearance and split into buckets of
+    consecutive numbers (see :class:`_Buckets`); each block's lines go to their buckets
+    as the block is read. Once the file is read, consecutive buckets make a piece of at
+    least ``piece_rows`` lines (the last holds the rest), each bucket's lines grouped by
+    query (file order kept within a query, as :func:`read_run` does); a piece numbers
+    its own queries from 0. No step after the read works on the whole file, and a
+    bucket's regrouping gathers from a few MB that stay in cache. Memory is the parsed
+    lines (18 bytes a line for short ids) plus one piece, against the whole-file
+    reader's parsed lines, their per-line query index and their regrouped copy. Row
+    line numbers are not kept: errors are for the whole-file reader to word.
+    """
+    if not 1 <= bucket_queries <= 1 << 16:
+        raise ValueError("bucket_queries must lie within 1..65536 (16-bit query offsets)")
+    if not path.exists() or path.is_dir():
+        raise InputError("not a readable file", file=path)  # the whole-file reader words it
+    names = _QueryIds()
+    buckets = _Buckets(bucket_queries)
+    batch: list[tuple[WordArray, WordArray, FloatArray]] = []  # (query ids, ids, scores)
+    batch_rows = 0
+    runid = b""
+    for block in read_blocks(path, 6, extra_fields_allowed=True, layout=RUN_LAYOUT):
+        if block.lines == 0:
+            continue
+        query_words = words_for(block.buffer, *block.span(0), capped=False)
+        docs = words_for(block.buffer, *block.span(2), capped=True)
+        batch.append((query_words, docs, _scores(block, path)))
+        batch_rows += block.lines
+        tag_starts, tag_ends = block.span(5)
+        runid = block.buffer[int(tag_starts[-1]) : int(tag_ends[-1])].tobytes()
+        if batch_rows >= BATCH_ROWS:
+            _add_batch(names, buckets, batch)
+            batch, batch_rows = [], 0
+    _add_batch(names, buckets, batch)
+    if not names.count:
+        raise InputError("no data lines", file=path)  # the whole-file reader words it
+    words = names.words()
+    for first, stop, starts, docs, values in buckets.pieces(names.count, piece_rows):
+        ids = words[first:stop].copy()
+        yield Columns(
+            path=path,
+            query_ids=PackedIds(ids),
+            segment_starts=starts,
+            segment_codes=np.arange(stop - first, dtype=np.int64),
+            doc_words=docs,
+            value=values,
+            lines=LineMap((0,), (1,), (None,)),
+            runid=runid.decode("utf-8", "replace"),
+            query_words=ids,
+            regrouped=True,
+        )
+
+
+def _add_batch(
+    names: _QueryIds, buckets: _Buckets, batch: list[tuple[WordArray, WordArray, FloatArray]]
+) -> None:
+    """Number a batch's query ids and split its lines into buckets: a few blocks at a time,
+    so the per-call overhead of the lookups and the split does not grow with the blocks."""
+    if not batch:
+        return
+    codes = names.codes(_stack([part[0] for part in batch]))
+    docs = _stack([part[1] for part in batch])
+    buckets.add(codes, names.count, docs, np.concatenate([part[2] for part in batch]))
+
+
+_Part = tuple[WordArray, FloatArray, np.ndarray]  # ids, scores, query offsets in the bucket
+
+
+class _Buckets:
+    """A scattered run's lines split by query number as they are read.
+
+    Bucket b holds queries ``b * width`` to ``(b + 1) * width - 1``; each line keeps its
+    query's offset in its bucket (16 bits). ``width`` starts small, so a bucket's lines
+    fit in cache when it is regrouped, and doubles whenever there would be more than
+    MAX_BUCKETS (bucket j then takes the old buckets 2j and 2j + 1), so a block is never
+    cut into more than that many parts.
+    """
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self._parts: list[list[_Part]] = []  # per bucket, in file order per query
+
+    def add(self, codes: IntArray, count: int, docs: WordArray, values: FloatArray) -> None:
+        """A batch of lines; ``count`` is how many queries have been numbered so far."""
+        while count > MAX_BUCKETS * self.width and self.width <= 1 << 15:
+            self._double()
+        while len(self._parts) * self.width < count:
+            self._parts.append([])
+        offsets = (codes % self.width).astype(np.uint16)
+        if len(self._parts) == 1:
+            self._parts[0].append((docs, values, offsets))
+            return
+        bucket = codes // self.width
+        narrow = len(self._parts) <= 1 << 16  # numpy's stable sort of 16-bit keys: one radix pass
+        order = np.argsort(bucket.astype(np.uint16) if narrow else bucket, kind="stable")
+        docs, values, offsets = _take_rows(docs, order), values[order], offsets[order]
+        bounds = np.zeros(len(self._parts) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(bucket, minlength=len(self._parts)), out=bounds[1:])
+        for number, (low, high) in enumerate(pairwise(bounds.tolist())):
+            if low < high:
+                self._parts[number].append((docs[low:high], values[low:high], offsets[low:high]))
+
+    def _double(self) -> None:
+        merged: list[list[_Part]] = []
+        for number in range(0, len(self._parts), 2):
+            parts = self._parts[number]
+            for upper in self._parts[number + 1 : number + 2]:
+                for _, _, offsets in upper:
+                    offsets += np.uint16(self.width)  # each line sits in one part only
+                parts = parts + upper  # a query's lines are all in one of the two
+            merged.append(parts)
+        self._parts = merged
+        self.width *= 2
+
+    def pieces(
+        self, count: int, piece_rows: int
+    ) -> Iterator[tuple[int, int, IntArray, WordArray, FloatArray]]:
+        """(first query, stop query, query starts, ids, scores) of each piece, in query order.
+
+        A bucket's parts are freed as it is copied into its piece.
+        """
+        sizes = [sum(part[1].size for part in parts) for parts in self._parts]
+        first_bucket = 0
+        while first_bucket < len(sizes):
+            stop_bucket, rows = first_bucket, 0
+            while stop_bucket < len(sizes) and (rows < piece_rows or not rows):
+                rows += sizes[stop_bucket]
+                stop_bucket += 1
+            first, stop = first_bucket * self.width, min(stop_bucket * self.width, count)
+            words = max(
+                part[0].shape[1]
+                for b in range(first_bucket, stop_bucket)
+                for part in self._parts[b]
+            )
+            docs = np.empty((rows, words), dtype=np.uint64)
+            values = np.empty(rows, dtype=np.float64)
+            per_query = np.zeros(stop - first, dtype=np.int64)
+            row = 0
+            for number in range(first_bucket, stop_bucket):
+                parts, self._parts[number] = self._parts[number], []
+                offsets = np.concatenate([part[2] for part in parts])
+                order = np.argsort(offsets, kind="stable")  # one radix pass; file order kept
+                base = number * self.width - first
+                queries = min(self.width, count - number * self.width)
+                per_query[base : base + queries] = np.bincount(offsets, minlength=queries)
+                end = row + offsets.size
+                bucket_docs = _stack([part[0] for part in parts])
+                if words == 1:  # a 1-D gather is several times cheaper than a row-wise one
+                    np.take(
+                        bucket_docs.reshape(-1), order, out=docs[row:end].reshape(-1), mode="clip"
+                    )
+                else:
+                    np.take(
+                        widen(bucket_docs, words), order, axis=0, out=docs[row:end], mode="clip"
+                    )
+                bucket_values = np.concatenate([part[1] for part in parts])
+                np.take(bucket_values, order, out=values[row:end], mode="clip")
+                row = end
+            starts = np.zeros(stop - first, dtype=np.int64)
+            np.cumsum(per_query[:-1], out=starts[1:])
+            yield first, stop, starts, docs, values
+            first_bucket = stop_bucket
+
+
+def _take_rows(words: WordArray, rows: IntArray) -> WordArray:
+    if words.shape[1] == 1:  # a 1-D gather is several times cheaper than a row-wise one
+        return np.ascontiguousarray(words).reshape(-1)[rows].reshape(-1, 1)
+    return words[rows]

@@ -39,7 +39,9 @@ from retrieval_eval.load.input_files import (
 )
 from retrieval_eval.load.trec_text.values import IntArray
 
-BLOCK_BYTES = 1 << 20  # 1 MiB of text per block: temporaries stay in cache and malloc reuses them
+# 512 KiB of text per block: its temporaries stay in a core's cache (2 MiB of L2 here, where
+# 512 KiB measured about 4% faster than 1 MiB on a 337 MB run) and malloc reuses them.
+BLOCK_BYTES = 1 << 19
 PAD = 16  # zero bytes after each block so 8-byte word loads never run off the end
 _NEWLINE, _RETURN, _HASH = 10, 13, 35
 _GZIP_MAGIC = b"\x1f\x8b"

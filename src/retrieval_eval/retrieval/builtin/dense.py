@@ -23,7 +23,6 @@ chromadb nor builds and validates one (about three CPU-seconds on our own datase
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -123,7 +122,7 @@ class DenseRetriever:
             corpus,
             max_tokens=chunk_cap(self.config.chunk_tokens, self.spec),
             overlap=self.config.chunk_overlap,
-            spans=model_token_spans(self.model_dir, self.spec),
+            spans=embedding.chunk_spans,
         )
         self._table = ChunkTable(corpus, chunks)
         self._position = {chunk.id: i for i, chunk in enumerate(chunks)}
@@ -305,6 +304,8 @@ class DenseRetriever:
         """How the vectors are searched: exactly in memory, or by a chromadb version's HNSW."""
         if self._searches_exactly():
             return {"search": "exact"}
+        import importlib.metadata  # a kept collection's chromadb version, rarely asked for
+
         return {"chromadb": importlib.metadata.version("chromadb")}
 
     def _embedding_class(self) -> type[TextEmbedding]:
