@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.index.model_catalog import INT8_MODEL, MODELS
+from retrieval_eval.index.model_catalog import DEFAULT_MODEL, INT8_MODEL, MODELS
 from retrieval_eval.index.model_hashes import STAMP_FILE
 from retrieval_eval.index.model_install import (
     INT8_SHA256,
@@ -200,7 +200,7 @@ def test_a_model_changed_after_its_stamp_is_still_refused(
     folder = tmp_path / "onnx"
     shutil.copytree(fresh_install.model_dir, folder)
     _stamp_as_it_is_now(folder)
-    assert run_cli("model", "verify", "--dir", str(folder)).returncode == 0
+    assert run_cli("model", "verify", DEFAULT_MODEL, "--dir", str(folder)).returncode == 0
     model = folder / "model.onnx"
     before = model.stat()
     with model.open("r+b") as handle:  # one byte, in place: same inode, same size
@@ -209,7 +209,7 @@ def test_a_model_changed_after_its_stamp_is_still_refused(
         handle.seek(before.st_size // 2)
         handle.write(bytes([byte[0] ^ 0x01]))
     os.utime(model, ns=(before.st_atime_ns, before.st_mtime_ns))  # even the mtime put back
-    changed = run_cli("model", "verify", "--dir", str(folder))
+    changed = run_cli("model", "verify", DEFAULT_MODEL, "--dir", str(folder))
     assert changed.returncode == 2
     assert f"model.onnx has sha256 {file_sha256(model)}, expected {MODEL_SHA256}" in (
         changed.stderr
@@ -230,7 +230,7 @@ def test_a_model_replaced_after_its_stamp_is_still_refused(
     replacement.write_bytes(bytes(data))
     os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
     replacement.replace(model)  # another inode with the old size and mtime
-    changed = run_cli("model", "verify", "--dir", str(folder))
+    changed = run_cli("model", "verify", DEFAULT_MODEL, "--dir", str(folder))
     assert changed.returncode == 2
     assert f"model.onnx has sha256 {file_sha256(model)}, expected {MODEL_SHA256}" in (
         changed.stderr
