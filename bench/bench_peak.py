@@ -149,6 +149,7 @@ def _embedding_rows(
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_embedding import passages
     from cranfield_data import cranfield_beir
+    from retrieval_eval.index.model_catalog import INT8_MODEL
     from retrieval_eval.index.model_install import default_model_dir, install_model
     from retrieval_eval.index.model_quantize import quantized_model_dir
     from retrieval_eval.index.text_embedding import TextEmbedding
@@ -159,7 +160,7 @@ def _embedding_rows(
     texts = passages(cranfield_beir() / "corpus.jsonl", count, 300)
     models = {
         "FP32": TextEmbedding(fp32_dir, intra_op_threads=1),
-        "int8": TextEmbedding(int8_dir, intra_op_threads=1),
+        "int8": TextEmbedding(int8_dir, intra_op_threads=1, model=INT8_MODEL),
     }
     for model in models.values():
         model.embed(texts[:4])

@@ -57,6 +57,7 @@ import onnxruntime as ort  # noqa: E402
 from tests.data.cranfield import unpack_cranfield  # noqa: E402
 
 from retrieval_eval.index.embedding import MiniLMEmbedding, available_cores  # noqa: E402
+from retrieval_eval.index.model_catalog import DEFAULT_MODEL, INT8_MODEL  # noqa: E402
 from retrieval_eval.index.model_install import (  # noqa: E402
     TOKENIZER_FILES,
     default_model_dir,
@@ -94,6 +95,9 @@ def long_passages(corpus: Path, count: int, *, reverse: bool = False) -> list[st
     raise SystemExit(f"only {len(result)} passages of 300 words")
 
 
+MODEL_OF = {"fp32": DEFAULT_MODEL, "int8": INT8_MODEL}
+
+
 def short_texts(dataset: Path) -> list[str]:
     """The queries of the BEIR folder ``dataset`` and of the repository's datasets, and
     the repository's documents (most shorter than the 256-token window)."""
@@ -122,10 +126,11 @@ def float32_table(fp32: Path, target: Path) -> None:
     onnx.save(model, str(target))
 
 
-def ndcg(model_dir: Path, dataset: Path, threads: int) -> tuple[float, float]:
+def ndcg(model_dir: Path, model: str, dataset: Path, threads: int) -> tuple[float, float]:
     data = load_beir(dataset)
     config = resolve_defaults(RetrieversConfig(), home=Path.home(), cores=threads)
-    dense = config.dense.model_copy(update={"model_dir": model_dir, "threads": threads})
+    update = {"model": model, "model_dir": model_dir, "threads": threads}
+    dense = config.dense.model_copy(update=update)
     config = config.model_copy(update={"dense": dense})
     retriever = build_retriever("dense", config)
     index_s = time_index(retriever, data.corpus)
@@ -419,7 +424,8 @@ def _swapped_retriever(path: Path, threads: int) -> type[DenseRetriever]:
 def variant_ndcg(path: Path, fp32_dir: Path, dataset: Path, threads: int) -> float:
     data = load_beir(dataset)
     config = resolve_defaults(RetrieversConfig(), home=Path.home(), cores=threads)
-    dense = config.dense.model_copy(update={"model_dir": fp32_dir, "threads": threads})
+    update = {"model": DEFAULT_MODEL, "model_dir": fp32_dir, "threads": threads}
+    dense = config.dense.model_copy(update=update)
     retriever = _swapped_retriever(path, threads)(dense)
     retriever.index(data.corpus)
     results = retriever.search_many([(text, ()) for text in data.queries.values()], 10)
@@ -535,7 +541,7 @@ def main() -> None:
         texts = long_passages(dataset / "corpus.jsonl", args.passages)
         models = {
             "fp32": MiniLMEmbedding(fp32_dir, intra_op_threads=args.threads),
-            "int8": MiniLMEmbedding(int8_dir, intra_op_threads=args.threads),
+            "int8": MiniLMEmbedding(int8_dir, intra_op_threads=args.threads, model=INT8_MODEL),
         }
         for model in models.values():
             model.embed(texts[:8])  # session creation and first-call allocations
@@ -554,7 +560,7 @@ def main() -> None:
             quality[name] = (
                 (float("nan"), float("nan"))
                 if args.skip_quality
-                else ndcg(directory, dataset, args.threads)
+                else ndcg(directory, MODEL_OF[name], dataset, args.threads)
             )
         for name in models:
             value, index_s = quality[name]

@@ -76,6 +76,7 @@ def build_corpus(cranfield: Path, size: int, queries: int, seed: int) -> dict[st
 
 def _child(args: dict[str, Any]) -> dict[str, Any]:
     """One measurement, run in a fresh interpreter (see main's --child)."""
+    from retrieval_eval.index.model_catalog import DEFAULT_MODEL, INT8_MODEL
     from retrieval_eval.index.model_install import default_model_dir
     from retrieval_eval.index.model_quantize import quantized_model_dir
     from retrieval_eval.load.documents import Corpus, Document
@@ -99,10 +100,12 @@ def _child(args: dict[str, Any]) -> dict[str, Any]:
     config = resolve_defaults(RetrieversConfig(), home=Path.home(), cores=args["threads"])
     name = args["retriever"]
     model_dir = default_model_dir(Path.home())
+    model = DEFAULT_MODEL  # named, not "auto": each row measures the model it names
     if name == "dense-int8":
-        model_dir = quantized_model_dir(model_dir)
+        model_dir, model = quantized_model_dir(model_dir), INT8_MODEL
     dense = config.dense.model_copy(
         update={
+            "model": model,
             "model_dir": model_dir,
             "cache_dir": Path(args["cache"]),
             "threads": args["threads"],
@@ -157,8 +160,7 @@ def _timed_cli(*args: str, cwd: Path) -> float:
 
 def sharded_project(data: dict[str, Any], workdir: Path) -> Path:
     """The corpus, its queries as a golden dataset and a config for the int8 model."""
-    from retrieval_eval.index.model_install import default_model_dir
-    from retrieval_eval.index.model_quantize import quantized_model_dir
+    from retrieval_eval.index.model_catalog import INT8_MODEL
 
     project = workdir / "project"
     (project / "datasets").mkdir(parents=True)
@@ -175,11 +177,10 @@ def sharded_project(data: dict[str, Any], workdir: Path) -> Path:
                 "ground_truth_source": "synthetic",
             }
             out.write(json.dumps(record) + "\n")
-    int8 = quantized_model_dir(default_model_dir(Path.home()))
     (project / "retrieval-eval.toml").write_text(
         'corpus = "corpus.jsonl"\nmin_human = 0\n[dataset_retrievers]\n"semantic.jsonl" = "dense"\n'
         '[thresholds]\n"mrr@10" = false\n"ndcg@10" = false\n"p@5" = false\n'
-        f'"latency_p95_ms" = false\n[retrievers.dense]\nmodel_dir = "{int8}"\n',
+        f'"latency_p95_ms" = false\n[retrievers.dense]\nmodel = "{INT8_MODEL}"\n',
         encoding="utf-8",
     )
     return project
@@ -187,17 +188,15 @@ def sharded_project(data: dict[str, Any], workdir: Path) -> Path:
 
 def sharded(data: dict[str, Any], shards: int, workdir: Path) -> dict[str, Any]:
     """The command-line matrix with the int8 model, jobs one after another."""
-    from retrieval_eval.index.model_install import default_model_dir
-    from retrieval_eval.index.model_quantize import quantized_model_dir
+    from retrieval_eval.index.model_catalog import INT8_MODEL
 
     project = sharded_project(data, workdir)
-    int8 = quantized_model_dir(default_model_dir(Path.home()))
     embed = [
         _timed_cli("embed", "--shard", f"{i}/{shards}", "--cache-dir", f"c{i}", cwd=project)
         for i in range(1, shards + 1)
     ]
     merge_cache = _timed_cli(
-        "cache", "merge", "--model-dir", str(int8), "--into", "merged",
+        "cache", "merge", "--model", INT8_MODEL, "--into", "merged",
         *[f"c{i}" for i in range(1, shards + 1)], cwd=project,
     )  # fmt: skip
     evaluate = [

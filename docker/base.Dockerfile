@@ -1,5 +1,6 @@
 # The prebuilt dependency base of the Action's image: a virtual environment installed
-# from the hashed lock, and the all-MiniLM-L6-v2 ONNX model built at image build time.
+# from the hashed lock, and the all-MiniLM-L6-v2 ONNX model and its int8 copy (which
+# `model = "auto"` chooses above 10,000 documents) built at image build time.
 # The thin top-level Dockerfile builds on it without any network, which is what lets a
 # runner (or act) build `uses: ./` in seconds. Published as
 # ghcr.io/<owner>/retrieval-eval-base:deps-<hash>, named by the files it is built from
@@ -31,10 +32,12 @@ COPY docker/unused.txt docker/trim-venv.sh /tmp/retrieval-eval/docker/
 COPY pyproject.toml README.md /tmp/retrieval-eval/
 COPY src /tmp/retrieval-eval/src
 
-# The project is installed only to run `retrieval-eval model install`, then removed again
-# (the top image installs the current source), and so is the weights package the model is
+# The project is installed only to run `retrieval-eval model install` (the FP32 model into
+# RETRIEVAL_EVAL_MODEL_DIR, its int8 copy into /opt/retrieval-eval/onnx-int8 beside it, both
+# checked against their pins, and `model verify` checks both again), then removed again
+# (the top image installs the current source), and so is the weights package the models are
 # built from. docker/unused.txt lists what the lock installs but the Action never imports
-# (chromadb's kubernetes and server, the Hub client, onnx once the model is built, pip and
+# (chromadb's kubernetes and server, the Hub client, onnx once the models are built, pip and
 # the build tools: the wheels of setuptools and wheel stay in /opt/retrieval-eval/wheels,
 # hash-checked from the lock, for the top image's build of the project);
 # docker/trim-venv.sh removes the rest of what no run loads, strips debugging symbols (hence

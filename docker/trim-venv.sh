@@ -7,9 +7,9 @@
 # 1. Removes what no run of the Action loads, beyond the distributions docker/unused.txt
 #    uninstalls (docs/container.md lists each with its size): the distributions' own test
 #    suites; onnxruntime's C library (libonnxruntime.so, for C programs: the Python module
-#    links the runtime in itself) and its model tools (the quantizer only
-#    `retrieval-eval model install --quantize` uses, which the image never runs, the
-#    transformers optimiser, the converters); type stubs (.pyi), which only a type checker
+#    links the runtime in itself) and its model tools (the quantizer, which only
+#    `retrieval-eval model install` uses, and the image's install has run before this
+#    script, the transformers optimiser, the converters); type stubs (.pyi), which only a type checker
 #    reads. The container tests run the whole Action in the image without them.
 # 2. Strips the debugging symbols some wheels ship in their extension modules, except in the
 #    `<name>.libs` folders, whose libraries auditwheel rewrote and strip could damage.

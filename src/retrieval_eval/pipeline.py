@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,21 +22,26 @@ from pydantic import SecretStr
 from retrieval_eval.compare.baseline import (
     Baseline,
     load_baseline,
+    models_recorded_at,
+    recorded_models,
     removed_datasets,
     updated_baseline,
     with_new_measures,
     write_baseline,
 )
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
+from retrieval_eval.compare.dense_model import choose_run_model, resolve_dense_model
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import gate_dataset, recorded_value
 from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
 from retrieval_eval.compare.partial import (
+    Partial,
     PartialChallenger,
     PartialDataset,
     check_complete,
+    config_fingerprint,
     file_sha256,
     merge_challengers,
     merge_datasets,
@@ -46,6 +51,7 @@ from retrieval_eval.compare.partial import (
 )
 from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
+from retrieval_eval.index.model_catalog import AUTO_INT8_ABOVE
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
@@ -169,6 +175,7 @@ def _run(
     if validation.problems:
         return invalid_outcome(validation.problems)
     previous = None if rewrite else load_baseline(settings.baseline, gated=_gated(settings))
+    settings, dense_model = choose_run_model(settings, corpus, recorded_models(previous), log)
     searched = search_and_measure(
         settings, corpus, validation, interactive=interactive, log=log, rerank_key=rerank_key
     )
@@ -210,6 +217,7 @@ def _run(
         datasets,
         previous=previous,
         model_sha256=searched.model_sha256,
+        dense_model=dense_model,
         started=started,
         notices=notices,
         write=write,
@@ -371,6 +379,7 @@ def conclude(
     *,
     previous: Baseline | None,
     model_sha256: str | None,
+    dense_model: str | None = None,
     started: float,
     notices: Sequence[str],
     write: bool,
@@ -383,7 +392,9 @@ def conclude(
 
     ``challengers`` are only reported: nothing here that decides or writes the verdict,
     the baseline or the history reads them."""
-    environment = collect_environment(repository=settings.datasets, model_sha256=model_sha256)
+    environment = collect_environment(
+        repository=settings.datasets, model_sha256=model_sha256, dense_model=dense_model
+    )
     removed = removed_datasets(previous, evaluated={d.name for d in datasets})
     decision = decide(
         datasets, tolerance=settings.tolerance, measures=settings.measures, removed=removed
@@ -517,12 +528,20 @@ def run_shard(
     progress: bool,
     log: Log = stderr_log,
     anthropic_api_key: SecretStr | None = None,
+    before_index: Callable[[RunSettings], None] | None = None,
 ) -> ShardOutcome:
     """Evaluate this shard's queries of every dataset and write ``partial.json``.
 
-    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``."""
+    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``;
+    ``before_index`` is given the settings with their dense model chosen, before anything
+    is indexed (the Action merges the embedding caches there)."""
     return _run_shard(
-        settings, shard, progress=progress, log=log, anthropic_api_key=anthropic_api_key
+        settings,
+        shard,
+        progress=progress,
+        log=log,
+        anthropic_api_key=anthropic_api_key,
+        before_index=before_index,
     )
 
 
@@ -533,6 +552,7 @@ def _run_shard(
     progress: bool,
     log: Log,
     anthropic_api_key: SecretStr | None,
+    before_index: Callable[[RunSettings], None] | None,
 ) -> ShardOutcome:
     if settings.judge.enabled:
         raise ConfigError(
@@ -543,6 +563,10 @@ def _run_shard(
     if validation.problems:
         outcome = invalid_outcome(validation.problems)
         return ShardOutcome(outcome.exit_code, outcome.status_description, invalid=outcome)
+    # As the merge will, so that every shard and the merge choose the same model.
+    settings, _ = choose_run_model(settings, corpus, models_recorded_at(settings.baseline), log)
+    if before_index is not None:
+        before_index(settings)
     run = search_and_measure(
         settings,
         corpus,
@@ -615,9 +639,12 @@ def merge_shards(
     started = time.perf_counter()
     try:
         partials = [(directory, read_partial(directory)) for directory in shard_dirs]
+        previous = load_baseline(settings.baseline, gated=_gated(settings))
+        settings, dense_model = _shards_dense_model(
+            settings, partials[0][1] if partials else None, previous
+        )
         check_complete(partials, settings)
         ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
-        previous = load_baseline(settings.baseline, gated=_gated(settings))
         datasets = []
         challengers = []
         for position, measured in enumerate(merge_datasets(ordered, settings)):
@@ -632,6 +659,7 @@ def merge_shards(
             datasets,
             previous=previous,
             model_sha256=ordered[0].model_sha256,
+            dense_model=dense_model,
             started=started,
             notices=notices,
             write=write_baseline,
@@ -642,6 +670,22 @@ def merge_shards(
         )
     except RetrievalEvalError as error:
         return error_outcome(error)
+
+
+def _shards_dense_model(
+    settings: RunSettings, partial: Partial | None, previous: Baseline | None
+) -> tuple[RunSettings, str | None]:
+    """The settings as the shards resolved ``"auto"``, and the report's line: the merge has
+    no corpus to count, so it takes the resolution, by the shards' rule on the same
+    baseline, whose configuration the shards' partials were made with."""
+    if partial is None:
+        return settings, None
+    recorded = recorded_models(previous)
+    for documents in (0, AUTO_INT8_ABOVE + 1):
+        resolved, choice = resolve_dense_model(settings, documents=documents, recorded=recorded)
+        if config_fingerprint(resolved) == partial.config_fingerprint:
+            return resolved, None if choice is None else choice.line
+    return settings, None  # check_complete names the difference
 
 
 def _gated(settings: RunSettings) -> list[str]:

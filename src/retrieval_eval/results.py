@@ -30,6 +30,11 @@ class Environment(_Frozen):
     chromadb: str | None
     onnxruntime: str | None
     model_sha256: str | None = Field(description="sha256 of model.onnx; None if not used")
+    dense_model: str | None = Field(
+        default=None,
+        description="the embedding model of the dense retrievers and why, e.g. "
+        "'all-MiniLM-L6-v2-int8 (auto: more than 10,000 documents)'; None if none embeds",
+    )
     git_commit: str | None
 
 

@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 
-from retrieval_eval.index.model_catalog import DEFAULT_MODEL, MODELS
+from retrieval_eval.index.model_catalog import DEFAULT_MODEL, INT8_MODEL, MODELS
 from retrieval_eval.index.model_install import default_model_dir, file_sha256, model_folder
 
 CLI = Path(sys.executable).with_name("retrieval-eval")
 PARAPHRASE = "paraphrase-MiniLM-L3-v2"
 E5 = "multilingual-e5-small-q4"
-EXTRA = [name for name in MODELS if name != DEFAULT_MODEL]
+# The models copied from a package (the default and its int8 copy are built).
+EXTRA = [name for name in MODELS if not MODELS[name].built]
 
 
 def cli(
@@ -87,7 +88,8 @@ def test_list_shows_what_is_installed_beside_the_default_model(tmp_path: Path) -
     assert before.returncode == 0
     lines = before.stdout.splitlines()
     assert [line.split("\t")[0] for line in lines] == [
-        f"{DEFAULT_MODEL} (default)",
+        f"{DEFAULT_MODEL} (auto up to 10,000 documents)",
+        f"{INT8_MODEL} (auto above 10,000 documents)",
         *EXTRA,
     ]
     assert all("available (`retrieval-eval model install" in line for line in lines)

@@ -70,6 +70,7 @@ def test_first_run_without_a_baseline_establishes_it(project: Project) -> None:
         "chromadb",
         "onnxruntime",
         "model_sha256",
+        "dense_model",
         "git_commit",
     }
     mrr = outcome.report.datasets[0].aggregates["mrr@10"].value  # type: ignore[union-attr]

@@ -12,6 +12,7 @@ import pytest
 
 from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR, EmbeddingCache
+from retrieval_eval.index.model_catalog import INT8_MODEL
 from retrieval_eval.index.model_install import MODEL_SHA256
 from retrieval_eval.index.model_quantize import INT8_SHA256
 
@@ -160,13 +161,13 @@ def test_int8_model_installs_pinned_and_embeds_close_to_fp32(
     assert result.returncode == 0, result.stderr
     assert f"(sha256 {INT8_SHA256})" in result.stdout
     assert INT8_SHA256 != MODEL_SHA256  # so every fingerprint tells the models apart
-    assert cli(tmp_path, "model", "verify", "--dir", str(target)).returncode == 0
+    assert cli(tmp_path, "model", "verify", INT8_MODEL, "--dir", str(target)).returncode == 0
     again = cli(tmp_path, "model", "install", "--quantize", "int8", "--dir", str(target))
     assert "already installed" in again.stdout
 
     texts = [text for text in NOTES.values()]
     fp32 = MiniLMEmbedding(model_dir).embed(texts)
-    int8 = MiniLMEmbedding(target).embed(texts)
+    int8 = MiniLMEmbedding(target, model=INT8_MODEL).embed(texts)
     cosine = np.sum(fp32 * int8, axis=1)
     # Per-channel int8 with the int8 word-piece table: 0.9903 at least on these notes
     # (0.991 with the table kept), 0.994 on average on 256-token passages; the per-tensor

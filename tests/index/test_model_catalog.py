@@ -13,7 +13,7 @@ from retrieval_eval.index.model_catalog import DEFAULT_MODEL, MODELS, ModelSpec
 from retrieval_eval.index.model_install import file_sha256, packaged_file
 
 REPO = Path(__file__).resolve().parents[2]
-EXTRA = [spec for spec in MODELS.values() if not spec.is_default]
+EXTRA = [spec for spec in MODELS.values() if not spec.built]  # copied from a package
 
 
 def _locked(lock: str) -> dict[str, str]:

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.index.model_catalog import DEFAULT_MODEL, INT8_MODEL, MODELS
 from retrieval_eval.index.model_hashes import STAMP_FILE
 from retrieval_eval.index.model_install import (
+    INT8_SHA256,
     MODEL_SHA256,
     PINNED_WITH_ONNX,
     TOKENIZER_FILES,
@@ -28,16 +30,35 @@ from tests.index.conftest import FreshInstall, run_cli
 HINT = "run `retrieval-eval model install` (or `make test`, which runs it)"
 
 
-def test_install_builds_the_pinned_model_into_the_given_dir(fresh_install: FreshInstall) -> None:
+def test_install_builds_both_pinned_models_into_the_given_dir_and_beside_it(
+    fresh_install: FreshInstall,
+) -> None:
     target = fresh_install.model_dir
+    int8 = target.parent / "onnx-int8"
     assert fresh_install.result.returncode == 0, fresh_install.result.stderr
     assert fresh_install.result.stdout == (
         f"model built and installed in {target} (sha256 {MODEL_SHA256})\n"
+        f"model {INT8_MODEL} built and installed in {int8} (sha256 {INT8_SHA256})\n"
     )
-    assert sorted(p.name for p in target.iterdir()) == sorted(["model.onnx", *TOKENIZER_FILES])
+    for folder in (target, int8):
+        assert sorted(p.name for p in folder.iterdir()) == sorted(["model.onnx", *TOKENIZER_FILES])
+        # Readable by another user: the Docker image installs as root.
+        assert stat.S_IMODE((folder / "model.onnx").stat().st_mode) == 0o644
     assert verify_model(target) == MODEL_SHA256
-    # Readable by another user: the Docker image installs as root.
-    assert stat.S_IMODE((target / "model.onnx").stat().st_mode) == 0o644
+    assert verify_model(int8, MODELS[INT8_MODEL]) == INT8_SHA256
+
+
+def test_a_folder_holding_the_other_built_model_says_which_it_holds(
+    fresh_install: FreshInstall,
+) -> None:
+    int8 = fresh_install.model_dir.parent / "onnx-int8"
+    with pytest.raises(InputError) as caught:
+        verify_model(int8)
+    assert str(caught.value).endswith(
+        f"expected {MODEL_SHA256}: this folder holds {INT8_MODEL}, not all-MiniLM-L6-v2; name "
+        f"{INT8_MODEL} in [retrievers.dense] model, or give the folder of all-MiniLM-L6-v2 "
+        "(`retrieval-eval model install` installs it)"
+    )
 
 
 def test_build_is_byte_for_byte_deterministic(fresh_install: FreshInstall, model_dir: Path) -> None:
@@ -50,16 +71,20 @@ def test_build_is_byte_for_byte_deterministic(fresh_install: FreshInstall, model
 def test_second_install_keeps_the_verified_model(fresh_install: FreshInstall) -> None:
     again = run_cli("model", "install", "--dir", str(fresh_install.model_dir))
     assert again.returncode == 0
+    int8 = fresh_install.model_dir.parent / "onnx-int8"
     assert again.stdout == (
         f"model already installed in {fresh_install.model_dir} (sha256 {MODEL_SHA256})\n"
+        f"model {INT8_MODEL} already installed in {int8} (sha256 {INT8_SHA256})\n"
     )
 
 
 def test_verify_reports_an_intact_model(fresh_install: FreshInstall) -> None:
     result = run_cli("model", "verify", "--dir", str(fresh_install.model_dir))
+    int8 = fresh_install.model_dir.parent / "onnx-int8"
     assert (result.returncode, result.stdout) == (
         0,
-        f"model in {fresh_install.model_dir} is intact (sha256 {MODEL_SHA256})\n",
+        f"model in {fresh_install.model_dir} is intact (sha256 {MODEL_SHA256})\n"
+        f"model {INT8_MODEL} in {int8} is intact (sha256 {INT8_SHA256})\n",
     )
 
 
@@ -175,7 +200,7 @@ def test_a_model_changed_after_its_stamp_is_still_refused(
     folder = tmp_path / "onnx"
     shutil.copytree(fresh_install.model_dir, folder)
     _stamp_as_it_is_now(folder)
-    assert run_cli("model", "verify", "--dir", str(folder)).returncode == 0
+    assert run_cli("model", "verify", DEFAULT_MODEL, "--dir", str(folder)).returncode == 0
     model = folder / "model.onnx"
     before = model.stat()
     with model.open("r+b") as handle:  # one byte, in place: same inode, same size
@@ -184,7 +209,7 @@ def test_a_model_changed_after_its_stamp_is_still_refused(
         handle.seek(before.st_size // 2)
         handle.write(bytes([byte[0] ^ 0x01]))
     os.utime(model, ns=(before.st_atime_ns, before.st_mtime_ns))  # even the mtime put back
-    changed = run_cli("model", "verify", "--dir", str(folder))
+    changed = run_cli("model", "verify", DEFAULT_MODEL, "--dir", str(folder))
     assert changed.returncode == 2
     assert f"model.onnx has sha256 {file_sha256(model)}, expected {MODEL_SHA256}" in (
         changed.stderr
@@ -205,7 +230,7 @@ def test_a_model_replaced_after_its_stamp_is_still_refused(
     replacement.write_bytes(bytes(data))
     os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
     replacement.replace(model)  # another inode with the old size and mtime
-    changed = run_cli("model", "verify", "--dir", str(folder))
+    changed = run_cli("model", "verify", DEFAULT_MODEL, "--dir", str(folder))
     assert changed.returncode == 2
     assert f"model.onnx has sha256 {file_sha256(model)}, expected {MODEL_SHA256}" in (
         changed.stderr

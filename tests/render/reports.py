@@ -26,6 +26,7 @@ ENVIRONMENT = Environment(
     chromadb="1.5.0",
     onnxruntime="1.23.2",
     model_sha256="e61cbfc7",
+    dense_model="all-MiniLM-L6-v2 (auto: 10,000 documents or fewer)",
     git_commit="0123abcd",
 )
 

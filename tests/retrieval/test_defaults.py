@@ -10,7 +10,7 @@ from retrieval_eval.retrieval.config import (
     HybridConfig,
     RetrieversConfig,
 )
-from retrieval_eval.retrieval.defaults import resolve_defaults
+from retrieval_eval.retrieval.defaults import choose_dense_model, resolve_defaults, with_dense_model
 
 
 def test_machine_defaults_fill_only_what_is_unset(tmp_path: Path) -> None:
@@ -75,3 +75,25 @@ def test_another_model_is_looked_for_beside_the_default_models_folder(tmp_path: 
         dense=DenseConfig(model="multilingual-e5-small-q4", model_dir=Path("m"))
     )
     assert resolve_defaults(named, home=tmp_path, cores=1).dense.model_dir == Path("m")
+
+
+def test_auto_chooses_by_size_keeps_the_baselines_model_and_fp32_for_an_existing_chroma(
+    tmp_path: Path,
+) -> None:
+    placed = resolve_defaults(RetrieversConfig(), home=tmp_path, cores=1)
+    fp32, int8 = "all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8"
+    assert choose_dense_model(placed, documents=10_000).model == fp32
+    big = with_dense_model(placed, choose_dense_model(placed, documents=10_001).model)
+    folder = tmp_path / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2"
+    assert (big.dense.model, big.dense.model_dir) == (int8, folder / "onnx-int8")
+    # A baseline's one recorded built model is kept (a reranker's model is no dense model);
+    # with both recorded, the size decides.
+    assert (
+        choose_dense_model(placed, documents=10_001, recorded={fp32, "claude-haiku-4-5"}).model
+        == fp32
+    )
+    assert choose_dense_model(placed, documents=10_001, recorded={fp32, int8}).model == int8
+    existing = RetrieversConfig.model_validate({"chroma": {"index": "existing", "collection": "c"}})
+    assert choose_dense_model(existing, documents=50_000).model == fp32
+    named = RetrieversConfig(dense=DenseConfig(model=fp32))
+    assert choose_dense_model(named, documents=50_000, recorded={int8}).model == fp32

@@ -25,7 +25,11 @@ from retrieval_eval.progress import Pace, stderr_log, step
 from retrieval_eval.retrieval.base import CountsEmbeddings, ReportsMissingQueries, Retriever
 from retrieval_eval.retrieval.builtin.hybrid import HybridRetriever
 from retrieval_eval.retrieval.config import RetrieversConfig
-from retrieval_eval.retrieval.defaults import resolve_defaults
+from retrieval_eval.retrieval.defaults import (
+    choose_dense_model,
+    resolve_defaults,
+    with_dense_model,
+)
 from retrieval_eval.retrieval.registry import (
     RETRIEVER_NAMES,
     build_retriever,
@@ -104,16 +108,18 @@ def beir(
     """Evaluate a retriever on the BEIR folder DIRECTORY."""
     interactive = show_progress(progress)
     with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as ready:
+        data = load_beir(directory, split)
+        for note in data.notes:
+            click.echo(f"note: {note}", err=True)
+        # The folder's size chooses "auto" (no baseline here); `--json`'s config names it.
+        choice = choose_dense_model(ready.retrievers, documents=len(data.corpus.documents))
         retriever = build_retriever(
             retriever_name,
-            ready.retrievers,
+            with_dense_model(ready.retrievers, choice.model),
             anthropic_api_key=anthropic_api_key_value(),
             rerank_cache_dir=ready.cache_dir / "rerank",
         )
         try:
-            data = load_beir(directory, split)
-            for note in data.notes:
-                click.echo(f"note: {note}", err=True)
             setup_s = index_with_progress(
                 retriever, data.corpus, interactive=interactive, log=stderr_log, pace=ready.pace
             )

@@ -7,9 +7,16 @@ from pathlib import Path
 import click
 
 from retrieval_eval.commands.model import installed_model_dir, model_dir_option
-from retrieval_eval.index.cache_merge import merge_caches
-from retrieval_eval.index.model_catalog import DEFAULT_MODEL, MODELS, model_spec
-from retrieval_eval.index.model_install import model_folder, verify_model_of
+from retrieval_eval.index.cache_merge import cached_models, merge_caches
+from retrieval_eval.index.model_catalog import (
+    AUTO_CHOICES,
+    AUTO_MODEL,
+    DEFAULT_MODEL,
+    INT8_MODEL,
+    MODELS,
+    model_spec,
+)
+from retrieval_eval.index.model_install import BUILT_SHA256, model_folder, verify_model_of
 from retrieval_eval.vocabulary import ExitCode
 
 
@@ -29,10 +36,12 @@ def cache_group() -> None:
 @click.option(
     "--model",
     "model_name",
-    default=DEFAULT_MODEL,
+    default=AUTO_MODEL,
     show_default=True,
-    type=click.Choice(list(MODELS)),
-    help="The model the caches must have been built with ([retrievers.dense] model).",
+    type=click.Choice([AUTO_MODEL, *MODELS]),
+    help="The model the caches must have been built with ([retrievers.dense] model). "
+    f"{AUTO_MODEL}: {DEFAULT_MODEL} or {INT8_MODEL}, whichever the caches hold, as "
+    "`embed` chose it for the corpus.",
 )
 @model_dir_option(
     "--model-dir",
@@ -50,6 +59,9 @@ def merge(
     """Add every vector of the SHARD_DIRS caches (each a --cache-dir of `embed --shard`)
     to the cache in --into. Merging twice changes nothing; a cache that holds vectors of
     another model is refused, so a run can never mix two models' vectors."""
+    if model_name == AUTO_MODEL:
+        held = cached_models(shard_dirs)
+        model_name = next((n for n in AUTO_CHOICES if BUILT_SHA256[n] in held), DEFAULT_MODEL)
     spec = model_spec(model_name)
     folder = model_dir if model_dir is not None else model_folder(installed_model_dir(), spec)
     model = verify_model_of(folder, spec)

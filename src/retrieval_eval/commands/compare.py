@@ -24,7 +24,9 @@ import click
 
 from retrieval_eval.commands.beir import anthropic_api_key_value
 from retrieval_eval.commands.model import model_dir_option
+from retrieval_eval.compare.baseline import models_recorded_at
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
+from retrieval_eval.compare.dense_model import choose_run_model
 from retrieval_eval.errors import ConfigError, InputError, RetrievalEvalError
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.load.corpus import load_corpus
@@ -130,8 +132,13 @@ def compare(
         typed_outputs=() if cache_dir is None else (cache_dir,),
     ) as ready:
         settings = ready.settings
-        specs = [side_spec(name, settings) for name in sides]
+        specs = [side_spec(name, settings) for name in sides]  # a wrong name fails first
         corpus, datasets = _load(directory, settings, split)
+        # The configured corpus keeps the baseline's model, as `run` does; a BEIR one has none.
+        beir = directory is not None and (directory / "qrels").is_dir()
+        recorded = set() if beir else models_recorded_at(settings.baseline)
+        settings, _ = choose_run_model(settings, corpus, recorded, stderr_log)
+        specs = [side_spec(name, settings) for name in sides]
         tables, per_query = _compare(settings, specs, corpus, datasets, use_cache=not no_run_cache)
     metrics = settings.measures[:HEADLINE_METRICS]
     if as_json:

@@ -8,6 +8,8 @@ import click
 
 from retrieval_eval.commands.progress_flag import show_progress
 from retrieval_eval.commands.run import prepared_from_flags, settings_options
+from retrieval_eval.compare.baseline import models_recorded_at
+from retrieval_eval.compare.dense_model import choose_run_model
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.progress import stderr_log, step
 from retrieval_eval.retrieval.builtin.embed_shard import embed_into_cache
@@ -30,8 +32,11 @@ def embed(progress: bool | None, shard: str | None, **flags: Any) -> int:
     """
     chosen = parse_shard(shard) if shard is not None else None
     with prepared_from_flags(flags) as ready:
-        settings = ready.settings
-        corpus = load_corpus(settings.corpus)
+        corpus = load_corpus(ready.settings.corpus)
+        # The whole corpus chooses the model, as `run` and every shard of it do.
+        settings, _ = choose_run_model(
+            ready.settings, corpus, models_recorded_at(ready.settings.baseline), stderr_log
+        )
         with step(
             "embedding",
             None,

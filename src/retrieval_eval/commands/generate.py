@@ -23,6 +23,7 @@ from retrieval_eval.author.generate import (
 from retrieval_eval.author.prompts import PROMPT_VERSION
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
 from retrieval_eval.commands.run import anthropic_api_key
+from retrieval_eval.compare.dense_model import retrievers_for
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.corpus import load_corpus
@@ -209,7 +210,8 @@ def generate(
                 "ANTHROPIC_API_KEY is not set and the answers are not cached: "
                 "export ANTHROPIC_API_KEY=sk-ant-... and run generate again"
             )
-        retrievers = [build_retriever(name, settings.retrievers) for name in check_with]
+        configured = retrievers_for(settings, corpus)
+        retrievers = [build_retriever(name, configured) for name in check_with]
         interactive = show_progress(progress)
         pace = settings.progress.pace()
         try:

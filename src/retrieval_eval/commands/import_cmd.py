@@ -16,6 +16,7 @@ from retrieval_eval.author.query_import import (
     normalised,
     sample_groups,
 )
+from retrieval_eval.compare.dense_model import retrievers_for
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
@@ -215,7 +216,9 @@ def queries(
         known = {doc.id for doc in corpus.documents}
         needs_retriever = any(not any(c in known for c in g.clicks) for g in chosen)
         name = retriever_name or settings.retriever_for(target.name) or "hybrid"
-        retriever = build_retriever(name, settings.retrievers) if needs_retriever else None
+        retriever = (
+            build_retriever(name, retrievers_for(settings, corpus)) if needs_retriever else None
+        )
         lines: list[str] = []
         sources = {"clicks": 0, "retriever": 0}
         skipped = 0

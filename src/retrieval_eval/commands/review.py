@@ -10,6 +10,7 @@ import click
 from retrieval_eval.author.hole_review import HoleReview, candidates, read_report
 from retrieval_eval.author.review import Console, DatasetLines, Review, SkipState
 from retrieval_eval.commands.run import use_color
+from retrieval_eval.compare.dense_model import retrievers_for
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.prepare import prepared_run
@@ -86,7 +87,7 @@ def review(
                 f"retriever {name!r} for {dataset.name} is not one of {RETRIEVER_NAMES}"
             )
         corpus = load_corpus(settings.corpus)
-        retriever = build_retriever(name, settings.retrievers)
+        retriever = build_retriever(name, retrievers_for(settings, corpus))
         try:
             if not Review(lines, state, corpus, retriever, _console()).pending():
                 click.echo(f"{dataset}: nothing to review (no synthetic fixtures left)")

@@ -27,6 +27,8 @@ import numpy as np
 from retrieval_eval.commands.beir import prepared_retrievers
 from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
+from retrieval_eval.compare.baseline import models_recorded_at
+from retrieval_eval.compare.dense_model import choose_run_model
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.beir import load_beir
@@ -35,6 +37,7 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.prepare import prepared_run
 from retrieval_eval.progress import Pace, stderr_log, step
 from retrieval_eval.retrieval.config import HYBRID_SIDES, RetrieversConfig
+from retrieval_eval.retrieval.defaults import choose_dense_model, with_dense_model
 from retrieval_eval.retrieval.registry import build_retriever, close_retriever, hybrid_sides
 from retrieval_eval.retrieval.timed import QuerySpec, index_with_progress
 from retrieval_eval.retrieval.tune.cached_runs import retrieve_sides
@@ -78,7 +81,9 @@ def beir_data(
     with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as ready:
         data = load_beir(directory, split)
         queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
-        yield TuneData(data.corpus, queries, data.qrels, ready.retrievers, ready.pace)
+        choice = choose_dense_model(ready.retrievers, documents=len(data.corpus.documents))
+        retrievers = with_dense_model(ready.retrievers, choice.model)
+        yield TuneData(data.corpus, queries, data.qrels, retrievers, ready.pace)
 
 
 @contextmanager
@@ -101,8 +106,10 @@ def dataset_data(
         typed_inputs=(file, *(path for path in (model_dir,) if path is not None)),
         typed_outputs=tuple(path for path in (cache_dir,) if path is not None),
     ) as ready:
-        settings = ready.settings
-        corpus = load_corpus(settings.corpus)
+        corpus = load_corpus(ready.settings.corpus)
+        settings, _ = choose_run_model(
+            ready.settings, corpus, models_recorded_at(ready.settings.baseline), stderr_log
+        )
         report = validate_datasets(
             [file], corpus=corpus, min_fixtures=settings.min_fixtures, min_human=settings.min_human
         )

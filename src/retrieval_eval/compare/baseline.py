@@ -217,6 +217,32 @@ def load_baseline(path: Path, *, gated: Iterable[str] = ()) -> Baseline | None:
     return baseline
 
 
+def recorded_models(baseline: Baseline | None) -> set[str]:
+    """Every ``model`` the baseline's retrievers recorded in their configuration, nested
+    sides included (a hybrid's dense side): what ``model = "auto"`` keeps."""
+    found: set[str] = set()
+    pending: list[object] = [
+        e.retriever_config for e in (baseline.datasets if baseline else {}).values() if e
+    ]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            model = item.get("model")
+            if isinstance(model, str):
+                found.add(model)
+            pending.extend(item.values())
+    return found
+
+
+def models_recorded_at(path: Path) -> set[str]:
+    """``recorded_models`` of the baseline file, for the commands that only read it for
+    that (`embed`, `compare`, `tune`, a shard): a file they cannot read records none."""
+    try:
+        return recorded_models(load_baseline(path))
+    except InputError:
+        return set()
+
+
 def removed_datasets(
     baseline: Baseline | None, *, evaluated: Iterable[str]
 ) -> tuple[RemovedDataset, ...]:

@@ -17,7 +17,9 @@ from retrieval_eval import __version__
 from retrieval_eval.results import Environment
 
 
-def collect_environment(*, repository: Path, model_sha256: str | None) -> Environment:
+def collect_environment(
+    *, repository: Path, model_sha256: str | None, dense_model: str | None = None
+) -> Environment:
     return Environment(
         platform=platform.platform(),
         python=platform.python_version(),
@@ -25,6 +27,7 @@ def collect_environment(*, repository: Path, model_sha256: str | None) -> Enviro
         chromadb=_version("chromadb"),
         onnxruntime=_version("onnxruntime"),
         model_sha256=model_sha256,
+        dense_model=dense_model,
         git_commit=git_commit(repository),
     )
 

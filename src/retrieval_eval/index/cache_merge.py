@@ -41,6 +41,24 @@ def cache_file(cache_dir: Path) -> Path:
     return cache_dir / EMBEDDINGS_SUBDIR / CACHE_FILE
 
 
+def cached_models(sources: Sequence[Path]) -> set[str]:
+    """The sha256 of every model whose vectors the caches in ``sources`` hold (a cache
+    that cannot be read holds none here; ``merge_caches`` says why)."""
+    found: set[str] = set()
+    for source in sources:
+        path = cache_file(source)
+        if not path.is_file():
+            continue
+        try:
+            with closing(open_read_only(path)) as db:
+                if file_format(db) == CACHE_FORMAT:
+                    rows = db.execute("SELECT DISTINCT model_sha256 FROM vectors")
+                    found.update(str(model) for (model,) in rows)
+        except sqlite3.DatabaseError:
+            continue
+    return found
+
+
 def merge_caches(
     target: Path, sources: Sequence[Path], model_sha256: str, spec: ModelSpec
 ) -> MergedCaches:

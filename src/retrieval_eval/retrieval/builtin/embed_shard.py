@@ -20,6 +20,7 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import IndexProgress
 from retrieval_eval.retrieval.builtin.dense import EMBED_BATCH, chunk_cap, model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
+from retrieval_eval.retrieval.defaults import dense_for_corpus
 from retrieval_eval.sharding import Shard
 
 
@@ -39,6 +40,7 @@ def embed_into_cache(
     progress: IndexProgress | None = None,
 ) -> EmbedSummary:
     """``progress(done, total)`` hears the texts embedded (or found cached), batch by batch."""
+    config = dense_for_corpus(config, len(corpus.documents))  # a run's callers resolved it
     if config.model_dir is None or config.cache_dir is None:
         raise ConfigError("embedding into the cache needs a model folder and a cache folder")
     chunks = chunk_corpus(

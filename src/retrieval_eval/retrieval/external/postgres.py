@@ -52,12 +52,13 @@ from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.chunking import Chunk, chunk_corpus
 from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EmbeddingCache
-from retrieval_eval.index.model_catalog import model_spec
+from retrieval_eval.index.model_catalog import AUTO_MODEL, DEFAULT_MODEL, model_spec
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import AnnFidelity, Hit, SearchResult
 from retrieval_eval.retrieval.builtin.dense import chunk_cap, model_token_spans
 from retrieval_eval.retrieval.config import DenseConfig
+from retrieval_eval.retrieval.defaults import dense_for_corpus
 from retrieval_eval.retrieval.external.ann_fidelity import Ranking, measure_fidelity
 from retrieval_eval.retrieval.external.services_config import PostgresConfig
 from retrieval_eval.retrieval.fusion import reciprocal_rank_fusion
@@ -82,7 +83,8 @@ class PostgresRetriever:
             raise ConfigError(f"{_LABEL}: the embedding model folder is not set")
         self.config = config
         self.dense = dense
-        self.spec = model_spec(dense.model)
+        # "auto" unresolved (a retriever built outside a run): chosen in index(), by the corpus.
+        self.spec = model_spec(DEFAULT_MODEL if dense.model == AUTO_MODEL else dense.model)
         self._dsn = config.resolved_dsn()
         self._conn: psycopg.Connection[Any] | None = None
         self._embedding: MiniLMEmbedding | None = None
@@ -95,6 +97,9 @@ class PostgresRetriever:
 
     def index(self, corpus: Corpus) -> None:
         self.close()
+        if self.dense.model == AUTO_MODEL:
+            self.dense = dense_for_corpus(self.dense, len(corpus.documents))
+            self.spec = model_spec(self.dense.model)
         self._conn = self._connect()
         if "dense" in self.config.sides():
             assert self.dense.model_dir is not None
