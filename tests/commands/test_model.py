@@ -104,6 +104,12 @@ def test_list_shows_what_is_installed_beside_the_default_model(tmp_path: Path) -
     }
     assert after[E5] == f"installed in {folder}"
     assert after[PARAPHRASE] == f"available (`retrieval-eval model install {PARAPHRASE}`)"
+    # As in the image: the variable names the default model's folder, and `model verify
+    # NAME` checks the named model beside it, not the default model's own folder.
+    verified = cli("model", "verify", E5, env=env)
+    assert verified.returncode == 0, verified.stderr
+    pinned = MODELS[E5].files[MODELS[E5].model_file].sha256
+    assert verified.stdout == f"model {E5} in {folder} is intact (sha256 {pinned})\n"
 
 
 CONFIG = """\

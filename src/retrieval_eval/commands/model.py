@@ -65,6 +65,12 @@ def _resolve(model_dir: Path | None, name: str = DEFAULT_MODEL) -> Path:
     return model_folder(installed_model_dir(), model_spec(name))
 
 
+def _from_environment(parameter: str) -> bool:
+    """Whether the current command's ``parameter`` was filled from its environment variable."""
+    source = click.get_current_context().get_parameter_source(parameter)
+    return source is click.core.ParameterSource.ENVIRONMENT
+
+
 def _label(name: str) -> str:
     """How a line names the model: plain "model" for the default, as it always has."""
     return "model" if name == DEFAULT_MODEL else f"model {name}"
@@ -132,6 +138,10 @@ def verify(name: str | None, model_dir: Path | None) -> int:
     if name is None:
         default_dir = _resolve(model_dir)
         targets = [(n, model_folder(default_dir, MODELS[n])) for n in AUTO_CHOICES]
+    elif model_dir is not None and _from_environment("model_dir"):
+        # The variable names the default model's folder (as it does for a run), so a
+        # named model is the folder beside it, where `model install --dir` put it.
+        targets = [(name, model_folder(model_dir, model_spec(name)))]
     else:
         targets = [(name, _resolve(model_dir, name))]
     for one, target in targets:
