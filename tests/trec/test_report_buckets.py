@@ -21,6 +21,7 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.load.trec_text import files as trec_files
 from retrieval_eval.load.trec_text import tokens as trec_tokens
 from retrieval_eval.trec.report import as_json, format_trec, score_trec_run
+from tests.trec.id_strategies import DOC_IDS, QUERY_IDS, SCORES
 
 CLI = Path(sys.executable).with_name("retrieval-eval")
 MEASURES = ("all_trec",)
@@ -55,22 +56,26 @@ def _write_runs(folder: Path, queries: int, depth: int, seed: int) -> tuple[Path
     return folder / "qrels", folder / "sorted", folder / "shuffled"
 
 
+def _console_trec(qrels: Path, run: str, stdin: str | None = None) -> str:
+    """What `retrieval-eval trec -q -m all_trec QRELS RUN` prints (it must succeed)."""
+    done = subprocess.run(
+        [str(CLI), "trec", "-q", "-m", "all_trec", str(qrels), run],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_the_console_script_prints_a_shuffled_run_of_many_buckets_as_in_order(
     tmp_path: Path,
 ) -> None:
     """More queries than one bucket holds: several buckets, each its own piece."""
     queries = 3 * trec_files.BUCKET_QUERIES + 17
     qrels, ordered, shuffled = _write_runs(tmp_path, queries, 8, seed=5)
-    outputs = []
-    for run in (ordered, shuffled):
-        done = subprocess.run(
-            [str(CLI), "trec", "-q", "-m", "all_trec", str(qrels), str(run)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        outputs.append(done.stdout)
+    outputs = [_console_trec(qrels, str(run)) for run in (ordered, shuffled)]
     assert outputs[0] == outputs[1]
     assert outputs[0].count("\tq") > queries  # per-query lines of every query
 
@@ -103,17 +108,14 @@ def test_an_error_in_a_bucketed_run_names_its_line(tmp_path: Path) -> None:
     assert "appears twice for query '2'" in str(caught.value)
 
 
-_QIDS = st.sampled_from(["1", "2", "10", "q", "Q", "a-very-long-query-identifier-1", "b"])
-_DOCS = st.sampled_from(["d1", "d2", "d10", "x", "doc-with-a-long-identifier-42", "z9"])
-_SCORES = st.sampled_from(["1", "0.5", "0.25", "-1", "0", "2e1", "0.5000001"])
-
-
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    lines=st.lists(st.tuples(_QIDS, _DOCS, _SCORES), min_size=1, max_size=30),
-    judged=st.dictionaries(st.tuples(_QIDS, _DOCS), st.integers(-1, 3), min_size=1, max_size=25),
+    lines=st.lists(st.tuples(QUERY_IDS, DOC_IDS, SCORES), min_size=1, max_size=30),
+    judged=st.dictionaries(
+        st.tuples(QUERY_IDS, DOC_IDS), st.integers(-1, 3), min_size=1, max_size=25
+    ),
     bucket_queries=st.integers(1, 4),
     max_buckets=st.integers(1, 3),
     piece_rows=st.integers(1, 12),
@@ -146,15 +148,5 @@ def test_random_scattered_runs_in_random_buckets_print_what_the_whole_file_path_
 def test_a_scattered_run_from_a_pipe_prints_what_the_file_prints(tmp_path: Path) -> None:
     """A pipe cannot be read twice: it is read once, whole, whatever its line order."""
     qrels, _, shuffled = _write_runs(tmp_path, 40, 5, seed=3)
-    outputs = []
-    for run, stdin in ((str(shuffled), None), ("/dev/stdin", shuffled.read_text())):
-        done = subprocess.run(
-            [str(CLI), "trec", "-q", "-m", "all_trec", str(qrels), run],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        outputs.append(done.stdout)
-    assert outputs[0] == outputs[1]
+    from_file = _console_trec(qrels, str(shuffled))
+    assert _console_trec(qrels, "/dev/stdin", stdin=shuffled.read_text()) == from_file

@@ -20,6 +20,7 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.load.trec_text import tokens as trec_tokens
 from retrieval_eval.load.trec_text.files import NotContiguousError, stream_run
 from retrieval_eval.trec.report import as_json, format_trec, score_trec_run
+from tests.trec.id_strategies import DOC_IDS, QUERY_IDS, SCORES
 
 MEASURES = ("all_trec",)
 Run = dict[str, list[tuple[str, str]]]
@@ -106,22 +107,19 @@ def test_an_error_in_a_later_piece_names_its_line(tmp_path: Path) -> None:
     assert "appears twice for query '3'" in str(caught.value)
 
 
-_QIDS = st.sampled_from(["1", "2", "10", "q", "Q", "a-very-long-query-identifier-1", "b"])
-_DOCS = st.sampled_from(["d1", "d2", "d10", "x", "doc-with-a-long-identifier-42", "z9"])
-_SCORES = st.sampled_from(["1", "0.5", "0.25", "-1", "0", "2e1", "0.5000001"])
-
-
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     run=st.dictionaries(
-        _QIDS,
-        st.lists(st.tuples(_DOCS, _SCORES), min_size=1, max_size=6, unique_by=lambda t: t[0]),
+        QUERY_IDS,
+        st.lists(st.tuples(DOC_IDS, SCORES), min_size=1, max_size=6, unique_by=lambda t: t[0]),
         min_size=1,
         max_size=6,
     ),
-    judged=st.dictionaries(st.tuples(_QIDS, _DOCS), st.integers(-1, 3), min_size=1, max_size=25),
+    judged=st.dictionaries(
+        st.tuples(QUERY_IDS, DOC_IDS), st.integers(-1, 3), min_size=1, max_size=25
+    ),
     piece_rows=st.integers(1, 12),
     block=st.integers(24, 200),
     max_docs=st.none() | st.integers(1, 4),
