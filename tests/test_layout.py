@@ -49,8 +49,11 @@ class Tool:
 # `trec` is `retrieval-eval trec`, trec_eval over run and qrels files: it reuses score/'s
 # kernels and measure names, and the run never calls it. The numpy reader of TREC text it
 # shares with the `run-file` retriever lives in load/trec_text/, a stage both may import.
+# `api` is the public contract a team's factory or adapter imports (docs/retrievers.md): it
+# re-exports the retriever protocol's types, and nothing inside the package imports it.
 TOOLS: Mapping[str, Tool] = {
     "trec": Tool(after="score", imported_by=frozenset({"retrieval_eval.commands.trec"})),
+    "api": Tool(after="retrieval", imported_by=frozenset()),
 }
 # Small modules every stage may use; they import nothing but each other. `trust` keeps
 # secrets out of child processes and redacts every line written out; `sharding` picks a
