@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from retrieval_eval.action.event import COMMIT_EVENTS
 from retrieval_eval.author.scaffold import ACTION
 from retrieval_eval.index.model_catalog import MODELS
-from retrieval_eval.prepare import GATE_SETTINGS, TRUST_SETTINGS
+from retrieval_eval.config.table import rows
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.settings import (
     DEFAULT_DATASET_RETRIEVERS,
