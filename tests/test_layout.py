@@ -22,8 +22,10 @@ TESTS = Path(__file__).resolve().parent
 
 # The pipeline, first to last. `settings` composes the stages' own configuration types
 # (retriever tables, judge pricing, measure names), so it comes after them; `compare` is the
-# first stage that reads the whole settings object. `pipeline` calls every stage in turn;
-# `prepare` is how every edge prepares a run (settings, secrets withheld, input roots).
+# first stage that reads the whole settings object. `config` is the option table built from
+# the settings' declarations: which commit each is read from, the flags, the documentation.
+# `pipeline` calls every stage in turn; `prepare` is how every edge prepares a run (settings,
+# secrets withheld, input roots).
 STAGES = (
     "load",
     "validate",
@@ -31,6 +33,7 @@ STAGES = (
     "retrieval",
     "score",
     "settings",
+    "config",
     "compare",
     "render",
     "pipeline",

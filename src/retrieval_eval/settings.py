@@ -33,7 +33,7 @@ from pydantic import (
 from retrieval_eval.errors import ConfigError, shown_path
 from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
 from retrieval_eval.progress import Pace
-from retrieval_eval.retrieval.config import RetrieversConfig
+from retrieval_eval.retrieval.config import MAX_TIMEOUT_S, RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 from retrieval_eval.vocabulary import (
     COST_PER_QUERY,
@@ -47,9 +47,6 @@ from retrieval_eval.vocabulary import (
 CONFIG_FILE_NAME = "retrieval-eval.toml"
 # One line per evaluated push to the default branch; by default beside the baseline.
 HISTORY_FILE = "retrieval-eval-history.jsonl"
-# No timeout a configuration sets may pass this: a longer one would outlast any CI job, and
-# `inf` or 1e9 would fail only by accident, inside select().
-MAX_TIMEOUT_S = 3600.0
 # The whole evaluation's time bound. A GitHub-hosted job is cancelled after 6 hours, without a
 # status: the cap leaves half an hour of it for the comment and the status.
 TIME_LIMIT_CAP_S = 19_800.0
@@ -373,9 +370,9 @@ class RunSettings(BaseModel):
         Option("Share of a dataset's baselined queries that may be missing from one run.", G),
     ] = Field(default=0.5, ge=0.0, le=1.0)
     # For retrievers that are not deterministic (an ANN index, an LLM reranker).
-    repeats: Annotated[
-        int, Option("Search each query this many times and score the mean.", G)
-    ] = Field(default=1, ge=1, le=100)
+    repeats: Annotated[int, Option("Search each query this many times and score the mean.", G)] = (
+        Field(default=1, ge=1, le=100)
+    )
     seed: Annotated[
         int, Option("Seed of the bootstrap and randomization tests (their p-values).", G)
     ] = 0
@@ -389,9 +386,7 @@ class RunSettings(BaseModel):
         RetrieversConfig,
         Option("Every retriever's settings; its resource bounds are the base commit's.", PR),
     ] = Field(default_factory=RetrieversConfig)
-    judge: Annotated[JudgeSettings, Option("The LLM judge.")] = Field(
-        default_factory=JudgeSettings
-    )
+    judge: Annotated[JudgeSettings, Option("The LLM judge.")] = Field(default_factory=JudgeSettings)
     # Never gated, never in the baseline or the history (docs/configuration.md, "Challengers").
     challengers: Annotated[
         dict[str, ChallengerConfig],

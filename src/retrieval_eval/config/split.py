@@ -64,9 +64,7 @@ class _Merge:
         return own.model_copy(update=update) if update else own
 
 
-def proposals(
-    own: RunSettings, used: RunSettings, workspace: Path
-) -> tuple[tuple[str, str], ...]:
+def proposals(own: RunSettings, used: RunSettings, workspace: Path) -> tuple[tuple[str, str], ...]:
     """(the key and the value used, the pull request's value) for every key the pull
     request sets that this run does not use: each is a proposal for after the merge."""
     return tuple(_differences(used, own, (), workspace))
