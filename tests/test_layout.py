@@ -61,9 +61,21 @@ TOOLS: Mapping[str, Tool] = {
 # Small modules every stage may use; they import nothing but each other. `trust` keeps
 # secrets out of child processes and redacts every line written out; `sharding` picks a
 # shard's slice of chunks or queries; `claude_api` is the one Messages API call and reply
-# parser the judge, the reranker and `generate` share.
+# parser the judge, the reranker and `generate` share; `deadline` is the whole evaluation's
+# time bound, and the step it names when the bound passes.
 SHARED = frozenset(
-    {"", "errors", "fileio", "vocabulary", "results", "progress", "trust", "sharding", "claude_api"}
+    {
+        "",
+        "errors",
+        "fileio",
+        "vocabulary",
+        "results",
+        "progress",
+        "deadline",
+        "trust",
+        "sharding",
+        "claude_api",
+    }
 )
 # The edges: they call the pipeline or the stages, nothing calls them. `author` holds the
 # authoring tools behind `init`, `generate` and `review`.

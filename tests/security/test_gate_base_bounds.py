@@ -138,3 +138,33 @@ def test_a_pr_timeout_beyond_the_hard_cap_is_a_configuration_error(repo: Repo) -
         assert run.outputs["verdict"] == "error"
         assert "retrieval-eval.toml: bad value for 'retrievers.custom.timeout_s'" in run.log
         assert run.statuses[-1]["state"] == "error"
+
+
+# A command retriever that reads what it is sent and never answers.
+SILENT = "import sys\nsys.stdin.read()\n"
+
+
+def test_the_whole_evaluation_is_bounded_by_the_base_commits_time_limit(repo: Repo) -> None:
+    """A retriever that never answers within its own `timeout_s` still cannot hold the job:
+    the base commit's `time_limit_s` ends the run with an `error` status naming the step.
+    The pull request's own, larger, `time_limit_s` changes nothing."""
+    repo.establish_baseline()
+    silent = (
+        '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
+        f'command = [{json.dumps(sys.executable)}, "silent.py"]\n'
+    )
+    main = repo.commit({"retrieval-eval.toml": "time_limit_s = 3\n" + CONFIG}, "a tight time bound")
+    repo.branch("feature", main)
+    head = repo.commit(
+        {"retrieval-eval.toml": "time_limit_s = 19800\n" + CONFIG + silent, "silent.py": SILENT},
+        "a retriever that never answers",
+    )
+    run = repo.pull_request(56, main, head)
+
+    assert run.returncode == 2, run.log
+    assert run.outputs["verdict"] == "error"
+    assert "took longer than time_limit_s (3 s)" in run.log
+    assert "stopped in the step 'indexing for custom'" in run.log
+    assert run.statuses[-1]["state"] == "error"
+    assert "time_limit_s" in run.statuses[-1]["description"]
+    assert "time_limit_s: 3.0" in read(run.comment).text  # the PR's value, a proposal
