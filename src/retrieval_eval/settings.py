@@ -631,10 +631,56 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(
             f"not valid TOML: invalid UTF-8 at line {line}; save the file as UTF-8", file=path
         ) from None
+    _check_key_depth(text, path)  # tomllib takes minutes over a header 100,000 keys deep
     try:
-        return tomllib.loads(text)
+        table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"not valid TOML: {error}", file=path) from error
+    except RecursionError:  # arrays or inline tables nested thousands deep
+        raise ConfigError(_TOO_DEEP, file=path) from None
+    _check_depth(table, path)
+    return table
+
+
+# No setting nests deeper than a handful of tables (`challengers.NAME.hybrid.claude`, a
+# factory's `options`); a value nested deeper than this is refused before anything walks it.
+MAX_DEPTH = 32
+_TOO_DEEP = f"values nested more than {MAX_DEPTH} levels deep; no setting needs that"
+
+
+def _check_key_depth(text: str, path: Path) -> None:
+    """Refuse a table header or dotted key of more than ``MAX_DEPTH`` keys, before parsing."""
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("#") or ("." not in line):
+            continue
+        head = line.strip("[]") if line.startswith("[") else line.split("=", 1)[0]
+        keys = _key_parts(head.split("]", 1)[0])
+        if len(keys) > MAX_DEPTH:
+            shown = ".".join(keys[:4])
+            raise ConfigError(f"{_TOO_DEEP} (under '{shown}...')", file=path, line=number)
+
+
+def _check_depth(table: Mapping[str, Any], path: Path) -> None:
+    """Refuse a value nested deeper than ``MAX_DEPTH``, walked without recursion (the first
+    few keys are kept, to say where)."""
+    stack: list[tuple[object, int, tuple[str, ...]]] = [(table, 0, ())]
+    while stack:
+        value, depth, keys = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ConfigError(
+                f"{_TOO_DEEP} (under '{'.'.join(keys)}...')",
+                file=path,
+                line=toml_line(str(path), keys[:1]),
+            )
+        if isinstance(value, Mapping):
+            items: Any = value.items()
+        elif isinstance(value, list):
+            items = enumerate(value)
+        else:
+            continue
+        for key, inner in items:
+            stack.append((inner, depth + 1, keys if len(keys) >= 4 else (*keys, str(key))))
 
 
 def load_settings(
