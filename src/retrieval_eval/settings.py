@@ -42,6 +42,7 @@ from retrieval_eval.vocabulary import (
     JUDGE,
     LATENCY_P95,
     LOWER_IS_BETTER,
+    MODEL_DIR_ENV,
 )
 
 CONFIG_FILE_NAME = "retrieval-eval.toml"
@@ -76,7 +77,8 @@ class Option:
     of the commands that run an evaluation (``True``: ``--key`` with ``_`` as ``-``).
     ``action_input``: the Action input that sets it (``True``: the key with ``_`` as
     ``-``). ``path``: it names a file or folder the run reads, or writes (``atomic``: a file
-    replaced whole, so its folder is what must stay inside the repository).
+    replaced whole, so its folder is what must stay inside the repository). ``env``: an
+    environment variable that sets it, for the flag and the Action alike.
     """
 
     doc: str
@@ -84,6 +86,7 @@ class Option:
     flag: str | bool = False
     action_input: str | bool = False
     path: Literal["read", "written", "atomic"] | None = None
+    env: str | None = None  # an environment variable that sets it (below a flag)
 
 
 def declared(field: Any) -> Option | None:
@@ -321,7 +324,9 @@ class RunSettings(BaseModel):
         Option(
             "Installed embedding model folder. Not set: where `model install` puts it.",
             B,
+            flag=True,
             path="read",
+            env=MODEL_DIR_ENV,
         ),
     ] = None
     dataset_retrievers: Annotated[

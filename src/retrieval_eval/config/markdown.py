@@ -51,7 +51,11 @@ def between(text: str, markers: tuple[str, str]) -> str:
 
 
 def _default(row: Row) -> str:
-    value: Any = row.default
+    return shown_default(row.default)
+
+
+def shown_default(value: Any) -> str:
+    """A default as the tables show it."""
     if isinstance(value, BaseModel) or (isinstance(value, dict) and len(value) > 3):
         return "(table)"
     if isinstance(value, Path):
@@ -75,4 +79,6 @@ def _sources(row: Row) -> str:
         given.append(f"`{row.flag}`")
     if row.action_input:
         given.append(f"input `{row.action_input}`")
+    if row.env:
+        given.append(f"`{row.env}`")
     return ", ".join(given) or "—"

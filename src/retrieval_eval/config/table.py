@@ -10,7 +10,7 @@ variable a secret is sent to or read from) is the base commit's too, by its name
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel
@@ -40,15 +40,25 @@ class Row:
     flag: str | None  # `--tolerance`
     action_input: str | None  # `tolerance`
     path: str | None
+    env: str | None
 
     @property
     def sources(self) -> tuple[str, ...]:
         """Where it may come from, besides the configuration file."""
         return tuple(
             source
-            for source, given in (("flag", self.flag), ("Action input", self.action_input))
+            for source, given in (
+                ("flag", self.flag),
+                ("Action input", self.action_input),
+                ("environment", self.env),
+            )
             if given
         )
+
+    @property
+    def parameter(self) -> str:
+        """The flag's parameter name in a command's keyword arguments."""
+        return self.key.replace(".", "__")
 
 
 def rows(model: type[BaseModel] = RunSettings) -> tuple[Row, ...]:
@@ -71,7 +81,7 @@ def rows(model: type[BaseModel] = RunSettings) -> tuple[Row, ...]:
 def _inherit(option: Option, parent: Option) -> Option:
     """A key of a table is read from its table's commit unless it declares its own."""
     if option.commit is Commit.BASE and parent.commit is not Commit.BASE:
-        return Option(option.doc, parent.commit, option.flag, option.action_input, option.path)
+        return replace(option, commit=parent.commit)
     return option
 
 
@@ -95,6 +105,7 @@ def _row(key: str, field: Any, option: Option) -> Row:
         flag=flag,
         action_input=action_input,
         path=option.path,
+        env=option.env,
     )
 
 
