@@ -575,13 +575,25 @@ def test_the_action_inputs_name_the_settings_defaults_they_fall_back_to() -> Non
     defaults = RunSettings()
     checked = 0
     for spec in INPUTS:
-        fallback = re.search(r"Empty: from the config file, else `([^`]+)`", spec.description)
+        fallback = re.search(
+            r"Empty: from the config file \(`([^`]+)`\), else `([^`]+)`", spec.description
+        )
         if fallback is None:
             continue
-        value = getattr(defaults, spec.name.replace("-", "_"))
-        assert fallback.group(1) == (str(value) if isinstance(value, Path) else f"{value:g}")
+        value: Any = defaults
+        for part in fallback.group(1).split("."):
+            value = getattr(value, part)
+        if isinstance(value, bool):
+            shown = str(value).lower()
+        elif isinstance(value, Path):
+            shown = str(value)
+        elif isinstance(value, str):
+            shown = f'"{value}"'
+        else:
+            shown = f"{value:g}"
+        assert fallback.group(2) == shown, spec.name
         checked += 1
-    assert checked == 6
+    assert checked == 8
 
 
 def test_report_md_lists_the_template_filters() -> None:

@@ -87,6 +87,7 @@ class Option:
     action_input: str | bool = False
     path: Literal["read", "written", "atomic"] | None = None
     env: str | None = None  # an environment variable that sets it (below a flag)
+    action_doc: str = ""  # what the Action input's description adds to ``doc``
 
 
 def declared(field: Any) -> Option | None:
@@ -157,6 +158,8 @@ class JudgeSettings(BaseModel):
             "Score each query's retrieved text with the LLM judge (needs ANTHROPIC_API_KEY).",
             flag="--judge",
             action_input="judge",
+            action_doc="Set the key in the step's `env`; a fork pull request gets no secrets, so "
+            "there the judge is skipped with a warning.",
         ),
     ] = False
     model: Annotated[str, Option("The judge's Claude model.")] = Field(
@@ -310,6 +313,7 @@ class RunSettings(BaseModel):
         Option(
             "Folder for report.json, report.md and report.html.",
             G,
+            action_doc="On fork pull requests, also the files `mode: publish` reads.",
             flag=True,
             action_input=True,
             path="written",

@@ -73,15 +73,21 @@ def _plain(annotation: Any) -> Any:
 
 
 def overrides_from_flags(
-    flags: Mapping[str, Any], keys: tuple[str, ...] | None = None
+    flags: Mapping[str, Any],
+    keys: tuple[str, ...] | None = None,
+    model: type[BaseModel] = RunSettings,
 ) -> dict[str, Any]:
     """The settings the user gave flags for, nested as the configuration file nests them."""
+    return nested({row.key: flags.get(row.parameter) for row in flag_rows(keys, model)})
+
+
+def nested(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Dotted keys with a value (``None``: not given) as the file's nested tables."""
     overrides: dict[str, Any] = {}
-    for row in flag_rows(keys):
-        value = flags.get(row.parameter)
+    for key, value in values.items():
         if value is None:
             continue
-        *tables, leaf = row.key.split(".")
+        *tables, leaf = key.split(".")
         target = overrides
         for table in tables:
             target = target.setdefault(table, {})

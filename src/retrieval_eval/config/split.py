@@ -37,7 +37,7 @@ class _Merge:
 
     def merge(self, own: Any, base: Any, path: tuple[str, ...]) -> Any:
         if path:
-            commit = commit_of(path)
+            commit = commit_of(path, type(self.root))
             if commit is Commit.UNION:
                 return tuple(dict.fromkeys((*base, *own)))
             if commit is Commit.BASE or (commit is Commit.GATE and self.gate_from_base):

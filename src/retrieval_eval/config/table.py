@@ -41,6 +41,8 @@ class Row:
     action_input: str | None  # `tolerance`
     path: str | None
     env: str | None
+    action_doc: str
+    constraints: tuple[Any, ...] = ()  # the field's bounds (`ge=0.0`), as pydantic holds them
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -106,6 +108,8 @@ def _row(key: str, field: Any, option: Option) -> Row:
         action_input=action_input,
         path=option.path,
         env=option.env,
+        action_doc=option.action_doc,
+        constraints=tuple(m for m in field.metadata if not isinstance(m, Option)),
     )
 
 
