@@ -198,11 +198,20 @@ def custom_retriever(script: str) -> dict[str, str]:
     return {"retrieval-eval.toml": config, "search.py": script}
 
 
-def give_to_runner(workspace: Path) -> None:
-    """The workspace as the runner leaves it: its user's, as checkout wrote it."""
+def give(workspace: Path, owner: tuple[int, int]) -> None:
+    """The workspace as the runner leaves it is its user's (``RUNNER_USER``), as checkout
+    wrote it; the test's own git commands want it back (git refuses another user's)."""
     for folder, dirs, files in os.walk(workspace):
         for name in (folder, *(os.path.join(folder, n) for n in (*dirs, *files))):
-            os.chown(name, *RUNNER_USER, follow_symlinks=False)
+            os.chown(name, *owner, follow_symlinks=False)
+
+
+def run_as_runner(workspace: Path, image: str, *args: Any, **kwargs: Any) -> ContainerRun:
+    give(workspace, RUNNER_USER)
+    try:
+        return run_container(image, workspace, *args, **kwargs)
+    finally:
+        give(workspace, (0, 0))
 
 
 def attack_reports(github: FakeGitHub) -> list[dict[str, Any]]:
@@ -216,9 +225,8 @@ def pull_request_with(
     retriever is ``script``; returns the pull request's run and its head."""
     workspace = tmp_path / "workspace"
     main = new_project(workspace)
-    give_to_runner(workspace)
-    pushed = run_container(
-        image, workspace, tmp_path / "push", event_name="push", payload=push_event(main),
+    pushed = run_as_runner(
+        workspace, image, tmp_path / "push", event_name="push", payload=push_event(main),
         api_url=github.base_url, sha=main,
     )  # fmt: skip
     assert pushed.returncode == 0, pushed.log
@@ -227,9 +235,8 @@ def pull_request_with(
     write(workspace, custom_retriever(script))
     head = commit_all(workspace, "my own retriever")
     event = open_pull(github, workspace, 21, main, head)
-    give_to_runner(workspace)
-    run = run_container(
-        image, workspace, tmp_path / "pr", event_name="pull_request", payload=event,
+    run = run_as_runner(
+        workspace, image, tmp_path / "pr", event_name="pull_request", payload=event,
         api_url=github.base_url, sha=MERGE_SHA, **options,
     )  # fmt: skip
     return run, head
@@ -243,14 +250,13 @@ def test_the_audits_attack_cannot_rewrite_numpy_and_the_check_stays_red(
     call, and a regressing pull request got a green check."""
     run, head = pull_request_with(action_image, github, tmp_path, ATTACK)
 
-    [report] = attack_reports(github)
-    assert report["uid"] == CHILD_UID
-    assert report["numpy"] == "PermissionError", report
+    assert [s["state"] for s in github.statuses_for(head)] == ["failure"]
     assert not (tmp_path / "workspace" / "pwned.txt").exists()
     assert run.returncode == 1, run.log
     assert run.outputs["verdict"] == "regression"
-    assert [s["state"] for s in github.statuses_for(head)] == ["failure"]
     assert_clean(run)
+    [report] = attack_reports(github)
+    assert (report["uid"], report["numpy"]) == (CHILD_UID, "PermissionError"), report
 
 
 def test_the_pull_requests_code_reaches_nothing_of_the_actions(
