@@ -646,7 +646,8 @@ def merge_shards(
             settings, partials[0][1] if partials else None, previous
         )
         check_complete(partials, settings)
-        check_against_checkout(partials, _checked_out(settings))
+        corpus_fingerprint, own = _checked_out(settings)
+        check_against_checkout(partials, own, corpus_fingerprint=corpus_fingerprint)
         ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
         datasets = []
         challengers = []
@@ -675,15 +676,16 @@ def merge_shards(
         return error_outcome(error)
 
 
-def _checked_out(settings: RunSettings) -> dict[str, CheckedOut]:
-    """The merge's own datasets, read from its checkout as a shard reads them."""
-    _, validation = _load_and_validate(settings)
+def _checked_out(settings: RunSettings) -> tuple[str, dict[str, CheckedOut]]:
+    """The merge's own corpus fingerprint and datasets, read from its checkout as a shard
+    reads them."""
+    corpus, validation = _load_and_validate(settings)
     if validation.problems:
         raise InputError(
             f"this checkout's datasets do not validate ({validation.problems[0]}): the merge "
             "checks the shards' partials against them"
         )
-    return {
+    return corpus.fingerprint(), {
         path.name: CheckedOut(
             files_sha256=file_sha256(path),
             query_order=validation.query_order.get(path)

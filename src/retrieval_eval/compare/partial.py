@@ -194,15 +194,25 @@ class CheckedOut:
 
 
 def check_against_checkout(
-    partials: Sequence[tuple[Path, Partial]], own: Mapping[str, CheckedOut]
+    partials: Sequence[tuple[Path, Partial]],
+    own: Mapping[str, CheckedOut],
+    *,
+    corpus_fingerprint: str,
 ) -> None:
-    """Each partial is of this checkout: its datasets, their bytes, their query ids in order,
-    and for its shard's queries exactly this checkout's fixtures, each measured. The shards
+    """Each partial is of this checkout: its corpus, its datasets, their bytes, their query
+    ids in order, and for its shard's queries exactly this checkout's fixtures, each
+    measured. The shards
     agreeing with each other is not enough: one forged partial (a shard job whose Action
     was tampered with) would otherwise decide which queries the verdict counts."""
     for path, partial in partials:
         where = path / PARTIAL_FILE
         shard = Shard(partial.shard_index, partial.shard_count)
+        if partial.corpus_fingerprint != corpus_fingerprint:
+            raise InputError(
+                f"its corpus is not this checkout's (shard {shard}): every shard must "
+                "evaluate the merge's commit",
+                file=where,
+            )
         names = sorted(share.report.name for share in partial.datasets)
         if names != sorted(own):
             raise InputError(
