@@ -36,7 +36,8 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,7 @@ def decide(
     euid: int,
     user: str = CHILD_USER,
     marker: Path = IMAGE_MARKER,
-    lookup: Any = pwd.getpwnam,
+    lookup: Callable[[str], pwd.struct_passwd] = pwd.getpwnam,
 ) -> Decision:
     """The boundary for a process running as ``euid`` (the rules in the module docstring)."""
     if euid != 0:
@@ -121,6 +122,7 @@ class Boundary:
         self._scratch: Path | None = None
         self._restore: list[tuple[Path, int]] = []
         self._warned = False
+        self._lock = threading.Lock()  # retrievers may start from more than one thread
 
     def spawn_options(self) -> dict[str, Any]:
         """Keyword arguments for ``subprocess.Popen`` of a child running the PR's code."""
@@ -147,6 +149,10 @@ class Boundary:
         }
 
     def _own_folders(self, uid: int, gid: int) -> tuple[Path, Path]:
+        with self._lock:
+            return self._made_folders(uid, gid)
+
+    def _made_folders(self, uid: int, gid: int) -> tuple[Path, Path]:
         if self._scratch is None:
             self._close_folders()
             scratch = Path(tempfile.mkdtemp(prefix="retrieval-eval-pr-"))
