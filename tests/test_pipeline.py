@@ -127,7 +127,11 @@ def test_dense_end_to_end(project: Project, tmp_path: Path) -> None:
     first = run_evaluation(settings, progress=False, log=logged.append)
     assert first.verdict == "baseline-established", first.error
     # Indexed once per retriever: hybrid fuses the dense and bm25 indexes already built.
-    indexing = [line.split(":")[0] for line in logged if line.startswith("indexing")]
+    indexing = [line.split(":")[0] for line in logged if " documents in " in line]
+    # Before embedding, the estimate: every chunk is to embed on this first run.
+    assert (
+        sum(line.startswith("indexing for dense: embedding 12 documents (") for line in logged) == 1
+    )
     assert indexing == ["indexing for dense", "indexing for bm25"]
     assert sum(line.startswith("indexing for dense: 12 documents in ") for line in logged) == 1
     assert first.report is not None
