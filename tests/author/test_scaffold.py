@@ -112,7 +112,7 @@ def _assert_restores_the_embedding_cache(step: dict[Any, Any]) -> None:
     prefix = "retrieval-eval-embeddings-${{ runner.os }}-"
     configured = prefix + "${{ hashFiles('retrieval-eval.toml') }}-"
     assert step["with"]["key"] == configured + "${{ github.sha }}"
-    assert step["with"]["restore-keys"].split() == [configured, prefix]
+    assert step["with"]["restore-keys"].splitlines() == [configured, prefix]
 
 
 def _readme_workflow(readme: str, title: str) -> dict[Any, Any]:
