@@ -378,8 +378,7 @@ def _queries_missing(shares: Sequence[PartialDataset]) -> int | None:
 def _embedding_count(shares: Sequence[PartialDataset], which: int) -> int | None:
     """What the unsharded run would count. Indexing counts once: every shard indexed the
     same corpus, and counting it N times would report work the unsharded run never does.
-    Queries add up, except that each shard's search embedded its first query twice (the
-    unrecorded warm-up, timed.run_queries) where the unsharded search did so once."""
+    Queries add up (each shard embeds or finds cached its own; the warm-up is not counted)."""
     counts = [
         share.report.embedded_texts if which == 0 else share.report.cached_embeddings
         for share in shares
@@ -388,9 +387,6 @@ def _embedding_count(shares: Sequence[PartialDataset], which: int) -> int | None
         return None
     indexing = max(share.index_embedding_counts[which] for share in shares)
     queries = sum(value or 0 for value in counts)
-    if which == 0:
-        searched = sum(1 for share in shares if share.report.queries)
-        queries -= max(0, searched - 1)
     return indexing + queries
 
 
