@@ -39,6 +39,7 @@ from retrieval_eval.retrieval.external.engines_config import OURS_PREFIX, Engine
 DOC_KEY = "doc"
 CHUNK_KEY = "chunk"
 TAGS_KEY = "tags"
+TEXT_KEY = "text"
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class Store(Protocol):
         ...
 
     def add(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> None:
-        """Store ``rows`` (payloads with CHUNK_KEY, DOC_KEY and TAGS_KEY) and their vectors."""
+        """Store ``rows`` (CHUNK_KEY, DOC_KEY, TEXT_KEY and TAGS_KEY) and their vectors."""
         ...
 
     def open_existing(self, name: str) -> int:
@@ -201,7 +202,8 @@ class EngineRetriever(DenseRetriever):
         self._collection_name = name
         dimensions = self.spec.dimensions
         reused = self.store.open_ours(name, dimensions, fingerprint, chunk_count)
-        self._collection = _Adding(self.store)
+        assert self._table is not None  # dense's index() makes the table first
+        self._collection = _Adding(self.store, {c.id: c.text for c in self._table.chunks})
         return reused
 
     def _embedding_class(self) -> Any:
@@ -242,7 +244,7 @@ class EngineRetriever(DenseRetriever):
         while True:
             found = self.store.search(vector, wanted, present)
             positions = np.fromiter(
-                (self._position[str(r.payload[CHUNK_KEY])] for r in found),
+                (self._position[str(r.payload.get(CHUNK_KEY, r.record_id))] for r in found),
                 dtype=np.int64,
                 count=len(found),
             )
@@ -291,10 +293,13 @@ class EngineRetriever(DenseRetriever):
 
 class _Adding:
     """What dense's indexing loop adds chunks through (``add(ids, embeddings, metadatas)``),
-    turned into the engine's rows: the chunk id, its document, text and tags."""
+    turned into the engine's rows: the chunk id, its document, text and tags (the text
+    too, so the collection can later be searched as index = "existing" with
+    text_key = "text")."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, texts: Mapping[str, str]):
         self.store = store
+        self.texts = texts
 
     def add(
         self, *, ids: Sequence[str], embeddings: np.ndarray, metadatas: Sequence[Mapping[str, Any]]
@@ -303,6 +308,7 @@ class _Adding:
             {
                 CHUNK_KEY: chunk_id,
                 DOC_KEY: str(metadata[DOC_KEY]),
+                TEXT_KEY: self.texts[chunk_id],
                 TAGS_KEY: sorted(
                     key[len(TAG_KEY_PREFIX) :] for key in metadata if key.startswith(TAG_KEY_PREFIX)
                 ),

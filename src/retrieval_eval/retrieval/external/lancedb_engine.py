@@ -19,6 +19,7 @@ from retrieval_eval.retrieval.external.engine import (
     CHUNK_KEY,
     DOC_KEY,
     TAGS_KEY,
+    TEXT_KEY,
     LocalFolder,
     Record,
     unreachable,
@@ -94,6 +95,7 @@ class LanceDbStore:
             [
                 pa.field(_ID, pa.string()),
                 pa.field(DOC_KEY, pa.string()),
+                pa.field(TEXT_KEY, pa.string()),
                 pa.field(TAGS_KEY, pa.list_(pa.string())),
                 pa.field(self._column, pa.list_(pa.float32(), dimensions)),
             ]
@@ -106,6 +108,7 @@ class LanceDbStore:
             {
                 _ID: str(row[CHUNK_KEY]),
                 DOC_KEY: str(row[DOC_KEY]),
+                TEXT_KEY: str(row[TEXT_KEY]),
                 TAGS_KEY: list(row[TAGS_KEY]),
                 self._column: vector.tolist(),
             }

@@ -18,6 +18,7 @@ from retrieval_eval.retrieval.external.engine import (
     CHUNK_KEY,
     DOC_KEY,
     TAGS_KEY,
+    TEXT_KEY,
     LocalFolder,
     Record,
     unreachable,
@@ -104,6 +105,7 @@ class MilvusStore:
             {
                 _ID: str(row[CHUNK_KEY]),
                 DOC_KEY: str(row[DOC_KEY]),
+                TEXT_KEY: str(row[TEXT_KEY]),
                 TAGS_KEY: list(row[TAGS_KEY]),
                 self._field: vector.tolist(),
             }
