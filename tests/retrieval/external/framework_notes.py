@@ -28,9 +28,9 @@ from retrieval_eval.retrieval.config import DenseConfig
 CORPUS = Path(__file__).resolve().parents[3] / "datasets" / "corpus"
 
 
-def _embedding(cache_dir: str | None) -> TextEmbedding:
+def _embedding(cache_dir: str | None, model_dir: str | None) -> TextEmbedding:
     cache = EmbeddingCache(Path(cache_dir)) if cache_dir else None
-    return TextEmbedding(default_model_dir(Path.home()), cache)
+    return TextEmbedding(Path(model_dir) if model_dir else default_model_dir(Path.home()), cache)
 
 
 def _detach(embedding: TextEmbedding) -> None:
@@ -58,7 +58,9 @@ def _metadata(corpus: Corpus, chunk: Chunk, id_key: str) -> dict[str, Any]:
     return {id_key: chunk.doc_id, "tags": tags[chunk.doc_id], "chunk": chunk.id}
 
 
-def langchain_vector_store(cache_dir: str | None = None, id_key: str = "doc_id") -> Any:
+def langchain_vector_store(
+    cache_dir: str | None = None, model_dir: str | None = None, id_key: str = "doc_id"
+) -> Any:
     from langchain_core.documents import Document
     from langchain_core.embeddings import Embeddings
     from langchain_core.vectorstores import InMemoryVectorStore
@@ -75,7 +77,7 @@ def langchain_vector_store(cache_dir: str | None = None, id_key: str = "doc_id")
             vector: list[float] = self.embedding.embed_queries([text])[0].tolist()
             return vector
 
-    embedding = _embedding(cache_dir)
+    embedding = _embedding(cache_dir, model_dir)
     corpus, chunks = _chunks(embedding)
     store = InMemoryVectorStore(OnnxEmbeddings(embedding))
     store.add_documents(
@@ -103,7 +105,7 @@ def langchain_bm25() -> Any:
     )
 
 
-def llamaindex_vector_store(cache_dir: str | None = None) -> Any:
+def llamaindex_vector_store(cache_dir: str | None = None, model_dir: str | None = None) -> Any:
     from llama_index.core import VectorStoreIndex
     from llama_index.core.embeddings import BaseEmbedding
     from llama_index.core.schema import TextNode
@@ -130,7 +132,7 @@ def llamaindex_vector_store(cache_dir: str | None = None) -> Any:
             vectors: list[list[float]] = self._embedding.embed(list(texts)).tolist()
             return vectors
 
-    embedding = _embedding(cache_dir)
+    embedding = _embedding(cache_dir, model_dir)
     corpus, chunks = _chunks(embedding)
     # LlamaIndex embeds a node's metadata with its text unless told not to: the chunk's
     # text alone is what dense embeds.

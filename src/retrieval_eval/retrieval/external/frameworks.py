@@ -61,7 +61,7 @@ def build_framework(name: str, table: FrameworkConfig | None) -> FrameworkHosted
     module, package = _PACKAGE[name]
     if _missing(module):
         raise ConfigError(
-            f"retriever `{name}` needs {package}, which is not installed: "
+            f"retrievers.{name}: {package} is not installed where the factory host runs: "
             f"pip install 'retrieval-eval[{name}]' into the environment retrieval-eval runs in"
         )
     return FrameworkHosted(name, table)
@@ -70,5 +70,5 @@ def build_framework(name: str, table: FrameworkConfig | None) -> FrameworkHosted
 def _missing(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is None
-    except ModuleNotFoundError:  # the parent package is missing
+    except ImportError:  # the parent package is missing, or cannot be imported
         return True
