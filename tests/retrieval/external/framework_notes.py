@@ -149,3 +149,16 @@ def llamaindex_vector_store(cache_dir: str | None = None, model_dir: str | None 
     index = VectorStoreIndex(nodes, embed_model=OnnxEmbedding(embedding))
     _detach(embedding)
     return index.as_retriever()
+
+
+def llamaindex_summary() -> Any:
+    """A retriever that takes no metadata filter and needs no model: every note, in order."""
+    from llama_index.core import Document, SummaryIndex
+
+    corpus = load_corpus(CORPUS)
+    return SummaryIndex.from_documents(
+        [
+            Document(text=document.text, metadata={"doc_id": document.id})
+            for document in corpus.documents
+        ]
+    ).as_retriever()

@@ -27,7 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval_eval.api import Corpus, Hit, SearchResult
+from retrieval_eval.load.documents import Corpus
+from retrieval_eval.retrieval.base import Hit, SearchResult
 
 MAX_DEPTH = 4096  # the most results asked of the framework for one query
 
