@@ -477,6 +477,12 @@ def test_retrievers_tables_give_every_key_with_its_default() -> None:
         PostgresConfig,
         RunFileConfig,
     )
+    from retrieval_eval.retrieval.config import FrameworkConfig
+    from retrieval_eval.retrieval.external.engines_config import (
+        LanceDbConfig,
+        MilvusConfig,
+        QdrantConfig,
+    )
 
     models: dict[str, type[BaseModel]] = {
         "dense": DenseConfig,
@@ -486,6 +492,11 @@ def test_retrievers_tables_give_every_key_with_its_default() -> None:
         "chroma": ChromaConfig,
         "http": HttpConfig,
         "run-file": RunFileConfig,
+        "qdrant": QdrantConfig,
+        "lancedb": LanceDbConfig,
+        "milvus": MilvusConfig,
+        "langchain": FrameworkConfig,
+        "llamaindex": FrameworkConfig,
     }
     tables = retriever_tables()
     assert sorted(tables) == sorted(models)
