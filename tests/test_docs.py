@@ -470,18 +470,22 @@ def retriever_tables() -> dict[str, dict[str, str]]:
 def test_retrievers_tables_give_every_key_with_its_default() -> None:
     from pydantic_core import PydanticUndefined
 
-    from retrieval_eval.retrieval.config import Bm25Config, DenseConfig, HybridConfig
+    from retrieval_eval.retrieval.config import (
+        Bm25Config,
+        DenseConfig,
+        FrameworkConfig,
+        HybridConfig,
+    )
+    from retrieval_eval.retrieval.external.engines_config import (
+        LanceDbConfig,
+        MilvusConfig,
+        QdrantConfig,
+    )
     from retrieval_eval.retrieval.external.services_config import (
         ChromaConfig,
         HttpConfig,
         PostgresConfig,
         RunFileConfig,
-    )
-    from retrieval_eval.retrieval.config import FrameworkConfig
-    from retrieval_eval.retrieval.external.engines_config import (
-        LanceDbConfig,
-        MilvusConfig,
-        QdrantConfig,
     )
 
     models: dict[str, type[BaseModel]] = {
