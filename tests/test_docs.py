@@ -465,7 +465,17 @@ def retriever_tables() -> dict[str, dict[str, str]]:
 def test_retrievers_tables_give_every_key_with_its_default() -> None:
     from pydantic_core import PydanticUndefined
 
-    from retrieval_eval.retrieval.config import Bm25Config, DenseConfig, HybridConfig
+    from retrieval_eval.retrieval.config import (
+        Bm25Config,
+        DenseConfig,
+        FrameworkConfig,
+        HybridConfig,
+    )
+    from retrieval_eval.retrieval.external.engines_config import (
+        LanceDbConfig,
+        MilvusConfig,
+        QdrantConfig,
+    )
     from retrieval_eval.retrieval.external.services_config import (
         ChromaConfig,
         HttpConfig,
@@ -481,6 +491,11 @@ def test_retrievers_tables_give_every_key_with_its_default() -> None:
         "chroma": ChromaConfig,
         "http": HttpConfig,
         "run-file": RunFileConfig,
+        "qdrant": QdrantConfig,
+        "lancedb": LanceDbConfig,
+        "milvus": MilvusConfig,
+        "langchain": FrameworkConfig,
+        "llamaindex": FrameworkConfig,
     }
     tables = retriever_tables()
     assert sorted(tables) == sorted(models)
