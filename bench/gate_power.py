@@ -67,7 +67,7 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "bm25_k2.1_b0.9": ("bm25", "[retrievers.bm25]\nk1 = 2.1\nb = 0.9\n"),
     "bm25_nostem": ("bm25", "[retrievers.bm25]\nstemming = false\n"),
     "bm25_stop_lucene": ("bm25", '[retrievers.bm25]\nstopwords = "lucene"\n'),
-    "bm25_stop_en": ("bm25", '[retrievers.bm25]\nstopwords = "en"\n'),
+    "bm25_b0.3": ("bm25", "[retrievers.bm25]\nb = 0.3\n"),
     "bm25_stop_none": ("bm25", "[retrievers.bm25]\nstopwords = false\n"),
     "bm25_previous": (
         "bm25",
@@ -773,10 +773,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every rate here")
     parser.add_argument("--check-product", type=int, default=0, metavar="DRAWS")
     parser.add_argument("--judge", action="store_true", help="the simulated-judge table")
-    parser.add_argument("--judge-rule", default="C_5_1_a0.2")
+    parser.add_argument("--judge-only", action="store_true", help="only the judge's table")
+    parser.add_argument("--judge-rule", default="C_5_1_a0.2", help="comma-separated rules")
     parser.add_argument("--judge-draws", type=int, default=500)
     parser.add_argument("--choose", nargs="+", type=Path, metavar="JSON")
+    parser.add_argument("--show", type=Path, metavar="JSON", help="print a stored --json's table")
     args = parser.parse_args(argv)
+    if args.show:
+        stored = json.loads(args.show.read_text())
+        wanted = args.rules.split(",") if args.rules else list(stored["rates"])
+        print("| rule | N | " + " | ".join(COLUMNS) + " |")
+        print("|---|--:|" + "--:|" * len(COLUMNS))
+        for name in wanted:
+            for n, row in stored["rates"][name].items():
+                print(f"| {name} | {n} | " + " | ".join(_cell(row[c]) for c in COLUMNS) + " |")
+        return 0
     if args.choose:
         tables = {
             path.stem: {
@@ -816,6 +827,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
         )
         print(f"two-sided test at 0.05, vectorised vs the product's: {agree}/{total} agree")
+    if args.judge_only:
+        judged = judge_table(directory, runs, folder, values, args)
+        if args.json:
+            args.json.write_text(json.dumps({"judge": judged}, indent=1))
+        return 0
     study = simulate(
         values, all_rules, sizes=sizes, draws=args.draws, resamples=args.resamples, seed=args.seed
     )
@@ -834,10 +850,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         },
         "definitions": {rule.name: rule.definition for rule in all_rules},
     }
-    if args.judge:
-        output["judge"] = judge_table(directory, runs, folder, values, all_rules, args)
     if args.json:
         args.json.write_text(json.dumps(output, indent=1))
+    if args.judge:
+        output["judge"] = judge_table(directory, runs, folder, values, args)
+        if args.json:
+            args.json.write_text(json.dumps(output, indent=1))
     return 0
 
 
@@ -846,36 +864,46 @@ def judge_table(
     runs: Mapping[str, Path],
     folder: Path,
     values: np.ndarray,
-    all_rules: Sequence[Rule],
     args: argparse.Namespace,
 ) -> dict[str, Any]:
-    rule = next(r for r in rules() if r.name == args.judge_rule)
-    tiers = (0, 100, 200, 400)
+    """Per rule: the human set of 25 alone, then with a judged tier of 100, 200 and 400
+    queries for a judge of κ 0.4, 0.6 and 0.8, the rule applied to both sets together."""
+    by_name = {rule.name: rule for rule in rules()}
     effects = true_effects(values, changes(values.shape[0]))
-    out: dict[str, Any] = {"rule": rule.name}
-    print(f"\njudged tier, rule {rule.name}, human set of 25 + tier of t judged queries")
-    print("| κ (measured) | tier | FP5-10 | FP10-20 | FP>20 | FF0-5 | FFall | near0 | D80 |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for kappa in (0.4, 0.6, 0.8):
-        _, judged, measured = judged_values(directory, runs, folder, kappa, args.seed)
-        by_tier = simulate_tier(
-            values,
-            judged,
-            rule,
-            human_n=25,
-            tiers=tiers,
-            draws=args.judge_draws,
-            resamples=args.resamples,
-            seed=args.seed,
-        )
-        for tier, fails in by_tier.items():
-            row = rates(effects, fails)
-            out[f"{kappa:g}/{tier}"] = {**row, "kappa": measured}
-            cells = " | ".join(
-                _cell(row[c]) for c in ("FP5-10", "FP10-20", "FP>20", "FF0-5", "FFall", "near0")
+    judges = {kappa: judged_values(directory, runs, folder, kappa, args.seed) for kappa in KAPPAS}
+    out: dict[str, Any] = {}
+    columns = ("FP5-10", "FP10-20", "FP>20", "FF0-5", "FFall", "near0", "D80")
+    for name in args.judge_rule.split(","):
+        rule = by_name[name]
+        print(f"\njudged tier, rule {name}: 25 human queries + a tier of t judged queries")
+        print("| judge κ (measured) | tier | " + " | ".join(columns) + " |")
+        print("|---|--:|" + "--:|" * len(columns))
+        rows: dict[str, Any] = {}
+        for number, kappa in enumerate(KAPPAS):
+            _, judged, measured = judges[kappa]
+            tiers = TIERS if number == 0 else TIERS[1:]
+            by_tier = simulate_tier(
+                values,
+                judged,
+                rule,
+                human_n=25,
+                tiers=tiers,
+                draws=args.judge_draws,
+                resamples=args.resamples,
+                seed=args.seed,
             )
-            print(f"| {kappa:g} ({measured:.2f}) | {tier} | {cells} | {_cell(row['D80'])} |")
+            for tier, fails in by_tier.items():
+                row = rates(effects, fails)
+                label = "human alone" if tier == 0 else f"{kappa:g} ({measured:.2f})"
+                rows["human" if tier == 0 else f"{kappa:g}/{tier}"] = {**row, "kappa": measured}
+                cells = " | ".join(_cell(row[c]) for c in columns)
+                print(f"| {label} | {tier} | {cells} |")
+        out[name] = rows
     return out
+
+
+KAPPAS = (0.4, 0.6, 0.8)
+TIERS = (0, 100, 200, 400)
 
 
 if __name__ == "__main__":
