@@ -337,6 +337,7 @@ CROSS_CUTTING = {
     "author/test_quickstart.py": "the README's Quickstart, run as written",
     "render/test_screenshot_script.py": "scripts/screenshot/, which draws the README's picture",
     "action/test_fake_github.py": "the suite's own fake GitHub API (tests/support/fake_github.py)",
+    "bench/test_gate_power.py": "bench/gate_power.py, the gate's error-rate benchmark",
 }
 
 
