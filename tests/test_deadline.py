@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import select
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -34,3 +36,24 @@ def test_a_run_within_its_bound_leaves_no_timer_behind() -> None:
     import signal
 
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_the_console_scripts_run_is_bounded_too(tmp_path: Path) -> None:
+    """`retrieval-eval run` with a retriever that never answers ends at `time_limit_s`."""
+    from tests.action.project import new_project
+    from tests.support.action import run_cli
+
+    new_project(tmp_path)
+    (tmp_path / "silent.py").write_text("import sys\nsys.stdin.read()\n", encoding="utf-8")
+    config = (tmp_path / "retrieval-eval.toml").read_text(encoding="utf-8")
+    (tmp_path / "retrieval-eval.toml").write_text(
+        "time_limit_s = 2\n"
+        + config
+        + '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
+        + f'command = ["{sys.executable}", "silent.py"]\n',
+        encoding="utf-8",
+    )
+    done = run_cli(tmp_path, "run")
+    assert done.returncode == 2, done.log
+    assert "error: the evaluation took longer than time_limit_s (2 s)" in done.log
+    assert "stopped in the step 'indexing for custom'" in done.log
