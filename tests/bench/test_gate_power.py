@@ -147,6 +147,7 @@ def test_choose_picks_on_one_collection_and_shows_the_other(gp: ModuleType) -> N
     assert "chosen on b: bad" in text
 
 
+@pytest.mark.slow
 def test_a_whole_run_through_the_console_script(gp: ModuleType, tmp_path: Path) -> None:
     beir = tmp_path / "tiny" / "beir"
     (beir / "qrels").mkdir(parents=True)
