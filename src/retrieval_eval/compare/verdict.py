@@ -13,13 +13,8 @@ from dataclasses import dataclass
 
 from retrieval_eval.compare.gate import current_value, primary_metric, relative_drop
 from retrieval_eval.results import DatasetReport, MetricRow, QueryCheck, RemovedDataset
-from retrieval_eval.vocabulary import (
-    BREACHED,
-    LOWER_IS_BETTER,
-    Verdict,
-    fit_status_description,
-    metric_label,
-)
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import BREACHED, LOWER_IS_BETTER, Verdict, fit_status_description
 
 
 @dataclass(frozen=True)

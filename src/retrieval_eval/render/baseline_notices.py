@@ -12,7 +12,7 @@ from retrieval_eval.compare.ratchet import Held, Moved
 from retrieval_eval.compare.staleness import StaleBaseline, StaleMetric
 from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.render.filters import number
-from retrieval_eval.vocabulary import metric_label
+from retrieval_eval.score.measure_names import metric_label
 
 # A notice is one paragraph at the top of the comment: name a few, count the rest.
 SHOWN_METRICS = 5

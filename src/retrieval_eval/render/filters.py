@@ -7,13 +7,8 @@ from typing import Any, TypeVar
 
 from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.results import AnnFidelitySummary
-from retrieval_eval.vocabulary import (
-    COST_PER_QUERY,
-    LATENCY_P95,
-    ROW_STATUS_TEXT,
-    VERDICT_ICON,
-    metric_label,
-)
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import COST_PER_QUERY, LATENCY_P95, ROW_STATUS_TEXT, verdict_words
 
 T = TypeVar("T")
 
@@ -73,7 +68,12 @@ def status_text(status: str) -> str:
 
 
 def verdict_icon(verdict: str) -> str:
-    return VERDICT_ICON.get(verdict, "")
+    return verdict_words(verdict).icon
+
+
+def verdict_tone(verdict: str) -> str:
+    """The HTML report's banner: good, bad or other."""
+    return verdict_words(verdict).tone
 
 
 def ann_fidelity_text(fidelity: AnnFidelitySummary) -> str:
@@ -98,4 +98,5 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "status": status_text,
     "label": metric_label,
     "verdict_icon": verdict_icon,
+    "verdict_tone": verdict_tone,
 }

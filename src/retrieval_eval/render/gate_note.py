@@ -9,7 +9,8 @@ neither is not gated at all.
 from __future__ import annotations
 
 from retrieval_eval.results import DatasetReport
-from retrieval_eval.vocabulary import COST_PER_QUERY, LATENCY_P95, metric_label
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import COST_PER_QUERY, LATENCY_P95
 
 
 def latency_cost_note(dataset: DatasetReport, tolerance: float) -> str:

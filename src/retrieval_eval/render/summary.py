@@ -13,7 +13,8 @@ from retrieval_eval.compare.gate import HISTORY_DIGITS, within_one_query
 from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.render.filters import number, p_value, percent, pluralize, signed
 from retrieval_eval.results import DatasetReport, MetricRow, RunReport
-from retrieval_eval.vocabulary import BREACHED, ROW_STATUS_TEXT, VERDICT_ICON, metric_label
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import BREACHED, ROW_STATUS_TEXT, VERDICT_ICON
 
 # Eight heights, lowest first (U+2581..U+2588).
 SPARK_LEVELS = "▁▂▃▄▅▆▇█"

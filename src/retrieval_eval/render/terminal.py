@@ -20,28 +20,21 @@ from retrieval_eval.render.filters import (
     status_text,
 )
 from retrieval_eval.results import DatasetReport, MetricRow, QueryMove, RunReport
-from retrieval_eval.vocabulary import BREACHED, metric_label
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import ROW_STATUS, verdict_words
 
 # Worst regressed queries shown, over all datasets.
 WORST_QUERIES = 5
 _QUERY_CHARS = 60
 # Control characters (escape sequences included) never reach the terminal from a dataset.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_VERDICT_COLOUR = {
-    "passed": "green",
-    "baseline-established": "cyan",
-    "regression": "red",
-    "threshold": "red",
-    "invalid": "red",
-    "error": "yellow",
-}
 
 
 def terminal_summary(
     report: RunReport, *, report_markdown: Path | None, color: bool, hint: str = ""
 ) -> str:
     paint = _painter(color)
-    lines = [paint(report.headline, _VERDICT_COLOUR.get(report.verdict, ""), bold=True), ""]
+    lines = [paint(report.headline, verdict_words(report.verdict).colour, bold=True), ""]
     width = max((len(d.name) for d in report.datasets), default=0)
     for dataset in report.datasets:
         lines.append("  " + _dataset_line(dataset, width, paint))
@@ -109,16 +102,14 @@ def _dataset_line(dataset: DatasetReport, width: int, paint: Callable[..., str])
         if row.baseline is not None
         else number(row.current, row.metric)
     )
-    status = status_text(row.status)
-    bad = row.status == "regressed" or row.status in BREACHED
-    colour = "red" if bad else "green" if row.status in ("ok", "improved") else ""
-    return f"{head}  {metric_label(row.metric)} {change}  {paint(status, colour)}"
+    status = paint(status_text(row.status), ROW_STATUS[row.status].colour)
+    return f"{head}  {metric_label(row.metric)} {change}  {status}"
 
 
 def _headline_row(dataset: DatasetReport) -> MetricRow | None:
     """The row that decided the dataset: a failing one first, else the first gated one."""
     rows = [r for r in dataset.rows if r.gated] or list(dataset.rows)
-    failing = [r for r in rows if r.status == "regressed" or r.status in BREACHED]
+    failing = [r for r in rows if ROW_STATUS[r.status].failing]
     chosen = failing or rows
     return chosen[0] if chosen else None
 
