@@ -32,7 +32,7 @@ from retrieval_eval.compare.baseline import (
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
 from retrieval_eval.compare.dense_model import choose_run_model, resolve_dense_model
 from retrieval_eval.compare.environment import collect_environment
-from retrieval_eval.compare.gate import gate_dataset, recorded_value
+from retrieval_eval.compare.gate import gate_dataset, pooled_headline, recorded_value
 from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
@@ -49,6 +49,8 @@ from retrieval_eval.compare.partial import (
     shard_partial,
     write_partial,
 )
+from retrieval_eval.compare.policy import gate_policy
+from retrieval_eval.compare.rules import Pooled
 from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.index.model_catalog import AUTO_INT8_ABOVE
@@ -180,6 +182,7 @@ def _run(
         settings, corpus, validation, interactive=interactive, log=log, rerank_key=rerank_key
     )
     labeller = None if judge is None else label_judge(judge, settings)
+    policy = gate_policy(settings)
     documents = {doc.id: doc for doc in corpus.documents}
     datasets: list[DatasetReport] = []
     for one in searched.datasets:
@@ -192,7 +195,7 @@ def _run(
             recorded = previous.datasets.get(one.path.name) if previous else None
             measured = carry_over(with_fingerprints(measured, passages), recorded)
         entry = previous.established(one.path.name) if previous else None
-        gated = gate_dataset(measured, entry, settings)
+        gated = gate_dataset(measured, entry, settings, policy)
         if labeller is not None:  # informational: the verdict is already decided above
             gated = judge_holes(gated, documents, labeller, log)
             gated = calibrate(
@@ -205,6 +208,7 @@ def _run(
                 log=log,
             )
         datasets.append(gated)
+    pooled = pooled_headline(datasets, previous, policy)
     if labeller is not None and labeller.calls:
         log(f"judged {labeller.calls} label(s) with {labeller.model} (${labeller.spent_usd:.4f})")
     challengers = tuple(
@@ -216,6 +220,7 @@ def _run(
         settings,
         datasets,
         previous=previous,
+        pooled=pooled,
         model_sha256=searched.model_sha256,
         dense_model=dense_model,
         started=started,
@@ -378,6 +383,7 @@ def conclude(
     datasets: Sequence[DatasetReport],
     *,
     previous: Baseline | None,
+    pooled: Pooled | None = None,
     model_sha256: str | None,
     dense_model: str | None = None,
     started: float,
@@ -396,9 +402,8 @@ def conclude(
         repository=settings.datasets, model_sha256=model_sha256, dense_model=dense_model
     )
     removed = removed_datasets(previous, evaluated={d.name for d in datasets})
-    decision = decide(
-        datasets, tolerance=settings.tolerance, measures=settings.measures, removed=removed
-    )
+    policy = gate_policy(settings)
+    decision = decide(datasets, policy=policy, removed=removed, pooled=pooled)
     established = [d.name for d in datasets if d.baseline_established]
     # A measure an established entry never recorded is established by this run too.
     extended = None if rewrite or previous is None else with_new_measures(previous, datasets)
@@ -434,6 +439,7 @@ def conclude(
         duration_s=time.perf_counter() - started,
         history=trend.values,
         challengers=challengers,
+        policy=policy,
     )
     files = write_report_files(report, settings.report_dir, notices=notices, links=links)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
@@ -645,12 +651,13 @@ def merge_shards(
         )
         check_complete(partials, settings)
         ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
+        policy = gate_policy(settings)
         datasets = []
         challengers = []
         for position, measured in enumerate(merge_datasets(ordered, settings)):
             recorded = previous.datasets.get(measured.name) if previous else None
             entry = previous.established(measured.name) if previous else None
-            datasets.append(gate_dataset(carry_over(measured, recorded), entry, settings))
+            datasets.append(gate_dataset(carry_over(measured, recorded), entry, settings, policy))
             sides = merge_challengers(ordered, position)
             if sides:
                 challengers.append(_against_gated(settings, measured, sides))
@@ -658,6 +665,7 @@ def merge_shards(
             settings,
             datasets,
             previous=previous,
+            pooled=pooled_headline(datasets, previous, policy),
             model_sha256=ordered[0].model_sha256,
             dense_model=dense_model,
             started=started,

@@ -38,6 +38,10 @@ from retrieval_eval.trust.secrets import protect_process
 GATE_SETTINGS = (
     "baseline",
     "tolerance",
+    "tolerances",
+    "gate_rule",
+    "headline",
+    "dataset_headlines",
     "measures",
     "gated",
     "k",

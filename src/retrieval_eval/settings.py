@@ -32,6 +32,7 @@ from pydantic import (
 from retrieval_eval.errors import ConfigError, shown_path
 from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
 from retrieval_eval.progress import Pace
+from retrieval_eval.results import SEED_RULE, RuleName
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 from retrieval_eval.vocabulary import (
@@ -224,6 +225,14 @@ class RunSettings(BaseModel):
         default_factory=dict
     )
     tolerance: float = Field(default=0.05, ge=0.0, lt=1.0)
+    # A metric's own tolerance, replacing `tolerance` for it (say, a looser one for recall@20).
+    tolerances: dict[str, float] = Field(default_factory=dict)
+    # The rule that turns the paired per-query values into a verdict (results.RULES).
+    gate_rule: RuleName = SEED_RULE
+    # The metric a dataset is judged and named by (None: ndcg@K if measured, else the first
+    # measure); `dataset_headlines` gives a dataset file its own.
+    headline: str | None = None
+    dataset_headlines: dict[str, str] = Field(default_factory=dict)
     # Opt-in noise rules (docs/configuration.md, "Small datasets and noise"). None: off.
     # A drop beyond the tolerance fails only when its paired test gives p below this.
     significance: float | None = Field(default=None, gt=0.0, lt=1.0)
@@ -341,6 +350,40 @@ class RunSettings(BaseModel):
                     f"gated metric {name!r} is not measured; measured: {sorted(known)}"
                 )
         return gated
+
+    @field_validator("tolerances")
+    @classmethod
+    def _tolerances_fit(
+        cls, tolerances: dict[str, float], info: ValidationInfo
+    ) -> dict[str, float]:
+        known = _measured(info)
+        for name, value in tolerances.items():
+            if name not in known:
+                raise ValueError(f"tolerance for {name!r}, which is not measured: {sorted(known)}")
+            if not 0.0 <= value < 1.0:
+                raise ValueError(f"tolerance for {name!r} is {value}; give a share from 0 to 1")
+        return tolerances
+
+    @field_validator("headline")
+    @classmethod
+    def _headline_measured(cls, headline: str | None, info: ValidationInfo) -> str | None:
+        measures = info.data.get("measures", DEFAULT_MEASURES)
+        if headline is not None and headline not in measures:
+            raise ValueError(f"headline {headline!r} is not measured; measured: {list(measures)}")
+        return headline
+
+    @field_validator("dataset_headlines")
+    @classmethod
+    def _dataset_headlines_measured(
+        cls, headlines: dict[str, str], info: ValidationInfo
+    ) -> dict[str, str]:
+        measures = info.data.get("measures", DEFAULT_MEASURES)
+        for dataset, metric in headlines.items():
+            if metric not in measures:
+                raise ValueError(
+                    f"headline {metric!r} of {dataset} is not measured; measured: {list(measures)}"
+                )
+        return headlines
 
     @field_validator("thresholds")
     @classmethod

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval.compare.gate import row_status
+from retrieval_eval.compare.rules import judge_drop
+from retrieval_eval.results import RULES
 from retrieval_eval.settings import Threshold
 from retrieval_eval.vocabulary import RowStatus
 
@@ -34,8 +36,10 @@ CEILING = Threshold(max=500.0)  # a latency ceiling: fails at 600
         # No baseline value: new when the dataset has a baseline, ok when it is being set.
         (None, True, None, 0.6, True, "new"),
         (None, True, None, 0.6, False, "ok"),
-        # Better than the baseline by more than float noise is an improvement.
+        # A gain is labelled by the mirror of the rule: beyond the tolerance it is an
+        # improvement, within it (as a drop within it is) ok.
         (-0.10, True, None, 0.6, True, "improved"),
+        (-0.03, True, None, 0.6, True, "ok"),
         (-1e-12, True, None, 0.6, True, "ok"),
         (0.0, True, FLOOR, 0.6, True, "ok"),
     ],
@@ -48,10 +52,21 @@ def test_row_status(
     has_baseline: bool,
     expected: RowStatus,
 ) -> None:
+    judgement = (
+        None
+        if drop is None
+        else judge_drop(
+            drop,
+            spec=RULES["any-metric"],
+            tolerance=0.05,
+            alpha=None,
+            significance=None,
+            p_value=None,
+        )
+    )
     status = row_status(
-        drop,
+        judgement,
         gated=gated,
-        tolerance=0.05,
         threshold=threshold,
         current=current,
         has_baseline=has_baseline,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval.compare.verdict import decide
-from retrieval_eval.results import DatasetReport, FixtureFailure, MetricRow
+from retrieval_eval.results import DatasetReport, FixtureFailure, GatePolicy, MetricRow
 from retrieval_eval.vocabulary import Verdict
 from tests.render.reports import dataset, mrr_row, query
 
@@ -25,6 +25,7 @@ def _dataset(
     return built.model_copy(update={"baseline_established": established})
 
 
+POLICY = GatePolicy(rule="any-metric", tolerance=0.05, headline="mrr@10", gated=("mrr@10",))
 FAILURE = FixtureFailure(
     query_id="q9", query="nothing", line=9, kind="expect_empty", message="expected no results"
 )
@@ -80,6 +81,6 @@ FAILURE = FixtureFailure(
     ],
 )
 def test_verdict(datasets: list[DatasetReport], verdict: Verdict, headline: str) -> None:
-    decision = decide(datasets, tolerance=0.05, measures=("mrr@10",))
+    decision = decide(datasets, policy=POLICY)
     assert (decision.verdict, decision.headline) == (verdict, headline)
     assert decision.status_description == headline[:140]

@@ -13,6 +13,7 @@ from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.compare.baseline import load_baseline
 from retrieval_eval.compare.history import read_history
+from retrieval_eval.compare.policy import gate_policy
 from retrieval_eval.compare.staleness import stale_baseline
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.render.baseline_notices import stale_log, stale_notice
@@ -34,13 +35,9 @@ def stale_baseline_notice(
         entries = read_history(run.history)
     except RetrievalEvalError:
         return None
-    stale = stale_baseline(
-        previous, entries, base_sha=base_sha, tolerance=run.tolerance, is_gated=run.is_gated
-    )
+    stale = stale_baseline(previous, entries, base_sha=base_sha, policy=gate_policy(run))
     if stale is None:
         return None
     name = run.baseline.name
-    commands.warning(
-        stale_log(stale, baseline_name=name, tolerance=run.tolerance), title="stale baseline"
-    )
-    return stale_notice(stale, baseline_name=name, tolerance=run.tolerance)
+    commands.warning(stale_log(stale, baseline_name=name), title="stale baseline")
+    return stale_notice(stale, baseline_name=name)

@@ -15,7 +15,9 @@ from retrieval_eval.render.filters import (
     number,
     p_value,
     percent,
+    policy_line,
     rank,
+    resolution_line,
     signed,
     status_text,
 )
@@ -34,12 +36,18 @@ def terminal_summary(
     report: RunReport, *, report_markdown: Path | None, color: bool, hint: str = ""
 ) -> str:
     paint = _painter(color)
-    lines = [paint(report.headline, verdict_words(report.verdict).colour, bold=True), ""]
+    lines = [
+        paint(report.headline, verdict_words(report.verdict).colour, bold=True),
+        _clean(policy_line(report.gate_policy)),
+        "",
+    ]
     width = max((len(d.name) for d in report.datasets), default=0)
     for dataset in report.datasets:
         lines.append("  " + _dataset_line(dataset, width, paint))
         if dataset.ann_fidelity is not None:
             lines.append("    " + ann_fidelity_text(dataset.ann_fidelity))
+        if dataset.resolution is not None:
+            lines.append("    " + _clean(resolution_line(dataset.resolution)))
     if report.challengers:
         lines += ["", "Challengers (reported, never gated):"]
         lines += ["  " + line for line in _challenger_lines(report)]
@@ -107,10 +115,11 @@ def _dataset_line(dataset: DatasetReport, width: int, paint: Callable[..., str])
 
 
 def _headline_row(dataset: DatasetReport) -> MetricRow | None:
-    """The row that decided the dataset: a failing one first, else the first gated one."""
+    """The row that decided the dataset: a failing one first, else its headline metric's."""
     rows = [r for r in dataset.rows if r.gated] or list(dataset.rows)
     failing = [r for r in rows if ROW_STATUS[r.status].failing]
-    chosen = failing or rows
+    headline = [r for r in dataset.rows if r.metric == dataset.headline_metric]
+    chosen = failing or headline or rows
     return chosen[0] if chosen else None
 
 
