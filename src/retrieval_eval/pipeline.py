@@ -109,6 +109,7 @@ def run_evaluation(
     log: Log = stderr_log,
     anthropic_api_key: SecretStr | None = None,
     links: ReportLinks | None = None,
+    stale: str | None = None,
 ) -> RunOutcome:
     """Evaluate every dataset, gate it, write the report (and the baseline when due).
 
@@ -116,6 +117,8 @@ def run_evaluation(
     is ignored (even a corrupt one) and every dataset's entry is replaced.
     ``anthropic_api_key`` comes from the edge (the environment), never from a file;
     ``links`` too (the Action's: the run and the fixtures on GitHub; a plain run has none).
+    ``stale``: the baseline is behind the default branch (the Action's check), said in a
+    passing headline.
     """
     try:
         judge = make_judge(settings.judge, anthropic_api_key)
@@ -131,6 +134,7 @@ def run_evaluation(
             judge=judge,
             rerank_key=rerank_key,
             links=links,
+            stale=stale,
         )
     except RetrievalEvalError as error:
         return error_outcome(error)
@@ -171,6 +175,7 @@ def _run(
     judge: ClaudeJudge | None,
     rerank_key: str | None,
     links: ReportLinks | None,
+    stale: str | None = None,
 ) -> RunOutcome:
     started = time.perf_counter()
     corpus, validation = _load_and_validate(settings)
@@ -230,6 +235,7 @@ def _run(
         log=log,
         challengers=challengers,
         links=links,
+        stale=stale,
     )
 
 
@@ -393,6 +399,7 @@ def conclude(
     log: Log,
     challengers: tuple[DatasetChallengers, ...] = (),
     links: ReportLinks | None = None,
+    stale: str | None = None,
 ) -> RunOutcome:
     """Decide the verdict over the gated datasets, write the baseline when due and the report.
 
@@ -403,7 +410,7 @@ def conclude(
     )
     removed = removed_datasets(previous, evaluated={d.name for d in datasets})
     policy = gate_policy(settings)
-    decision = decide(datasets, policy=policy, removed=removed, pooled=pooled)
+    decision = decide(datasets, policy=policy, removed=removed, pooled=pooled, stale=stale)
     established = [d.name for d in datasets if d.baseline_established]
     # A measure an established entry never recorded is established by this run too.
     extended = None if rewrite or previous is None else with_new_measures(previous, datasets)
@@ -640,6 +647,7 @@ def merge_shards(
     write_baseline: bool = True,
     log: Log = stderr_log,
     links: ReportLinks | None = None,
+    stale: str | None = None,
 ) -> RunOutcome:
     """Combine the partials, gate once and write the report (and baseline) as ``run`` would."""
     started = time.perf_counter()
@@ -675,6 +683,7 @@ def merge_shards(
             log=log,
             challengers=tuple(challengers),
             links=links,
+            stale=stale,
         )
     except RetrievalEvalError as error:
         return error_outcome(error)

@@ -99,7 +99,7 @@ INPUTS: tuple[InputSpec, ...] = (
         "`ratchet`: on a push to the default branch, a passing run raises each gated metric in "
         "`baseline.json` to the value it measured, never lowering one (latency and cost only go "
         "down), for a following step to commit. `fixed`: only `retrieval-eval baseline update` "
-        "moves the baseline. Empty: from the config file (`baseline_update`), else `fixed`.",
+        "moves the baseline. Empty: from the config file (`baseline_update`), else `ratchet`.",
     ),
     InputSpec(
         "mode",

@@ -91,7 +91,25 @@ def run_validate(
         click.echo(f"{len(report.problems)} {noun} in {_files(files)}", err=True)
         return int(ExitCode.FAILED)
     click.echo(f"ok: {_files(files)}, {report.fixture_count} fixtures", err=True)
+    _say_resolution([path.name for path in report.datasets])
     return int(ExitCode.OK)
+
+
+def _say_resolution(names: list[str]) -> None:
+    """What each dataset can resolve under the default policy, from the per-query spread
+    of the baseline in the working directory (when there is one)."""
+    from retrieval_eval.compare.baseline import load_baseline
+    from retrieval_eval.compare.policy import gate_policy
+    from retrieval_eval.errors import RetrievalEvalError
+    from retrieval_eval.render.terminal import baseline_resolution_lines
+    from retrieval_eval.settings import RunSettings
+
+    try:
+        baseline = load_baseline(Path("baseline.json"))
+    except RetrievalEvalError:
+        baseline = None  # the run reports a broken baseline; here it only means no spread
+    for line in baseline_resolution_lines(baseline, gate_policy(RunSettings()), names):
+        click.echo(line, err=True)
 
 
 def _warn_about_empty_documents(corpus: Corpus) -> None:

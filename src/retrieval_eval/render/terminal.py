@@ -5,11 +5,13 @@ everything; this is what a person reads before deciding to open it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
 
+from retrieval_eval.compare.baseline import Baseline
+from retrieval_eval.compare.resolution import resolution_of
 from retrieval_eval.render.filters import (
     ann_fidelity_text,
     number,
@@ -21,7 +23,7 @@ from retrieval_eval.render.filters import (
     signed,
     status_text,
 )
-from retrieval_eval.results import DatasetReport, MetricRow, QueryMove, RunReport
+from retrieval_eval.results import DatasetReport, GatePolicy, MetricRow, QueryMove, RunReport
 from retrieval_eval.score.measure_names import metric_label
 from retrieval_eval.vocabulary import ROW_STATUS, verdict_words
 
@@ -137,3 +139,29 @@ def _painter(color: bool) -> Callable[..., str]:
         return click.style(text, fg=colour or None, bold=bold)
 
     return paint
+
+
+def baseline_resolution_lines(
+    baseline: Baseline | None, policy: GatePolicy, datasets: Sequence[str]
+) -> list[str]:
+    """Before a run (``validate``): what each dataset can resolve, from the per-query
+    spread its baseline recorded; a dataset without one says when it will be known."""
+    lines = []
+    for name in datasets:
+        entry = None if baseline is None else baseline.established(name)
+        metric = policy.headline_for(name)
+        values = (
+            [
+                value
+                for query in (entry.queries or {}).values()
+                if (value := (query.metrics or {}).get(metric)) is not None
+            ]
+            if entry is not None
+            else []
+        )
+        resolution = resolution_of(values, None, metric=metric, policy=policy)
+        if resolution is None:
+            lines.append(f"resolution: {_clean(name)}: known after the first run measures it")
+        else:
+            lines.append(f"resolution: {_clean(name)}: {_clean(resolution_line(resolution))}")
+    return lines
