@@ -54,7 +54,8 @@ def test_a_terminal_gets_a_summary_and_the_commit_step(project: Path) -> None:
 
     assert result.returncode == 0, result.stderr
     first = result.stdout.splitlines()[0]
-    assert first.startswith("Baseline established: hybrid.jsonl MRR@10 ")
+    assert first.startswith("Baseline established: hybrid.jsonl NDCG@10 ")
+    assert result.stdout.splitlines()[1].startswith("Gate: any-metric — fail when ")
     for name in ("hybrid.jsonl", "keyword.jsonl", "semantic.jsonl"):
         assert any(line.startswith(f"  {name} ") for line in result.stdout.splitlines())
     assert "Full report: retrieval-eval-report/report.md (--markdown prints it)" in (result.stdout)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -115,3 +117,39 @@ def test_a_headline_must_be_measured() -> None:
         RunSettings(headline="p@50")
     with pytest.raises(ValidationError, match=r"headline .p@50. of faq\.jsonl is not measured"):
         RunSettings(dataset_headlines={"faq.jsonl": "p@50"})
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    tolerance=st.floats(0.0, 0.99, allow_nan=False),
+    recall=st.floats(0.0, 0.99, allow_nan=False),
+    rule=st.sampled_from(sorted(RULES)),
+)
+def test_the_policy_read_from_a_config_file_is_what_it_says(
+    tmp_path_factory: pytest.TempPathFactory, tolerance: float, recall: float, rule: str
+) -> None:
+    from retrieval_eval.settings import read_settings
+
+    root = tmp_path_factory.mktemp("project")
+    (root / "retrieval-eval.toml").write_text(
+        f'tolerance = {tolerance!r}\ngate_rule = "{rule}"\nheadline = "mrr@10"\n'
+        f'[tolerances]\n"recall@10" = {recall!r}\n[dataset_headlines]\n"faq.jsonl" = "p@5"\n',
+        encoding="utf-8",
+    )
+    run = read_settings(workdir=root, config_file=None, overrides={}, home=root, cores=1)
+    policy = gate_policy(run)
+    assert (policy.rule, policy.tolerance) == (rule, tolerance)
+    assert policy.tolerance_for("recall@10") == recall
+    assert policy.tolerance_for("ndcg@10") == tolerance
+    assert policy.headline_for("faq.jsonl") == "p@5"
+    assert policy.headline_for("other.jsonl") == "mrr@10"
+
+
+def test_a_bad_rule_in_a_config_file_names_its_key(tmp_path: Path) -> None:
+    from retrieval_eval.errors import ConfigError
+    from retrieval_eval.settings import read_settings
+
+    (tmp_path / "retrieval-eval.toml").write_text('gate_rule = "strict"\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as error:
+        read_settings(workdir=tmp_path, config_file=None, overrides={}, home=tmp_path, cores=1)
+    assert "gate_rule" in str(error.value) and "retrieval-eval.toml" in str(error.value)
