@@ -39,6 +39,8 @@ RuleName = Literal[
 ]
 # The seed's rule, and what "tolerance" means in the docs: any gated metric drops more than it.
 SEED_RULE: RuleName = "any-metric"
+# The rule a configuration that names none gets.
+DEFAULT_RULE: RuleName = SEED_RULE
 
 
 @dataclass(frozen=True)

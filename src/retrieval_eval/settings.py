@@ -32,7 +32,7 @@ from pydantic import (
 from retrieval_eval.errors import ConfigError, shown_path
 from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
 from retrieval_eval.progress import Pace
-from retrieval_eval.results import SEED_RULE, RuleName
+from retrieval_eval.results import DEFAULT_RULE, RuleName
 from retrieval_eval.retrieval.config import RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 from retrieval_eval.vocabulary import (
@@ -229,7 +229,7 @@ class RunSettings(BaseModel):
     # A metric's own tolerance, replacing `tolerance` for it (say, a looser one for recall@20).
     tolerances: dict[str, float] = Field(default_factory=dict)
     # The rule that turns the paired per-query values into a verdict (results.RULES).
-    gate_rule: RuleName = SEED_RULE
+    gate_rule: RuleName = DEFAULT_RULE
     # The metric a dataset is judged and named by (None: ndcg@K if measured, else the first
     # measure); `dataset_headlines` gives a dataset file its own.
     headline: str | None = None

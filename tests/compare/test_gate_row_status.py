@@ -8,10 +8,11 @@ import pytest
 
 from retrieval_eval.compare.gate import row_status
 from retrieval_eval.compare.rules import judge_drop
-from retrieval_eval.results import RULES
+from retrieval_eval.results import GatePolicy
 from retrieval_eval.settings import Threshold
 from retrieval_eval.vocabulary import RowStatus
 
+SEED = GatePolicy(rule="any-metric", tolerance=0.05, headline="mrr@10", gated=("mrr@10",))
 FLOOR = Threshold(min=0.5)  # passes at 0.6, fails at 0.4
 CEILING = Threshold(max=500.0)  # a latency ceiling: fails at 600
 
@@ -53,16 +54,7 @@ def test_row_status(
     expected: RowStatus,
 ) -> None:
     judgement = (
-        None
-        if drop is None
-        else judge_drop(
-            drop,
-            spec=RULES["any-metric"],
-            tolerance=0.05,
-            alpha=None,
-            significance=None,
-            p_value=None,
-        )
+        None if drop is None else judge_drop(drop, metric="mrr@10", policy=SEED, p_value=None)
     )
     status = row_status(
         judgement,

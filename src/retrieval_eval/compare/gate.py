@@ -232,13 +232,7 @@ def _judge(
     test's), or, for latency and cost, the whole runs' values by the drop alone."""
     if metric in LOWER_IS_BETTER or paired is None:
         return judge_drop(
-            relative_drop(metric, before, after),
-            spec=policy.spec,
-            tolerance=policy.tolerance_for(metric),
-            alpha=policy.alpha,
-            significance=policy.significance,
-            p_value=None,
-            lower_is_better=metric in LOWER_IS_BETTER,
+            relative_drop(metric, before, after), metric=metric, policy=policy, p_value=None
         )
     pairs = pairing.pairs(metric)
     order = pairs.by_id

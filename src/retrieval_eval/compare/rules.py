@@ -68,13 +68,7 @@ def judge_metric(
         return Judgement("pass", 0.0)
     drop = relative_drop(metric, float(before.mean()), float(after.mean()))
     return judge_drop(
-        drop,
-        spec=policy.spec,
-        tolerance=policy.tolerance_for(metric),
-        alpha=policy.alpha,
-        significance=policy.significance,
-        p_value=_Tests(before, after, policy.seed, two_sided_p),
-        lower_is_better=metric in LOWER_IS_BETTER,
+        drop, metric=metric, policy=policy, p_value=_Tests(before, after, policy.seed, two_sided_p)
     )
 
 
@@ -100,17 +94,15 @@ class _Tests:
 
 
 def judge_drop(
-    drop: float,
-    *,
-    spec: RuleSpec,
-    tolerance: float,
-    alpha: float | None,
-    significance: float | None,
-    p_value: _Tests | None,
-    lower_is_better: bool = False,
+    drop: float, *, metric: str, policy: GatePolicy, p_value: _Tests | None
 ) -> Judgement:
-    """The rule on an observed relative ``drop``; ``p_value(alternative, margin)`` runs the
-    paired test (None: there is none, as for latency and cost, judged by the drop alone)."""
+    """The rule on an observed relative ``drop`` of ``metric``; ``p_value(alternative,
+    margin)`` runs the paired test (None: there is none, as for latency and cost, judged by
+    the drop alone)."""
+    spec = policy.spec
+    tolerance = policy.tolerance_for(metric)
+    alpha, significance = policy.alpha, policy.significance
+    lower_is_better = metric in LOWER_IS_BETTER
     if not np.isfinite(drop) and drop < 0:
         return Judgement("improved", drop)
     fail_bound = spec.fail_over * tolerance
