@@ -38,17 +38,15 @@ METRIC_LABELS: Mapping[str, str] = {
 
 
 # What a run decided. The Action adds `skipped` (no change under `paths`, nothing evaluated)
-# and `accepted` (a regression a maintainer accepted with the pull request's label).
-Verdict = Literal[
-    "passed", "regression", "threshold", "baseline-established", "accepted", "invalid", "error"
-]
+# and `accepted` (a regression a maintainer accepted on the pull request with a label).
+Verdict = Literal["passed", "regression", "threshold", "baseline-established", "invalid", "error"]
 ActionVerdict = Literal[
     "passed",
     "regression",
     "threshold",
     "baseline-established",
-    "accepted",
     "skipped",
+    "accepted",
     "invalid",
     "error",
 ]
