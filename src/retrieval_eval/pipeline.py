@@ -32,7 +32,12 @@ from retrieval_eval.compare.baseline import (
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
 from retrieval_eval.compare.dense_model import choose_run_model, resolve_dense_model
 from retrieval_eval.compare.environment import collect_environment
-from retrieval_eval.compare.gate import gate_dataset, pooled_headline, recorded_value
+from retrieval_eval.compare.gate import (
+    gate_dataset,
+    pooled_datasets,
+    pooled_headline,
+    recorded_value,
+)
 from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
@@ -410,6 +415,7 @@ def conclude(
     )
     removed = removed_datasets(previous, evaluated={d.name for d in datasets})
     policy = gate_policy(settings)
+    datasets = pooled_datasets(datasets, pooled, policy)
     decision = decide(datasets, policy=policy, removed=removed, pooled=pooled, stale=stale)
     established = [d.name for d in datasets if d.baseline_established]
     # A measure an established entry never recorded is established by this run too.

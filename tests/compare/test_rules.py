@@ -107,13 +107,26 @@ def test_three_datasets_each_down_a_little_fail_together_when_pooled() -> None:
     after = before[:]
     after[3] = 0.55
     heads = [(before, after)] * 3
-    assert judge_pooled(heads, policy("pooled")) is not None
-    assert judge_pooled(heads, policy("pooled")).outcome == "fail"  # type: ignore[union-attr]
+    assert judge_pooled(heads, policy("headline-pooled")) is not None
+    assert judge_pooled(heads, policy("headline-pooled")).outcome == "fail"  # type: ignore[union-attr]
     assert judge_pooled(heads, policy("headline")) is None  # only a pooling rule pools
     outcome = judge_run(
-        {name: {"ndcg@10": (before, after)} for name in ("a", "b", "c")}, policy("pooled")
+        {name: {"ndcg@10": (before, after)} for name in ("a", "b", "c")}, policy("headline-pooled")
     )
     assert outcome.failed and outcome.pooled is not None
+    # The pool decides: one dataset down 5% among two unchanged ones is flagged, not failed.
+    less = before[:]
+    less[3] = 0.7
+    mixed = judge_run(
+        {"a": {"ndcg@10": (before, less)}, "b": {"ndcg@10": (before, before)},
+         "c": {"ndcg@10": (before, before)}},
+        policy("headline-pooled"),
+    )  # fmt: skip
+    assert not mixed.failed
+    assert mixed.judgements[("a", "ndcg@10")].outcome == "review"
+    # One dataset alone: its own values decide.
+    alone = judge_run({"a": {"ndcg@10": (before, after)}}, policy("headline-pooled"))
+    assert alone.failed and alone.pooled is None
 
 
 def test_a_headline_rule_judges_the_headline_metric_alone() -> None:

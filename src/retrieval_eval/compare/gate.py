@@ -593,3 +593,24 @@ def pooled_headline(
         datasets=len(heads),
         queries=sum(len(before) for before, _ in heads),
     )
+
+
+def pooled_datasets(
+    datasets: Sequence[DatasetReport], pooled: Pooled | None, policy: GatePolicy
+) -> list[DatasetReport]:
+    """Once the pooled headline decides, a dataset's own regressed headline row is flagged
+    for review instead (its rule, applied to one dataset of several, fails far more
+    harmless changes than the pool)."""
+    if pooled is None:
+        return list(datasets)
+    out = []
+    for dataset in datasets:
+        head = policy.headline_for(dataset.name)
+        rows = tuple(
+            row.model_copy(update={"status": "review"})
+            if row.metric == head and row.status == "regressed"
+            else row
+            for row in dataset.rows
+        )
+        out.append(dataset.model_copy(update={"rows": rows}))
+    return out

@@ -213,15 +213,29 @@ def judge_run(
         for name, metrics in datasets.items()
         if policy.headline_for(name) in metrics
     ]
-    return RuleOutcome(judgements, judge_pooled(heads, policy))
+    pooled = judge_pooled(heads, policy)
+    if pooled is not None:
+        # The pool decides; a dataset's own failing headline is flagged for review.
+        judgements = {
+            key: pooled_out(judgement) if key[1] == policy.headline_for(key[0]) else judgement
+            for key, judgement in judgements.items()
+        }
+    return RuleOutcome(judgements, pooled)
+
+
+def pooled_out(judgement: Judgement) -> Judgement:
+    """A dataset's own judgement once the pooled one decides: a fail becomes "review"."""
+    if judgement.outcome != "fail":
+        return judgement
+    return Judgement("review", judgement.drop, judgement.p_value)
 
 
 def judge_pooled(
     heads: Sequence[tuple[Sequence[float], Sequence[float]]], policy: GatePolicy
 ) -> Judgement | None:
-    """Every dataset's headline values as one set, so that datasets that each fall a little
-    fail together (three down 8% each are one 8% drop over three times the queries).
-    None unless the rule pools and there are at least two datasets."""
+    """Every dataset's headline values as one set (each query weighs one), so that datasets
+    that each fall a little fail together (three down 8% each are one 8% drop over three
+    times the queries). None unless the rule pools and there are at least two datasets."""
     if not policy.spec.pooled or len(heads) < 2:
         return None
     before = np.concatenate([np.asarray(b, dtype=np.float64) for b, _ in heads])

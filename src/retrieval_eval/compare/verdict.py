@@ -61,7 +61,11 @@ def decide(
         ]
         parts += [f"{d.name} {_change(r)}" for d, r in regressed[: max(0, 2 - len(parts))]]
         if pooled is not None and pooled_failed and len(parts) < 2:
-            parts.append(_pooled_text(pooled))
+            # The pool failed; the dataset that fell most is where to look first.
+            reviews = [(d, r) for d in datasets for r in d.rows if r.status == "review"]
+            worst = max(reviews, key=lambda dr: _drop(dr[1]), default=None)
+            most = "" if worst is None else f", most in {worst[0].name} {_change(worst[1])}"
+            parts.append(f"{_pooled_text(pooled)}{most}")
         parts += [f"{d.name} {check_text(c)}" for d, c in checks if c.check == "lost-first-hit"][
             : max(0, 2 - len(parts))
         ]
@@ -72,7 +76,9 @@ def decide(
         text = f"{'; '.join(parts)}{more}"
         if removed or regressed or pooled_failed:
             first = regressed[0][1].metric if regressed else policy.headline
-            text += f" (tolerance {_share(policy.tolerance_for(first))})"
+            tolerance, bound = policy.tolerance_for(first), policy.bound_for(first)
+            beyond = "" if bound == tolerance else f", fails beyond {_share(bound)}"
+            text += f" (tolerance {_share(tolerance)}{beyond})"
         return _decision("regression", "Regression", text)
     if breached or failures:
         parts = [
@@ -94,22 +100,36 @@ def decide(
                     f"{d.name} {metric_label(head)} {_fmt(head, d.aggregates[head].value)}"
                 )
         return _decision("baseline-established", "Baseline established", "; ".join(parts))
-    return _passed(datasets, policy, stale)
+    return _passed(datasets, policy, stale, pooled)
 
 
-def _passed(datasets: Sequence[DatasetReport], policy: GatePolicy, stale: str | None) -> Decision:
-    """A pass names the dataset whose headline metric fell most; a drop in the rule's
-    review band, and a baseline behind the default branch, are said first."""
+def _passed(
+    datasets: Sequence[DatasetReport],
+    policy: GatePolicy,
+    stale: str | None,
+    pooled: Pooled | None = None,
+) -> Decision:
+    """A pass names the pooled headline when the datasets were pooled, else the dataset
+    whose headline metric fell most; a drop flagged for review, and a baseline behind the
+    default branch, are said too."""
     suffix = f"; {stale}" if stale else ""
     reviews = [(d, r) for d in datasets for r in d.rows if r.status == "review"]
+    pool = ""
+    if pooled is not None:
+        pool = f"{_pooled_text(pooled)}, within {_share(policy.bound_for(pooled.metric))}"
     if reviews:
         d, row = max(reviews, key=lambda dr: _drop(dr[1]))
+        flagged = f"{d.name} {_change(row)}"
+        if pooled is not None:
+            return _decision("passed", "Passed, review", f"{flagged}; {pool}{suffix}")
         return _decision(
             "passed",
             "Passed, review",
-            f"{d.name} {_change(row)}, between {_share(policy.tolerance_for(row.metric) / 2)} "
+            f"{flagged}, between {_share(policy.tolerance_for(row.metric) / 2)} "
             f"and {_share(policy.tolerance_for(row.metric))}{suffix}",
         )
+    if pooled is not None:
+        return _decision("passed", "Passed", f"{pool}{suffix}")
     compared = [(d, r) for d in datasets for r in d.rows if r.gated and r.baseline is not None]
     if not compared:
         return _decision(
@@ -136,7 +156,7 @@ def _passed(datasets: Sequence[DatasetReport], policy: GatePolicy, stale: str | 
         "passed",
         "Passed",
         f"largest drop {d.name} {_change(worst)}, within "
-        f"{_share(policy.tolerance_for(worst.metric))}{suffix}",
+        f"{_share(policy.bound_for(worst.metric))}{suffix}",
     )
 
 
@@ -146,7 +166,7 @@ def _headline_of(dataset: DatasetReport, policy: GatePolicy) -> str:
 
 def _pooled_text(pooled: Pooled) -> str:
     change = -pooled.judgement.drop * 100
-    shown = f"{change:+.1f}%".replace("-", "−")
+    shown = f"{change:+.1f}%".replace("-", "−").replace("−0.0%", "0.0%").replace("+0.0%", "0.0%")
     return (
         f"{pooled.datasets} datasets pooled ({pooled.queries} queries) "
         f"{metric_label(pooled.metric)} {shown}"
