@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Never
 
+from retrieval_eval import deadline
+
 if TYPE_CHECKING:
     from tqdm import tqdm
 
@@ -185,7 +187,8 @@ def step(
         ticker = threading.Thread(target=tick, name="progress-ticker", daemon=True)
         ticker.start()
     try:
-        yield tracker
+        with deadline.step(description):  # the step a time bound that passes names
+            yield tracker
     finally:
         stop.set()
         if ticker is not None:

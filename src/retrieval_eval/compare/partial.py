@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -181,6 +182,60 @@ def check_complete(partials: Sequence[tuple[Path, Partial]], settings: RunSettin
     if missing:
         shown = ", ".join(f"{index}/{first.shard_count}" for index in missing)
         raise InputError(f"shard(s) {shown} missing: give every shard's report folder")
+
+
+@dataclass(frozen=True)
+class CheckedOut:
+    """One dataset file as the merge's own checkout holds it."""
+
+    files_sha256: str
+    query_order: tuple[str, ...]
+    fixture_records: Mapping[str, str]  # query id -> fixture_record, every fixture
+
+
+def check_against_checkout(
+    partials: Sequence[tuple[Path, Partial]],
+    own: Mapping[str, CheckedOut],
+    *,
+    corpus_fingerprint: str,
+) -> None:
+    """Each partial is of this checkout: its corpus, its datasets, their bytes, their query
+    ids in order, and for its shard's queries exactly this checkout's fixtures, each
+    measured. The shards
+    agreeing with each other is not enough: one forged partial (a shard job whose Action
+    was tampered with) would otherwise decide which queries the verdict counts."""
+    for path, partial in partials:
+        where = path / PARTIAL_FILE
+        shard = Shard(partial.shard_index, partial.shard_count)
+        if partial.corpus_fingerprint != corpus_fingerprint:
+            raise InputError(
+                f"its corpus is not this checkout's (shard {shard}): every shard must "
+                "evaluate the merge's commit",
+                file=where,
+            )
+        names = sorted(share.report.name for share in partial.datasets)
+        if names != sorted(own):
+            raise InputError(
+                f"holds the datasets {names}, but this checkout has {sorted(own)}: every "
+                "shard must evaluate the merge's commit",
+                file=where,
+            )
+        for share in partial.datasets:
+            name, mine = share.report.name, own[share.report.name]
+            expected = {q: r for q, r in mine.fixture_records.items() if shard.holds(q)}
+            measured = {query.query_id for query in share.report.queries}
+            for what, differs in (
+                ("file", share.files_sha256 != mine.files_sha256),
+                ("query ids", tuple(share.query_order) != mine.query_order),
+                ("fixtures", dict(share.fixture_records) != expected),
+                ("measured queries", measured != set(expected)),
+            ):
+                if differs:
+                    raise InputError(
+                        f"its {what} of {name} are not this checkout's (shard {shard}): every "
+                        "shard must evaluate the merge's commit",
+                        file=where,
+                    )
 
 
 def _dataset_fingerprints(partial: Partial) -> list[tuple[str, str]]:
