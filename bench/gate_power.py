@@ -256,6 +256,7 @@ def draw_stats(
     signs: np.ndarray,
     margins: Sequence[float] = (TOLERANCE,),
     full: bool = True,
+    one_sided: bool = True,
 ) -> Stats:
     """Stats of the draws ``idx`` (draws × n query positions) of one change, whose values
     are ``base`` and ``pr`` (metric × query). A test is run only on the draws whose
@@ -268,8 +269,9 @@ def draw_stats(
     diffs = p - b
     p2 = np.ones_like(drop)
     p1 = np.ones(drop.shape[1])
-    down = drop[NDCG] > TIE_EPSILON
-    p1[down] = flip_p(diffs[NDCG][down], signs, "less")
+    if one_sided:
+        down = drop[NDCG] > TIE_EPSILON
+        p1[down] = flip_p(diffs[NDCG][down], signs, "less")
     p_ni: dict[float, np.ndarray] = {}
     if full:
         for m in range(len(METRICS)):
@@ -294,6 +296,7 @@ class Rule:
     fails: Callable[[Stats], np.ndarray]
     flags: Callable[[Stats], np.ndarray] | None = None
     pooled: bool = False
+    tests: str = "full"  # the tests it reads: "full", "one" (NDCG@10 one-sided) or "none"
 
 
 def beyond(stats: Stats, metric: int, threshold: float) -> np.ndarray:
@@ -379,8 +382,8 @@ def rules() -> list[Rule]:
             "P2, or more than 2 queries lose their first hit",
             either(lambda s: any_metric(s, 0.05, 0.05), lambda s: s.lost > 2),
         ),
-        Rule("P3d_tol5_head", "NDCG@10 alone drops > 5%", head(0.05)),
-        Rule("P3e_mid2.5_ndcg", "NDCG@10 alone drops > 2.5%", head(0.025)),
+        Rule("P3d_tol5_head", "NDCG@10 alone drops > 5%", head(0.05), tests="none"),
+        Rule("P3e_mid2.5_ndcg", "NDCG@10 alone drops > 2.5%", head(0.025), tests="none"),
         Rule(
             "B_band5_flag2.5",
             "NDCG@10: fail > 5%, flag for review 2.5–5%",
@@ -394,6 +397,7 @@ def rules() -> list[Rule]:
                 f"T_ndcg_{threshold * 100:g}",
                 f"NDCG@10 alone drops > {threshold:.1%}",
                 head(threshold),
+                tests="none",
             )
         )
     for threshold in (0.0, 0.025, 0.05):
@@ -403,6 +407,7 @@ def rules() -> list[Rule]:
                     f"O1_{threshold * 100:g}_a{alpha:g}",
                     f"NDCG@10 drops > {threshold:.1%} and one-sided p < {alpha:g}",
                     head(threshold, alpha, side="one"),
+                    tests="one",
                 )
             )
     for alpha in (0.05, 0.1, 0.2, 0.3, 0.5):
@@ -583,6 +588,20 @@ def _cell(value: float | None) -> str:
     return f"{value:.0f}"
 
 
+SUMMARY = ("FP5-10", "FP10-20", "FF0-5", "near0", "D80")
+
+
+def summary(stored: Mapping[str, Any], sizes: Sequence[int] = (25, 100)) -> list[str]:
+    """One row per rule: its shortfall and the target columns at 25 and 100 queries."""
+    head = " | ".join(f"{c} @{n}" for n in sizes for c in SUMMARY)
+    lines = [f"| rule | shortfall | {head} |", "|---|--:|" + "--:|" * (len(SUMMARY) * len(sizes))]
+    for name, by_n in stored["rates"].items():
+        rows = {int(n): row for n, row in by_n.items()}
+        cells = " | ".join(_cell(rows[n][c]) for n in sizes for c in SUMMARY)
+        lines.append(f"| {name} | {shortfall(rows):.1f} | {cells} |")
+    return lines
+
+
 # ---------------------------------------------------------------- choosing a rule
 
 # (N, column, target in %): the gate's targets for a golden set of 25 and of 100 queries.
@@ -713,19 +732,20 @@ def simulate_tier(
             pr = np.concatenate(
                 [human[b][:, idx[:, :human_n]], judged[b][:, idx[:, human_n:]]], axis=2
             )
-            stats = _stats_of(base, pr, signs)
+            stats = _stats_of(base, pr, signs, rule.tests)
             rates_by_change.append(rule.fails(stats).mean())
         out[tier] = np.array(rates_by_change)
     return out
 
 
-def _stats_of(base: np.ndarray, pr: np.ndarray, signs: np.ndarray) -> Stats:
-    """draw_stats of values already drawn: (metric, draws, n) each."""
+def _stats_of(base: np.ndarray, pr: np.ndarray, signs: np.ndarray, tests: str) -> Stats:
+    """draw_stats of values already drawn, (metric, draws, n) each, with the tests a rule
+    reads (the others left at p = 1)."""
     metrics, draws, n = base.shape
     flat_b = base.reshape(metrics, draws * n)
     flat_p = pr.reshape(metrics, draws * n)
     idx = np.arange(draws * n).reshape(draws, n)
-    return draw_stats(flat_b, flat_p, idx, signs)
+    return draw_stats(flat_b, flat_p, idx, signs, full=tests == "full", one_sided=tests != "none")
 
 
 # ---------------------------------------------------------------- the product's test
@@ -778,7 +798,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--judge-draws", type=int, default=500)
     parser.add_argument("--choose", nargs="+", type=Path, metavar="JSON")
     parser.add_argument("--show", type=Path, metavar="JSON", help="print a stored --json's table")
+    parser.add_argument("--summary", type=Path, metavar="JSON", help="one row per rule, N 25, 100")
     args = parser.parse_args(argv)
+    if args.summary:
+        print("\n".join(summary(json.loads(args.summary.read_text()))))
+        return 0
     if args.show:
         stored = json.loads(args.show.read_text())
         wanted = args.rules.split(",") if args.rules else list(stored["rates"])
