@@ -188,3 +188,36 @@ def test_a_whole_run_through_the_console_script(gp: ModuleType, tmp_path: Path) 
     assert set(data["rates"]) >= {"P1_tol5_any4", "P2i_init_sig05_mrq2", "POOL3:T_ndcg_2"}
     runs = sorted(p.name for p in (tmp_path / "work" / "tiny" / "runs").iterdir())
     assert runs == ["bm25.run", "bm25_stop_none.run", "like.run"]
+
+
+def test_a_judged_tier_adds_its_queries_to_the_human_set(gp: ModuleType) -> None:
+    rng = np.random.default_rng(3)
+    human = rng.uniform(0.2, 0.8, size=(4, 80))
+    small = human * np.where(rng.random(80) < 0.5, 0.9, 1.0)  # about 5% worse, unevenly
+    values = np.stack([human, small])
+    rule = next(r for r in gp.rules() if r.name == "P3e_mid2.5_ndcg")
+    # A judge that agrees with the people: the tier only adds queries, so the 5% drop is
+    # caught more often with it than by 25 human queries alone.
+    rates = gp.simulate_tier(
+        values, values, rule, human_n=25, tiers=(0, 200), draws=200, resamples=100, seed=0
+    )
+    drop = gp.changes(2).index((0, 1))
+    assert rates[200][drop] > rates[0][drop]
+    assert rates[200][drop] > 0.9
+    # A judge whose labels say nothing: its tier hides the drop.
+    flat = np.stack([human, human])
+    blind = gp.simulate_tier(
+        values, flat, rule, human_n=25, tiers=(400,), draws=200, resamples=100, seed=0
+    )
+    assert blind[400][drop] < rates[0][drop]
+
+
+def test_stored_rates_are_shown_again(gp: ModuleType, tmp_path: Path, capsys) -> None:
+    row = {c: 1.0 for c in gp.COLUMNS}
+    stored = {"rates": {"P3e_mid2.5_ndcg": {"25": row, "100": row}}}
+    path = tmp_path / "rates.json"
+    path.write_text(json.dumps(stored))
+    assert gp.main(["--summary", str(path)]) == 0
+    assert "| P3e_mid2.5_ndcg | 0.0 | 1 |" in capsys.readouterr().out
+    assert gp.main(["--show", str(path)]) == 0
+    assert "| P3e_mid2.5_ndcg | 100 | 1 |" in capsys.readouterr().out
