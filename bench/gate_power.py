@@ -391,7 +391,7 @@ def rules() -> list[Rule]:
             flags=lambda s: beyond(s, NDCG, 0.025) & ~beyond(s, NDCG, 0.05),
         ),
     ]
-    for threshold in (0.0, 0.01, 0.015, 0.02, 0.03, 0.04):
+    for threshold in (0.0, 0.01, 0.015, 0.02, 0.03, 0.04, 0.075, 0.1):
         out.append(
             Rule(
                 f"T_ndcg_{threshold * 100:g}",
@@ -454,6 +454,14 @@ def rules() -> list[Rule]:
 
 
 POOLED = ("P3e_mid2.5_ndcg", "T_ndcg_2", "O1_0_a0.2", "C_5_0_a0.2", "C_5_1_a0.2", "C_5_2_a0.2")
+# (pooled rule, per-dataset guard): fail when the pooled rule fails or any one dataset fails
+# the guard ("POOL3:<rule>+ANY3:<guard>"; the guard the rule itself: per dataset or pooled).
+GUARDED = (
+    ("P3e_mid2.5_ndcg", "P3e_mid2.5_ndcg"),
+    ("P3e_mid2.5_ndcg", "P3d_tol5_head"),
+    ("P3e_mid2.5_ndcg", "T_ndcg_7.5"),
+    ("P3e_mid2.5_ndcg", "T_ndcg_10"),
+)
 
 
 # ---------------------------------------------------------------- simulating
@@ -495,6 +503,9 @@ def simulate(
     queries = values.shape[2]
     by_name = {rule.name: rule for rule in all_rules}
     all_rules = list(by_name.values())
+    level = max((rule.tests for rule in all_rules), key=("none", "one", "full").index)
+    pooled_rules = [by_name[name] for name in POOLED if name in by_name]
+    guarded = [(by_name[p], by_name[g]) for p, g in GUARDED if p in by_name and g in by_name]
     for n in sizes:
         signs = sign_patterns(n, resamples, seed)
         signs_pooled = sign_patterns(pools * n, resamples, seed)
@@ -503,21 +514,41 @@ def simulate(
         for number, (a, b) in enumerate(pairs):
             rng = np.random.default_rng([seed, n, number])
             idx = rng.integers(0, queries, size=(draws, pools * n))
-            stats = draw_stats(values[a], values[b], idx[:, :n], signs)
+            stats = draw_stats(
+                values[a],
+                values[b],
+                idx[:, :n],
+                signs,
+                full=level == "full",
+                one_sided=level != "none",
+            )
             for rule in all_rules:
                 results.setdefault(rule.name, []).append(rule.fails(stats).mean())
                 if rule.flags is not None:
                     flags.setdefault(rule.name, []).append(rule.flags(stats).mean())
-            pooled = draw_stats(values[a], values[b], idx, signs_pooled, full=False)
+            if not pooled_rules and not guarded:
+                continue
+            one = level != "none"
+            pooled = draw_stats(values[a], values[b], idx, signs_pooled, full=False, one_sided=one)
             parts = [stats] + [
-                draw_stats(values[a], values[b], idx[:, k * n : (k + 1) * n], signs, full=False)
+                draw_stats(
+                    values[a],
+                    values[b],
+                    idx[:, k * n : (k + 1) * n],
+                    signs,
+                    full=False,
+                    one_sided=one,
+                )
                 for k in range(1, pools)
             ]
-            for name in POOLED:
-                rule = by_name[name]
-                results.setdefault(f"POOL3:{name}", []).append(rule.fails(pooled).mean())
+            for rule in pooled_rules:
+                results.setdefault(f"POOL3:{rule.name}", []).append(rule.fails(pooled).mean())
                 any_part = np.any([rule.fails(part) for part in parts], axis=0)
-                results.setdefault(f"ANY3:{name}", []).append(any_part.mean())
+                results.setdefault(f"ANY3:{rule.name}", []).append(any_part.mean())
+            for rule, guard in guarded:
+                either_way = rule.fails(pooled) | np.any([guard.fails(p) for p in parts], axis=0)
+                name = f"POOL3:{rule.name}+ANY3:{guard.name}"
+                results.setdefault(name, []).append(either_way.mean())
         for name, rates in results.items():
             study.fails.setdefault(name, {})[n] = np.array(rates)
         for name, rates in flags.items():
@@ -835,7 +866,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     all_rules = rules()
     if args.rules:
         wanted = set(args.rules.split(","))
-        all_rules = [r for r in all_rules if r.name in wanted or r.name in POOLED]
+        all_rules = [r for r in all_rules if r.name in wanted]
     print(
         f"{collection_name(directory)}: {len(queries)} judged queries, {len(names)} variants, "
         f"{len(changes(len(names)))} changes, {args.draws} draws per change and N"
