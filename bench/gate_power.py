@@ -146,17 +146,21 @@ def trec_per_query(qrels: Path, run: Path) -> dict[str, dict[str, float]]:
 
 
 def per_query_values(
-    qrels: Path, runs: Mapping[str, Path], cache: Path
+    qrels: Path, runs: Mapping[str, Path], cache: Path, queries: Sequence[str] | None = None
 ) -> tuple[list[str], np.ndarray]:
-    """``(queries, values[variant, metric, query])`` for every variant, cached in ``cache``."""
+    """``(queries, values[variant, metric, query])`` for every variant, cached in ``cache``.
+    With ``queries``, in that order, 0 for a query the qrels have nothing relevant for
+    (trec_eval leaves such a query out)."""
     stored: dict[str, Any] = json.loads(cache.read_text()) if cache.exists() else {}
     for name, run in runs.items():
         if name not in stored:
             stored[name] = trec_per_query(qrels, run)
             cache.write_text(json.dumps(stored))
-    queries = sorted(stored[next(iter(runs))], key=_natural)
+    if queries is None:
+        queries = sorted(stored[next(iter(runs))], key=_natural)
+    empty = dict.fromkeys(METRICS, 0.0)
     values = np.array(
-        [[[stored[name][q][m] for q in queries] for m in METRICS] for name in runs],
+        [[[stored[name].get(q, empty)[m] for q in queries] for m in METRICS] for name in runs],
         dtype=np.float64,
     )
     return queries, values
@@ -706,7 +710,7 @@ def judge_qrels(
 def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
     observed = float((a == b).mean())
     chance = float(a.mean() * b.mean() + (1 - a.mean()) * (1 - b.mean()))
-    return (observed - chance) / (1 - chance)
+    return math.nan if chance >= 1 else (observed - chance) / (1 - chance)
 
 
 def judged_values(
@@ -728,7 +732,9 @@ def judged_values(
     pairs = [(q, d) for q in pool for d in pool[q]]
     human = np.array([qrels.get(q, {}).get(d, 0) > 0 for q, d in pairs])
     judged = np.array([d in labels.get(q, {}) for q, d in pairs])
-    queries, values = per_query_values(path, runs, folder / f"judge_k{kappa:g}_s{seed}.json")
+    queries, _ = per_query_values(directory / "qrels" / "test.tsv", runs, folder / "per_query.json")
+    cache = folder / f"judge_k{kappa:g}_s{seed}.json"
+    _, values = per_query_values(path, runs, cache, queries)
     return queries, values, cohen_kappa(human, judged)
 
 
