@@ -479,7 +479,7 @@ def test_api_down_still_leaves_the_results_in_the_summary_and_exits_2(repo: Repo
 
     assert result.returncode == 2, result.log
     assert result.outputs["verdict"] == "baseline-established"
-    assert result.summary.startswith("📌 **Baseline established: keyword.jsonl MRR@10 1.000**")
+    assert result.summary.startswith("📌 **Baseline established: keyword.jsonl NDCG@10 1.000**")
     assert "::error::The results are in the job summary, but publishing failed:" in result.stdout
     assert "could not reach the GitHub API (connection failed)" in result.stdout
 
