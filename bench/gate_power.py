@@ -832,7 +832,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--judge", action="store_true", help="the simulated-judge table")
     parser.add_argument("--judge-only", action="store_true", help="only the judge's table")
     parser.add_argument("--judge-rule", default="C_5_1_a0.2", help="comma-separated rules")
-    parser.add_argument("--judge-draws", type=int, default=500)
+    parser.add_argument("--judge-draws", type=int, default=200, help="per judge")
+    parser.add_argument("--judge-seeds", type=int, default=3, help="judges per κ")
     parser.add_argument("--choose", nargs="+", type=Path, metavar="JSON")
     parser.add_argument("--show", type=Path, metavar="JSON", help="print a stored --json's table")
     parser.add_argument("--summary", type=Path, metavar="JSON", help="one row per rule, N 25, 100")
@@ -928,10 +929,17 @@ def judge_table(
     args: argparse.Namespace,
 ) -> dict[str, Any]:
     """Per rule: the human set of 25 alone, then with a judged tier of 100, 200 and 400
-    queries for a judge of κ 0.4, 0.6 and 0.8, the rule applied to both sets together."""
+    queries for a judge of κ 0.4, 0.6 and 0.8, the rule applied to both sets together.
+    A judge's random labels are fixed per (query, document), so one judge favours some
+    variants by chance: each κ is ``--judge-seeds`` judges, ``--judge-draws`` draws each,
+    and the rates are their mean."""
     by_name = {rule.name: rule for rule in rules()}
     effects = true_effects(values, changes(values.shape[0]))
-    judges = {kappa: judged_values(directory, runs, folder, kappa, args.seed) for kappa in KAPPAS}
+    seeds = range(args.seed, args.seed + args.judge_seeds)
+    judges = {
+        kappa: [judged_values(directory, runs, folder, kappa, seed) for seed in seeds]
+        for kappa in KAPPAS
+    }
     out: dict[str, Any] = {}
     columns = ("FP5-10", "FP10-20", "FP>20", "FF0-5", "FFall", "near0", "D80")
     for name in args.judge_rule.split(","):
@@ -941,24 +949,28 @@ def judge_table(
         print("|---|--:|" + "--:|" * len(columns))
         rows: dict[str, Any] = {}
         for number, kappa in enumerate(KAPPAS):
-            _, judged, measured = judges[kappa]
             tiers = TIERS if number == 0 else TIERS[1:]
-            by_tier = simulate_tier(
-                values,
-                judged,
-                rule,
-                human_n=25,
-                tiers=tiers,
-                draws=args.judge_draws,
-                resamples=args.resamples,
-                seed=args.seed,
-            )
-            for tier, fails in by_tier.items():
-                row = rates(effects, fails)
+            fails: dict[int, list[np.ndarray]] = {}
+            for seed, (_, judged, _) in zip(seeds, judges[kappa], strict=True):
+                by_tier = simulate_tier(
+                    values,
+                    judged,
+                    rule,
+                    human_n=25,
+                    tiers=tiers,
+                    draws=args.judge_draws,
+                    resamples=args.resamples,
+                    seed=seed,
+                )
+                for tier, rate in by_tier.items():
+                    fails.setdefault(tier, []).append(rate)
+            measured = float(np.mean([m for _, _, m in judges[kappa]]))
+            for tier, per_seed in fails.items():
+                row = rates(effects, np.mean(per_seed, axis=0))
                 label = "human alone" if tier == 0 else f"{kappa:g} ({measured:.2f})"
                 rows["human" if tier == 0 else f"{kappa:g}/{tier}"] = {**row, "kappa": measured}
                 cells = " | ".join(_cell(row[c]) for c in columns)
-                print(f"| {label} | {tier} | {cells} |")
+                print(f"| {label} | {tier} | {cells} |", flush=True)
         out[name] = rows
     return out
 
