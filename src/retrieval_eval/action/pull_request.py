@@ -136,7 +136,7 @@ def _skip(
         "skipped",
         description,
         summary=f"### ⏭️ retrieval-eval {description}\n",
-        outputs={"report-json": "", "report-markdown": "", "metrics": "{}"},
+        outputs={"report-json": "", "report-markdown": "", "report-html": "", "metrics": "{}"},
     )
     skipped = Evaluated("skipped", ExitCode.OK, "", description, None, None, {})
     code = _publish(settings, plan, pull, api, commands, skipped)

@@ -17,6 +17,7 @@ from retrieval_eval.author.scaffold import (
     check_workflow,
     custom_code_paths,
     existing_custom_table,
+    existing_dataset_retrievers,
     gitignore_lines,
     plan_files,
     write_files,
@@ -88,14 +89,29 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
         click.echo("retrieval code: " + ", ".join(p.removesuffix("/**") for p in found_code))
     else:
         click.echo(_NO_RETRIEVER_WARNING, err=True)
+    kept_custom = existing_custom_table(root) if custom is not None else None
     planned = plan_files(
         detected,
         corpus=corpus,
         datasets=datasets,
         fork_safe=fork_safe,
         code_paths=code_paths,
-        custom=existing_custom_table(root) if custom is not None else None,
+        custom=kept_custom,
+        dataset_retrievers=existing_dataset_retrievers(root) if existing is not None else None,
     )
+    if kept_custom is None and detected.wiring is not None:
+        wiring = detected.wiring
+        click.echo(
+            f"retriever: custom, python = {wiring.table['python']!r} ({wiring.reason}); "
+            "every dataset file is evaluated with it"
+        )
+    elif kept_custom is None and found_code and detected.adapter is not None:
+        click.echo(
+            f"retriever: not wired; {CONFIG} holds a commented adapter to your code "
+            "(save it, edit its two EDIT lines, uncomment [retrievers.custom]); "
+            "until then the built-in retrievers are evaluated",
+            err=True,
+        )
     results = write_files(root, planned, force=force)
     gitignore, _ = add_gitignore(root)
     results.append(WrittenFile(GITIGNORE, gitignore))

@@ -85,13 +85,8 @@ def run_validate(
         click.echo(str(problem))
         if github_annotations:
             click.echo(problem.github_annotation())
-    files = len(report.datasets)
-    if report.problems:
-        noun = "problem" if len(report.problems) == 1 else "problems"
-        click.echo(f"{len(report.problems)} {noun} in {_files(files)}", err=True)
-        return int(ExitCode.FAILED)
-    click.echo(f"ok: {_files(files)}, {report.fixture_count} fixtures", err=True)
-    return int(ExitCode.OK)
+    click.echo(report.summary(), err=True)
+    return int(ExitCode.FAILED if report.problems else ExitCode.OK)
 
 
 def _warn_about_empty_documents(corpus: Corpus) -> None:
@@ -105,7 +100,3 @@ def _warn_about_empty_documents(corpus: Corpus) -> None:
     click.echo(
         f"warning: {corpus.location}: skipped {len(skipped)} empty {noun}: {shown}", err=True
     )
-
-
-def _files(count: int) -> str:
-    return f"{count} file" if count == 1 else f"{count} files"

@@ -11,6 +11,11 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 
+# The artifact the workflows `init` writes upload the report folder as (report.html among
+# it); the comment links to the run's artifacts by this name.
+REPORT_ARTIFACT = "retrieval-eval-report"
+
+
 @dataclass(frozen=True)
 class ReportLinks:
     run_url: str  # the workflow run: {server}/{owner/repo}/actions/runs/{id}
@@ -27,6 +32,11 @@ class ReportLinks:
             blob_url=f"{server}/{repository}/blob/{quote(sha, safe='')}",
             datasets_path=datasets_path.strip("/"),
         )
+
+    @property
+    def artifacts_url(self) -> str:
+        """The run's artifacts, where the workflow's upload step put report.html."""
+        return f"{self.run_url}#artifacts"
 
     def fixture_url(self, dataset: str, line: int) -> str:
         """The fixture's line in the dataset file, e.g. ``…/blob/SHA/datasets/x.jsonl#L12``."""
