@@ -11,6 +11,12 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 
+# The documentation a comment links to (the owner is the one `init`'s ACTION names; a test
+# holds the two equal).
+DOCS_URL = "https://github.com/org/retrieval-eval/blob/main/docs"
+# How a Python factory gets the packages it imports, in the Action's container.
+FACTORY_PACKAGES_DOCS = f"{DOCS_URL}/retrievers.md#packages-a-python-factory-needs"
+
 # The artifact the workflows `init` writes upload the report folder as (report.html among
 # it); the comment links to the run's artifacts by this name.
 REPORT_ARTIFACT = "retrieval-eval-report"
