@@ -12,7 +12,7 @@ import ast
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from retrieval_eval.load.markdown_notes import count_notes, is_note_name
@@ -160,8 +160,10 @@ def detect(root: Path) -> Detected:
     candidates.extend(r for r in roots if not _in_docs(r.path))
     corpus = max(candidates, key=_rank, default=None)
     in_docs = max(docs, key=_rank, default=None)
-    found = dict(
+    found = Detected(
+        corpus=corpus,
         code_dirs=_outermost(code_dirs),
+        skipped_docs=in_docs,
         wiring=wire(modules),
         adapter=adapter_hint(modules) if code_dirs else None,
         modules=tuple(modules),
@@ -169,10 +171,12 @@ def detect(root: Path) -> Detected:
     if corpus is None and in_docs is not None:
         # Nothing else to choose: a documentation folder is the corpus (docs/notes/ often is).
         reason = f"{in_docs.documents} Markdown notes in a documentation folder"
-        return Detected(
-            corpus=CorpusGuess(in_docs.path, "markdown", in_docs.documents, reason), **found
+        return replace(
+            found,
+            corpus=CorpusGuess(in_docs.path, "markdown", in_docs.documents, reason),
+            skipped_docs=None,
         )
-    return Detected(corpus=corpus, skipped_docs=in_docs, **found)
+    return found
 
 
 def _loader_count(guess: CorpusGuess, root: Path) -> CorpusGuess:
@@ -203,9 +207,7 @@ def _contract_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
             continue
-        methods = {
-            item.name: item for item in node.body if isinstance(item, ast.FunctionDef)
-        }
+        methods = {item.name: item for item in node.body if isinstance(item, ast.FunctionDef)}
         if all(name in methods for name in CONTRACT_METHODS) and _has_name(node):
             found[node.name] = node
     return found

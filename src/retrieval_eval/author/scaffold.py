@@ -206,12 +206,8 @@ def workflow_paths(
 
 def existing_custom_table(root: Path) -> Mapping[str, object] | None:
     """The `[retrievers.custom]` table of the configuration file, as written there."""
-    data = _existing(root)
-    table = (
-        data.get("retrievers", {}).get("custom")
-        if isinstance(data.get("retrievers"), dict)
-        else None
-    )
+    retrievers = _existing(root).get("retrievers")
+    table = retrievers.get("custom") if isinstance(retrievers, dict) else None
     return table if isinstance(table, dict) else None
 
 

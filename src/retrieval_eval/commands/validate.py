@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
+from retrieval_eval.errors import shown_path
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.input_files import reading_within
+from retrieval_eval.settings import find_config_file, read_settings
 from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
 
@@ -48,6 +50,8 @@ def validate(
     is found, 2 when a path is missing or unreadable. Never modifies a file.
     """
     github_annotations = os.environ.get("GITHUB_ACTIONS") == "true"
+    if corpus_path is None:
+        corpus_path = configured_corpus(Path.cwd())
     return run_validate(
         list(paths),
         corpus_path=corpus_path,
@@ -87,6 +91,28 @@ def run_validate(
             click.echo(problem.github_annotation())
     click.echo(report.summary(), err=True)
     return int(ExitCode.FAILED if report.problems else ExitCode.OK)
+
+
+def configured_corpus(workdir: Path) -> Path | None:
+    """The corpus the configuration file names, as `run` reads it: without `--corpus`, the
+    ids are checked against it, so a misspelt id fails here and not in the first run.
+    None when there is no configuration file or its corpus does not exist (yet)."""
+    if find_config_file(workdir) is None:
+        return None
+    corpus = read_settings(workdir=workdir, config_file=None, overrides={}).corpus
+    if not corpus.exists():
+        click.echo(
+            f"note: the configured corpus {shown_path(corpus)} does not exist; "
+            "expected ids are not checked",
+            err=True,
+        )
+        return None
+    click.echo(
+        f"checking expected ids against the configured corpus {shown_path(corpus)} "
+        "(--corpus to name another)",
+        err=True,
+    )
+    return corpus
 
 
 def _warn_about_empty_documents(corpus: Corpus) -> None:

@@ -131,6 +131,7 @@ def pinned_requirement(distribution: str) -> str:
     """``name==version`` for a model package, as its lock pins it."""
     return f"{distribution}=={PINNED_VERSIONS[distribution]}"
 
+
 MODELS: dict[str, ModelSpec] = {
     spec.name: spec
     for spec in (

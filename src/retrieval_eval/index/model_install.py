@@ -17,13 +17,13 @@ from pathlib import Path
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_bytes
 from retrieval_eval.index.model_catalog import (
-    LOCK_FILES,
-    pinned_requirement,
     DEFAULT_MODEL,
     INT8_MODEL,
+    LOCK_FILES,
     MODELS,
     ModelSpec,
     PackagedFile,
+    pinned_requirement,
 )
 from retrieval_eval.index.model_hashes import folder_sha256, handle_sha256
 from retrieval_eval.index.model_quantize import (

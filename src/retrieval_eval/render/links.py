@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-
 # The documentation a comment links to (the owner is the one `init`'s ACTION names; a test
 # holds the two equal).
 DOCS_URL = "https://github.com/org/retrieval-eval/blob/main/docs"

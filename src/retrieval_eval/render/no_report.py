@@ -86,5 +86,6 @@ def missing_module_hint(module: str) -> str:
         f"`{escape_markdown(module)}` is not installed where the retriever runs: a Python factory "
         "runs with the Python that runs retrieval-eval (in the Action, the container's, which "
         "holds retrieval-eval's own packages only), so a package installed on your machine or "
-        f"by an earlier step is not there. [How a factory gets its packages]({FACTORY_PACKAGES_DOCS})."
+        "by an earlier step is not there. "
+        f"[How a factory gets its packages]({FACTORY_PACKAGES_DOCS})."
     )
