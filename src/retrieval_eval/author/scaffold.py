@@ -72,9 +72,11 @@ def plan_files(
     guess = detected.corpus
     reason = guess.reason if guess is not None and guess.path == corpus else ""
     wired_by = ""
-    if custom is None and detected.wiring is not None:
-        custom = dict(detected.wiring.table)
-        wired_by = detected.wiring.reason
+    wiring = detected.wiring
+    if wiring is not None and (custom is None or dict(custom) == dict(wiring.table)):
+        # Wired now, or kept as init wired it before: the same file either way.
+        custom = dict(wiring.table)
+        wired_by = wiring.reason
     if dataset_retrievers is None and custom is not None:
         dataset_retrievers = {f"{kind}.jsonl": "custom" for kind in RETRIEVAL_TYPES}
     adapter = (
@@ -261,13 +263,17 @@ def custom_code_paths(custom: CustomConfig | None, root: Path) -> list[str]:
     files: list[Path] = []
     if custom.python is not None:
         module = custom.python.partition(":")[0].split(".")
+        base = Path()  # the module is imported from `cwd`, else the repository
+        if custom.cwd is not None:
+            cwd = (root / custom.cwd).resolve()
+            base = cwd.relative_to(root.resolve()) if cwd.is_relative_to(root.resolve()) else base
         for candidate in (Path(*module).with_suffix(".py"), Path(*module) / "__init__.py"):
-            if (root / candidate).is_file():
-                files.append(candidate)
+            if (root / base / candidate).is_file():
+                files.append(base / candidate)
                 break
         else:
             # Not found as a file: the top package's folder is still the best guess.
-            files.append(Path(module[0]) / "__init__.py")
+            files.append(base / module[0] / "__init__.py")
     for word in custom.command or []:
         base = root / (custom.cwd or Path("."))
         candidate = (base / word).resolve()

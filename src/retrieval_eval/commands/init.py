@@ -84,7 +84,7 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
         )
     custom = existing.retrievers.custom if existing is not None else None
     code_paths = custom_code_paths(custom, root)
-    found_code = [f"{folder}/**" for folder in detected.code_dirs] + code_paths
+    found_code = list(dict.fromkeys([f"{folder}/**" for folder in detected.code_dirs] + code_paths))
     if found_code:
         click.echo("retrieval code: " + ", ".join(p.removesuffix("/**") for p in found_code))
     else:
