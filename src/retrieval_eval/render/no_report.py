@@ -21,6 +21,7 @@ from retrieval_eval.vocabulary import VERDICT_ICON
 
 MAX_PROBLEMS = 50
 _LINE_CHARS = 10_000  # a line quoting a retriever's stderr is long; a comment holds 65,536
+_COULD_NOT_EVALUATE = "retrieval-eval could not evaluate:"
 # Python's words for a package the importing environment lacks.
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
@@ -56,7 +57,10 @@ def no_report_markdown(
     or the settings, and matter only once the run works)."""
     icon = VERDICT_ICON.get(verdict, "⚠️")
     lines = [f"### {icon} retrieval-eval: {escape_markdown(verdict)}", ""]
-    lines += [*escaped_lines(description), ""]
+    # The status description of a failed run is its error: quoted below, said once.
+    quoted = escaped_lines(error) if error is not None else []
+    said = [line for line in escaped_lines(description) if not any(q in line for q in quoted)]
+    lines += [*(said or [_COULD_NOT_EVALUATE]), ""]
     for problem in problems[:MAX_PROBLEMS]:
         file, line = getattr(problem, "file", None), getattr(problem, "line", None)
         where = "" if file is None else shown_path(file, workspace) + (f":{line}" if line else "")
@@ -65,7 +69,7 @@ def no_report_markdown(
     if len(problems) > MAX_PROBLEMS:
         lines.append(f"- … and {len(problems) - MAX_PROBLEMS} more (see the job's annotations)")
     if error is not None:
-        lines += ["", "\n>\n".join(f"> {line}" for line in escaped_lines(error))]
+        lines += ["", "\n>\n".join(f"> {line}" for line in quoted)]
         missing = missing_module(str(error))
         if missing is not None:
             lines += ["", missing_module_hint(missing)]
