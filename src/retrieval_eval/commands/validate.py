@@ -107,12 +107,12 @@ def configured_corpus(workdir: Path) -> Path | None:
             err=True,
         )
         return None
+    shown = shown_path(corpus)  # relative to here when inside: problems name it so
     click.echo(
-        f"checking expected ids against the configured corpus {shown_path(corpus)} "
-        "(--corpus to name another)",
+        f"checking expected ids against the configured corpus {shown} (--corpus to name another)",
         err=True,
     )
-    return corpus
+    return Path(shown)
 
 
 def _warn_about_empty_documents(corpus: Corpus) -> None:
