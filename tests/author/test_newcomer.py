@@ -213,12 +213,15 @@ def test_a_teams_first_week_from_init_to_a_blocked_regression(
     lines = _body(regression.comment)
     assert lines[0].startswith("❌ **Regression: semantic.jsonl MRR@10 1.000 → "), lines[:3]
     assert lines[1] == "| Dataset | MRR@10 | Δ | NDCG@10 | Δ | Status |"
-    assert lines[3].startswith("| semantic.jsonl | ") and "❌ regressed: MRR@10" in lines[3]
+    assert lines[3].startswith("| semantic.jsonl | ") and "❌\u00a0regressed:\u00a0MRR@10" in lines[3]
     assert "[!WARNING]" not in regression.comment
     # The setting the team changed in its own retriever is named as theirs.
     assert "idf: True → False" in regression.comment
     assert "Your retriever's `describe()` reports these" in regression.comment
     assert "default changed between releases" not in regression.comment
+    raw = regression.comment.splitlines()
+    note = next(n for n, line in enumerate(raw) if line.startswith("⚠️ **The retriever config"))
+    assert raw[note + 1] == ""  # the table after it starts a block of its own
 
 
 def _body(comment: str) -> list[str]:
