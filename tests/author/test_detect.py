@@ -197,7 +197,7 @@ def test_a_retriever_meeting_the_contract_is_wired_for_every_dataset(
     result = retrieval_eval("init", cwd=tmp_path)
 
     assert result.returncode == 0, result.stderr
-    assert f"retriever: custom, python = {python!r} (" in result.stdout
+    assert f"retriever: custom, python = {python!r}" in result.stdout
     config = tomllib.loads((tmp_path / "retrieval-eval.toml").read_text())
     expected: dict[str, object] = {"python": python, **({"cwd": cwd} if cwd else {})}
     assert config["retrievers"]["custom"] == expected

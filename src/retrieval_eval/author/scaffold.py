@@ -72,16 +72,20 @@ def plan_files(
     guess = detected.corpus
     reason = guess.reason if guess is not None and guess.path == corpus else ""
     wired_by = ""
+    wired: Mapping[str, object] | None = None  # the table a wiring rule found
     wiring = detected.wiring
-    if wiring is not None and (custom is None or dict(custom) == dict(wiring.table)):
+    if wiring is not None and wiring.retriever != "custom" and custom is None:
+        wired, wired_by = wiring.table, wiring.reason  # `[retrievers.<its name>]`
+    elif wiring is not None and (custom is None or dict(custom) == dict(wiring.table)):
         # Wired now, or kept as init wired it before: the same file either way.
         custom = dict(wiring.table)
         wired_by = wiring.reason
-    if dataset_retrievers is None and custom is not None:
-        dataset_retrievers = {f"{kind}.jsonl": "custom" for kind in RETRIEVAL_TYPES}
+    serving = wiring.retriever if wired is not None and wiring is not None else "custom"
+    if dataset_retrievers is None and (custom is not None or wired is not None):
+        dataset_retrievers = {f"{kind}.jsonl": serving for kind in RETRIEVAL_TYPES}
     adapter = (
         adapter_plan(detected.adapter, env)
-        if custom is None and detected.adapter is not None
+        if custom is None and wired is None and detected.adapter is not None
         else None
     )
     values = {
@@ -96,6 +100,9 @@ def plan_files(
         # A configured [retrievers.custom] survives `init --force`.
         "custom_table": _custom_table(custom) if custom is not None else "",
         "wired_by": wired_by,
+        # Another retriever's table a wiring rule found (a framework's store, say).
+        "wired_name": wiring.retriever if wired is not None and wiring is not None else "",
+        "wired_table": _custom_table(wired) if wired is not None else "",
         "dataset_retrievers": (
             _custom_table(dataset_retrievers) if dataset_retrievers is not None else ""
         ),

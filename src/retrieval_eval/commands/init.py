@@ -101,8 +101,9 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
     )
     if kept_custom is None and detected.wiring is not None:
         wiring = detected.wiring
+        table = ", ".join(f"{key} = {value!r}" for key, value in wiring.table.items())
         click.echo(
-            f"retriever: custom, python = {wiring.table['python']!r} ({wiring.reason}); "
+            f"retriever: {wiring.retriever}, {table} ({wiring.reason}); "
             "every dataset file is evaluated with it"
         )
     elif kept_custom is None and found_code and detected.adapter is not None:
