@@ -357,3 +357,26 @@ def test_only_a_class_with_the_whole_contract_and_a_bare_constructor_is_wired(
     whole = {"name", "index", "search", "describe"} <= method_names
     bare = init_args in ("", ", x=1", ", *, x=1")
     assert (detected.wiring is not None) == (whole and bare)
+
+
+def test_a_kept_configuration_is_not_announced_as_wired(tmp_path: Path) -> None:
+    """A repository configured before init wired retrievers: init keeps its file and says
+    what --force would write, instead of claiming a retriever the file does not name."""
+    _notes(tmp_path / "kb", 3)
+    (tmp_path / "retrieval-eval.toml").write_text('corpus = "kb"\n')
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "retriever.py").write_text(
+        CONTRACT + "\ndef make_retriever() -> DocsSearch:\n    return DocsSearch()\n"
+    )
+
+    kept = retrieval_eval("init", cwd=tmp_path)
+    forced = retrieval_eval("init", "--force", cwd=tmp_path)
+
+    assert "retriever: custom" not in kept.stdout
+    assert "but retrieval-eval.toml exists and was kept; run `retrieval-eval init --force`" in (
+        kept.stderr
+    )
+    assert "retriever: custom, python = 'search.retriever:make_retriever'" in forced.stdout
+    config = tomllib.loads((tmp_path / "retrieval-eval.toml").read_text())
+    assert config["corpus"] == "kb"
+    assert config["retrievers"]["custom"] == {"python": "search.retriever:make_retriever"}
