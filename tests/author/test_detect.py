@@ -22,7 +22,8 @@ def _paths(repo: Path) -> list[str]:
     workflow: dict[Any, Any] = yaml.safe_load(
         (repo / ".github/workflows/retrieval-eval.yml").read_text()
     )
-    paths: str = workflow["jobs"]["evaluate"]["steps"][1]["with"]["paths"]
+    (step,) = [s for s in workflow["jobs"]["evaluate"]["steps"] if "paths" in s.get("with", {})]
+    paths: str = step["with"]["paths"]
     return paths.split()
 
 
