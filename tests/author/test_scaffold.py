@@ -57,6 +57,7 @@ def test_init_detects_the_corpus_and_code_and_writes_checked_files(repo: Path) -
         "actions/checkout@v4",
         "actions/cache@v4",
         "org/retrieval-eval@v1",
+        "actions/upload-artifact@v4",  # report.html, which the comment links to
     ]
     _assert_restores_the_embedding_cache(steps[1])
     assert steps[2]["with"]["paths"].split() == [
