@@ -30,6 +30,10 @@ from pathlib import Path
 
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.input_files import reading_within
+from retrieval_eval.retrieval.external.engines_config import (
+    ENGINE_TRUST_SETTINGS,
+    unconfigured_default,
+)
 from retrieval_eval.settings import RunSettings, read_settings, resolve_environment
 from retrieval_eval.trust.secrets import protect_process
 
@@ -61,6 +65,7 @@ TRUST_SETTINGS = (
     "judge.base_url",
     "judge.max_cost_usd",
     "retrievers.hybrid.claude.base_url",
+    *ENGINE_TRUST_SETTINGS,
 )
 # The settings naming files the run writes; each must resolve inside the repository unless
 # the user typed it on the command line.
@@ -89,8 +94,11 @@ class Prepared:
 
 
 def get_setting(settings: RunSettings, dotted: str) -> object:
+    """The (possibly nested) setting; inside a table that is not configured, its default."""
     value: object = settings
     for part in dotted.split("."):
+        if value is None:
+            return unconfigured_default(dotted)
         value = getattr(value, part)
     return value
 
@@ -105,6 +113,10 @@ def with_setting(settings: RunSettings, dotted: str, value: object) -> RunSettin
 
 
 def _with_attribute(model: object, dotted: str, value: object) -> object:
+    """A copy of ``model`` with the nested setting replaced; a table that is not configured
+    (None) stays so: its defaults are used, whatever the other commit's table said."""
+    if model is None:
+        return None
     head, _, rest = dotted.partition(".")
     if not rest:
         return model.model_copy(update={head: value})  # type: ignore[attr-defined]

@@ -29,6 +29,19 @@ LOCAL_STORE = {"qdrant": "qdrant", "lancedb": "lancedb", "milvus": "milvus.db"}
 # What the chunks of index = "ours" are stored under: the name's prefix (the corpus,
 # chunking and model fingerprint follows it), and the payload keys.
 OURS_PREFIX = "retrieval_eval"
+# On a pull request these come from the base commit (prepare.py's trust settings): where
+# each engine is reached and which secret goes there, so a pull request cannot send the
+# API key to a server of its own; and its time bound. The collection, keys and index are
+# the system under test: the pull request's.
+ENGINE_TRUST_SETTINGS: tuple[str, ...] = tuple(
+    f"retrievers.{engine}.{key}"
+    for engine, keys in (
+        ("qdrant", ("url", "url_env", "api_key_env", "timeout_s")),
+        ("lancedb", ("uri", "uri_env", "api_key_env", "timeout_s")),
+        ("milvus", ("uri", "uri_env", "token_env", "timeout_s")),
+    )
+    for key in keys
+)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,199}$")
 
 
@@ -244,3 +257,13 @@ def with_engine_environment(table: EngineConfig, *, environ: Mapping[str, str]) 
         table._secret = SecretStr(value) if value else None
         table._secret_missing = None if value else secret_variable
     return table
+
+
+def unconfigured_default(dotted: str) -> object:
+    """The default of ``retrievers.<engine>.<key>`` where the engine has no table (the
+    value a commit without the table uses); None for any other setting."""
+    parts = dotted.split(".")
+    if len(parts) == 3 and parts[0] == "retrievers" and parts[1] in ENGINE_CONFIGS:
+        field = ENGINE_CONFIGS[parts[1]].model_fields.get(parts[2])
+        return None if field is None else field.get_default(call_default_factory=True)
+    return None
