@@ -13,8 +13,8 @@ llamaindex_adapter.py) say how to ask their framework; this module does what bot
   a document ranks by its best result, ties go to the smaller id; when fewer than ``k``
   documents come back from a full answer, the retriever is asked again for four times as
   many results, up to ``MAX_DEPTH``;
-- how many results collapsed into each document is counted over the run (``describe``
-  reports it under ``collapsed``, which only the report reads);
+- how many results collapsed into each document is counted over the run
+  (``collapsed()``);
 - returned ids that name no document of the corpus at all are an error: it is what a
   wrong ``id_key`` looks like (the node id in place of the document id).
 """
