@@ -176,7 +176,7 @@ def test_a_pull_request_cannot_send_an_engine_s_secret_to_its_own_server(
         '[retrievers.qdrant]\nurl = "https://theirs.example/qdrant"\n'
         'api_key_env = "QDRANT_API_KEY"\ntimeout_s = 3000\n'
         'index = "existing"\ncollection = "notes_v2"\nid_key = "doc"\n\n'
-        '[retrievers.milvus]\nuri = "https://theirs.example/milvus"\ntoken_env = "MILVUS_TOKEN"\n'
+        '[retrievers.milvus]\nurl = "https://theirs.example/milvus"\ntoken_env = "MILVUS_TOKEN"\n'
     )
     done = subprocess.run(
         [sys.executable, "-c", ENGINE_TRUST, str(tmp_path / "base"), str(tmp_path / "pr")],
@@ -194,7 +194,7 @@ def test_a_pull_request_cannot_send_an_engine_s_secret_to_its_own_server(
     )
     assert qdrant["timeout_s"] == 30
     assert (qdrant["collection"], qdrant["id_key"]) == ("notes_v2", "doc")
-    assert (milvus["uri"], milvus["uri_env"], milvus["token_env"]) == (None, None, None)
+    assert (milvus["url"], milvus["url_env"], milvus["token_env"]) == (None, None, None)
     proposed = dict(answer["proposed"])
     assert "retrievers.qdrant.url: (none)" in proposed
     assert proposed["retrievers.qdrant.url: (none)"] == "https://theirs.example/qdrant"

@@ -30,6 +30,11 @@ from retrieval_eval.retrieval.external.services_config import (
 HYBRID_SIDES = ("dense", "bm25")
 
 
+# No timeout a configuration sets may pass this: a longer one would outlast any CI job, and
+# `inf` or 1e9 would fail only by accident, inside select().
+MAX_TIMEOUT_S = 3600.0
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -129,7 +134,7 @@ class ClaudeRerankConfig(_Strict):
     input_usd_per_mtok: float = Field(default=1.0, ge=0.0)
     output_usd_per_mtok: float = Field(default=5.0, ge=0.0)
     max_retries: int = Field(default=3, ge=0, le=10)
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S)
     base_url: str | None = None  # an Anthropic-compatible gateway; None: Anthropic's API
     passage_chars: int = Field(default=600, ge=50)  # each candidate's text is cut to this
     cache_dir: Path | None = None  # None: `run` uses <cache-dir>/rerank, `beir` none
@@ -218,7 +223,7 @@ class CustomConfig(_Strict):
     command: list[str] | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     cwd: Path | None = None
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S)
 
     @model_validator(mode="after")
     def _exactly_one_way(self) -> CustomConfig:

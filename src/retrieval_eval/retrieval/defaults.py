@@ -78,8 +78,8 @@ def resolve_defaults(
         return resolved
     for engine in ENGINES:
         table = getattr(resolved, engine)
-        if table is not None and table.path is not None:
-            placed = table.model_copy(update={"path": (workdir / table.path).resolve()})
+        if table is not None and table.local_dir is not None:
+            placed = table.model_copy(update={"local_dir": (workdir / table.local_dir).resolve()})
             resolved = resolved.model_copy(update={engine: placed})
     if resolved.custom is not None:
         resolved = resolved.model_copy(update={"custom": _in(workdir, resolved.custom)})

@@ -347,21 +347,20 @@ def _doc_id(record: Record, id_key: str | None, label: str) -> str:
 
 
 class LocalFolder:
-    """The embedded store's place: the configured one, else a folder of our own that
+    """The embedded store's folder: the configured one, else a folder of our own that
     lives until the run is done with the retriever (a run without a cache folder)."""
 
-    def __init__(self, path: Path | None, file_name: str):
+    def __init__(self, path: Path | None):
         self._path = path
-        self._file_name = file_name
         self._temporary: Path | None = None
 
     def path(self) -> Path:
         if self._path is not None:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
+            self._path.mkdir(parents=True, exist_ok=True)
             return self._path
         if self._temporary is None:
             self._temporary = Path(tempfile.mkdtemp(prefix="retrieval-eval-engine-"))
-        return self._temporary / self._file_name
+        return self._temporary
 
     def remove(self) -> None:
         if self._temporary is not None:
@@ -374,7 +373,7 @@ def unreachable(label: str, where: str, error: BaseException, setting: str) -> C
     detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     return ConfigError(
         f"{label}: cannot reach {where} ({type(error).__name__}: {detail[:300]}); check "
-        f"{setting}, or remove it to run the engine embedded in the cache folder"
+        f"{setting} (or url_env), or remove it to run the engine embedded in the cache folder"
     )
 
 
