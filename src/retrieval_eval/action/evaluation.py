@@ -187,6 +187,9 @@ def failed(
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
     from retrieval_eval.render.no_report import no_report_markdown, shown_path
 
+    # The message can quote what a retriever printed: in full in the log, where the runner
+    # reads no command in it, then as the one-line annotation.
+    commands.relay("retrieval-eval's error, as reported", str(error))
     commands.error(str(error), file=error.shown_file, line=error.line)
     # The status has 140 characters: name the file as the repository does, not the runner.
     where = ""

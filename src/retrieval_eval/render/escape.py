@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 
+from retrieval_eval.load.invisible import DEFAULT_IGNORABLE, shown_code_point
+from retrieval_eval.trust.redaction import clean
+
 # Characters with a Markdown meaning in inline text and table cells; a backslash
 # makes each literal (GFM: any ASCII punctuation can be backslash-escaped).
 _BACKSLASHED = set("\\*_[]~|#!")
@@ -22,11 +25,21 @@ _ZERO_WIDTH_SPACE = "\u200b"
 # name reads as something it is not ("Trojan Source"); control characters mean nothing
 # in Markdown or a status. Each is shown as U+FFFD: the reader sees something is there.
 _UNSHOWABLE = re.compile("[\u202a-\u202e\u2066-\u2069\x00-\x1f\x7f-\x9f]")
+# The other code points a renderer shows as nothing (a word joiner, a zero-width space):
+# two ids differing only by one read the same, so each is shown as its escape (``\u2060``).
+_IGNORABLE = re.compile(f"[{DEFAULT_IGNORABLE}]")
 
 
 def visible(text: str) -> str:
-    """``text`` without direction overrides or control characters (each becomes U+FFFD)."""
-    return _UNSHOWABLE.sub("\ufffd", text)
+    """``text`` with every secret masked (before any escaping changes how one is spelt),
+    without direction overrides or control characters (each becomes U+FFFD), and with
+    every other invisible code point shown as its escape."""
+    shown = _UNSHOWABLE.sub("\ufffd", clean(text))
+    return shown if shown.isascii() else _IGNORABLE.sub(_escape_code_point, shown)
+
+
+def _escape_code_point(match: re.Match[str]) -> str:
+    return shown_code_point(match.group())
 
 
 def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
