@@ -40,13 +40,20 @@ OURS = {"add-mask", "group", "endgroup", "error", "warning", "notice", "stop-com
 
 
 def _forged(commands: list[Command]) -> list[Command]:
+    """The commands the pull request wrote (ours may quote them in their data, which the
+    runner does not read for commands)."""
+    forged = {
+        ("notice", "Passed"),
+        ("stop-commands", "abc"),
+        ("stop-commands", "pause"),
+        ("error", "forged error"),
+        ("warning", "forged"),
+        ("warning", "forged v1"),
+    }
     return [
         command
         for command in commands
-        if command.name not in OURS
-        or "forged" in command.data
-        or command.data.strip() == "Passed"
-        or (command.name == "stop-commands" and command.data in ("abc", "pause"))
+        if command.name not in OURS or (command.name, command.data.strip()) in forged
     ]
 
 
@@ -75,7 +82,7 @@ def test_a_challengers_name_and_its_output_cannot_issue_a_workflow_command(
     assert _forged(stdout) == [] and _forged(stderr) == [], run.log
     # The runner still reads the verdict: our last command is the notice that ends the log.
     assert stdout[-1].name == "notice" and stdout[-1].properties == "title=retrieval-eval"
-    assert stdout[-1].data.startswith("passed")
+    assert stdout[-1].data.startswith(run.outputs["verdict"])
     # The warning names the challenger, its line breaks shown rather than obeyed.
     assert any(c.name == "warning" and "evil" in c.data for c in stdout), run.log
 

@@ -102,6 +102,7 @@ def run_and_record(
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
     if outcome.error is not None:
+        commands.relay("retrieval-eval's error, as reported", str(outcome.error))
         commands.error(str(outcome.error), file=outcome.error.shown_file, line=outcome.error.line)
     for warning in outcome.warnings:
         commands.warning(warning)
