@@ -15,7 +15,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from retrieval_eval.load.invisible import code_point_name, invisible_chars, same_id
+from retrieval_eval.load.invisible import (
+    code_point_name,
+    invisible_chars,
+    same_id,
+    shown_code_point,
+)
 
 RetrievalType = Literal["semantic", "keyword", "hybrid"]
 RETRIEVAL_TYPES: tuple[RetrievalType, ...] = ("semantic", "keyword", "hybrid")
@@ -132,9 +137,10 @@ def visible_id(value: str) -> str:
     hidden = invisible_chars(value)
     if hidden:
         names = ", ".join(code_point_name(char) for char in hidden)
+        shown = "".join(shown_code_point(char) if char in hidden else char for char in value)
         raise ValueError(
-            f"{value.encode('unicode_escape').decode('ascii')!s} contains {names}, which "
-            "cannot be seen: an id with it reads exactly like one without; remove it"
+            f"'{shown}' contains {names}, which cannot be seen: an id with it reads "
+            "exactly like one without; remove it"
         )
     return same_id(value)
 
