@@ -72,3 +72,28 @@ def mermaid_label(text: object, *, max_len: int = 40) -> str:
     """``text`` as the inside of a quoted Mermaid string (a chart's title or axis label)."""
     value = _MERMAID_UNSAFE.sub("_", visible(" ".join(str(text).split())))
     return value if len(value) <= max_len else value[: max_len - 1] + "…"
+
+
+# What a terminal obeys rather than shows: ESC sequences (CSI `ESC [` … final byte; OSC
+# `ESC ]` … BEL or ST, which sets the window title, writes the clipboard (OSC 52) or hides
+# a link (OSC 8); DCS, SOS, PM and APC strings up to ST; two-character escapes), their
+# 8-bit C1 forms (CSI U+009B, OSC U+009D, ...), and every other control character.
+_TERMINAL_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI
+    r"|\x1b[\]PX^_].*?(?:\x07|\x1b\\|\x9c|$)"  # OSC, DCS, SOS, PM, APC: to BEL or ST
+    r"|[\x9d\x90\x98\x9e\x9f].*?(?:\x07|\x1b\\|\x9c|$)"  # their 8-bit forms
+    r"|\x9b[0-?]*[ -/]*[@-~]?"  # 8-bit CSI
+    r"|\x1b[ -/]*[0-~]?",  # the other escapes (charset, keypad, reset, ...)
+    re.DOTALL,
+)
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_text(text: object) -> str:
+    """``text`` as a terminal shows it and obeys nothing in it: every escape sequence
+    removed, every other control character (line breaks and tabs kept) shown as U+FFFD,
+    secrets masked."""
+    value = clean(str(text))
+    if not any(c in value for c in "\x1b\x9b\x9d\x90\x98\x9e\x9f"):
+        return _TERMINAL_CONTROL.sub("\ufffd", value)
+    return _TERMINAL_CONTROL.sub("\ufffd", _TERMINAL_SEQUENCE.sub("", value))
