@@ -45,10 +45,18 @@ def test_marker_carries_the_evaluation_id() -> None:
 def test_first_run_creates_then_later_runs_update_the_same_comment(github: FakeGitHub) -> None:
     api = seeded(github)
     first = post_comment(
-        api, number=7, body=compose_body("main", "run 1", evaluated=SHA), comment_id="main", mode="update"
+        api,
+        number=7,
+        body=compose_body("main", "run 1", evaluated=SHA),
+        comment_id="main",
+        mode="update",
     )
     second = post_comment(
-        api, number=7, body=compose_body("main", "run 2", evaluated=SHA), comment_id="main", mode="update"
+        api,
+        number=7,
+        body=compose_body("main", "run 2", evaluated=SHA),
+        comment_id="main",
+        mode="update",
     )
     assert (first.action, second.action) == ("created", "updated")
     assert first.url == second.url
@@ -78,7 +86,11 @@ def test_a_humans_comment_quoting_the_marker_is_left_alone(github: FakeGitHub) -
     api = seeded(github)
     github.add_comment(7, "> <!-- retrieval-eval:main -->\n> why did this regress?", author=HUMAN)
     result = post_comment(
-        api, number=7, body=compose_body("main", "report", evaluated=SHA), comment_id="main", mode="update"
+        api,
+        number=7,
+        body=compose_body("main", "report", evaluated=SHA),
+        comment_id="main",
+        mode="update",
     )
     assert result.action == "created"
     assert [c["user"]["login"] for c in github.comments_on(7)] == ["alice", "github-actions[bot]"]
@@ -88,7 +100,13 @@ def test_a_humans_comment_quoting_the_marker_is_left_alone(github: FakeGitHub) -
 def test_new_mode_adds_a_comment_every_run(github: FakeGitHub) -> None:
     api = seeded(github)
     for run in ("1", "2"):
-        post_comment(api, number=7, body=compose_body("main", run, evaluated=SHA), comment_id="main", mode="new")
+        post_comment(
+            api,
+            number=7,
+            body=compose_body("main", run, evaluated=SHA),
+            comment_id="main",
+            mode="new",
+        )
     assert len(github.comments_on(7)) == 2
     assert github.requests_to("GET", "/issues/7/comments") == []  # no need to look
 
@@ -106,7 +124,11 @@ def test_own_comment_is_found_past_the_first_page(github: FakeGitHub) -> None:
         github.add_comment(7, f"chatter {i}", author=HUMAN)
     github.add_comment(7, compose_body("main", "old", evaluated=SHA), author=GITHUB_ACTIONS_BOT)
     result = post_comment(
-        api, number=7, body=compose_body("main", "new", evaluated=SHA), comment_id="main", mode="update"
+        api,
+        number=7,
+        body=compose_body("main", "new", evaluated=SHA),
+        comment_id="main",
+        mode="update",
     )
     assert result.action == "updated"
     assert len(github.comments_on(7)) == 121

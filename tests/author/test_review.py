@@ -207,9 +207,7 @@ def test_terminal_sequences_in_a_query_or_a_passage_reach_the_terminal_as_nothin
     path = project / "datasets" / "keyword.jsonl"
     first = json.loads(path.read_text().splitlines()[0])
     first["query"] = f"sourdough {CLIPBOARD}starter {EIGHT_BIT}feeding"
-    path.write_text(
-        json.dumps(first) + "\n" + "\n".join(path.read_text().splitlines()[1:]) + "\n"
-    )
+    path.write_text(json.dumps(first) + "\n" + "\n".join(path.read_text().splitlines()[1:]) + "\n")
     note = project / "notes" / "recipes" / "sourdough-starter.md"
     note.write_text(note.read_text().replace("My starter", f"My {HIDDEN_LINK} {TITLE}starter"))
 

@@ -32,9 +32,32 @@ def _fixture(query_id: str, doc_id: str = "notes/a") -> dict[str, object]:
 
 @pytest.mark.parametrize(
     "char",
-    ["\u2060", "\u200b", "\u200d", "\ufeff", "\u00ad", "\u034f", "\u180e", "\u3164",
-     "\ufe0f", "\U000e0001", "\U000e0100", "\u202e", "\u2066", "\x00", "\t", "\x7f",
-     "\u0085", "\u2028", "\u00a0", "\u2007", "\u3000", "\u2800", "\ue000", "\U0010fffd"],
+    [
+        "\u2060",
+        "\u200b",
+        "\u200d",
+        "\ufeff",
+        "\u00ad",
+        "\u034f",
+        "\u180e",
+        "\u3164",
+        "\ufe0f",
+        "\U000e0001",
+        "\U000e0100",
+        "\u202e",
+        "\u2066",
+        "\x00",
+        "\t",
+        "\x7f",
+        "\u0085",
+        "\u2028",
+        "\u00a0",
+        "\u2007",
+        "\u3000",
+        "\u2800",
+        "\ue000",
+        "\U0010fffd",
+    ],
 )
 def test_invisible_code_points(char: str) -> None:
     assert is_invisible(char)
@@ -73,9 +96,7 @@ def test_ids_compare_in_nfc(query_id: str) -> None:
 
 
 @given(st.text(min_size=1, max_size=8), st.sampled_from(["\u2060", "\u200b", "\ufeff"]))
-def test_no_two_accepted_ids_differ_only_by_an_invisible_code_point(
-    base: str, joiner: str
-) -> None:
+def test_no_two_accepted_ids_differ_only_by_an_invisible_code_point(base: str, joiner: str) -> None:
     """What the gate relies on: ``k-005`` and ``k-005`` + U+2060 cannot both be ids."""
     with pytest.raises(ValidationError, match=re.escape(code_point_name(joiner))):
         Fixture.model_validate(_fixture(base + joiner))

@@ -1,7 +1,7 @@
 """The threat model, one attack class per module prefix; each module opens with its attack.
 
-- ``comment``: what the Action posts (comment, status, summary) stays inert, is ours to
-  edit, and names files as the repository does.
+- ``comment``: what the Action posts (comment, status, summary) and writes to its log stays
+  inert, is ours to edit, and names files as the repository does.
 - ``edge``: whatever happens (a GitHub fault, a stop request, an input nothing expected),
   the run ends with a status.
 - ``files``: the files the run keeps between runs (baseline, caches, history) cannot switch

@@ -61,7 +61,7 @@ def _config(world: World, failing: bool) -> str:
     config = (world.workspace / "retrieval-eval.toml").read_text(encoding="utf-8")
     command = [sys.executable, "says.py"] if failing else [sys.executable, "-c", "0"]
     return config + (
-        f"\n[challengers.{json.dumps(NAME)}]\nretriever = \"custom\"\n\n"
+        f'\n[challengers.{json.dumps(NAME)}]\nretriever = "custom"\n\n'
         f"[challengers.{json.dumps(NAME)}.custom]\ncommand = {json.dumps(command)}\n"
     )
 

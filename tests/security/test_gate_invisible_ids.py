@@ -47,7 +47,7 @@ def test_an_invisibly_renamed_regressed_query_is_refused(
     assert run.returncode == 1, run.log
     assert run.outputs["verdict"] == "invalid"
     assert [s["state"] for s in run.statuses] == ["failure"]
-    annotation = f"::error file=datasets/keyword.jsonl,line=5::"
+    annotation = "::error file=datasets/keyword.jsonl,line=5::"
     [line] = [line for line in run.log.splitlines() if line.startswith(annotation)]
     assert named in line and "query_id" in line
     assert "datasets/keyword.jsonl:5" in run.comment and named in run.comment

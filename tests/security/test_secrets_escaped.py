@@ -81,9 +81,7 @@ def test_a_key_with_underscores_is_masked_before_any_channel_escapes_it(world: W
     [status] = world.github.statuses_for(head)
     assert "exited with code 3" in comment["body"]
     assert "\\*\\*\\*" in comment["body"] or "***" in comment["body"]  # the mask is shown
-    log = "\n".join(
-        line for line in run.log.splitlines() if not line.startswith("::add-mask::")
-    )
+    log = "\n".join(line for line in run.log.splitlines() if not line.startswith("::add-mask::"))
     report_dir = world.workspace / "retrieval-eval-report"
     reports = [p.read_text(encoding="utf-8") for p in report_dir.glob("*") if p.is_file()]
     channels = {

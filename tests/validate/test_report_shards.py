@@ -22,7 +22,11 @@ _ids = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.lists(st.tuples(_ids, st.booleans(), st.booleans()), max_size=12, unique_by=lambda t: same_id(t[0])),
+    st.lists(
+        st.tuples(_ids, st.booleans(), st.booleans()),
+        max_size=12,
+        unique_by=lambda t: same_id(t[0]),
+    ),
     st.integers(min_value=1, max_value=4),
 )
 def test_the_shards_own_every_fixture_once_and_count_every_line(

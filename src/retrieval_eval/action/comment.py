@@ -3,19 +3,20 @@
 The marker carries the evaluation's id, so two evaluations in one repository
 keep separate comments. The author check matters too: anyone can copy the
 marker (a human quoting our comment, another bot), so a comment is ours only
-if its author is exactly the login this token posts as. That is not enough on its
-own: every workflow of the repository posts as github-actions[bot], and one that
-quotes the pull request's description (or our comment) carries the marker too. So a
-comment is ours only if it is also shaped as we write one: the marker opens it, and the
-next line is our own hidden header (the commit the report is for, or a skip's banner). That login is the
+if its author is exactly the login this token posts as. That login is the
 ``creator`` GitHub reports for the status this run set just before (right for
 ``GITHUB_TOKEN``, a GitHub App's token and a personal token alike); without
 one, it is what ``/user`` says, and github-actions[bot] when ``/user`` is 403.
 
-Below the marker, a second hidden line names the commit the report is for. A later
-run that ``paths`` skips keeps that report and puts a line above it saying so: the
-status of a skipped run is success, and it must not sit under a red report that
-reads as if it were about the new commit.
+The author alone is not enough: every workflow of the repository posts as
+github-actions[bot], and one that quotes the pull request's description (or our
+comment) carries the marker too. So a comment is ours only if it is also shaped as we
+write one: the marker opens it, and the next line is our own hidden header.
+
+That header names the commit the report is for. A later run that ``paths`` skips
+keeps that report and puts a banner above it saying so (the banner then opens the
+header): the status of a skipped run is success, and it must not sit under a red
+report that reads as if it were about the new commit.
 """
 
 from __future__ import annotations

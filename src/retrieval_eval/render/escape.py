@@ -59,7 +59,40 @@ def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
         else:
             out.append(char)
         previous = char
-    return "".join(out)
+    return _unlinked("".join(out))
+
+
+# Links GitHub makes from plain text, each broken so the text still reads the same. cmark-gfm
+# (GitHub's renderer) links `scheme://…`, `www.…` and `name@domain.tld` while it parses; an
+# entity for the ":" or the "." it looks for is decoded only after, so it reads as before
+# and links nothing. GitHub then links `#123`, `owner/repo#123` and `GH-123` in the
+# rendered text, where no Markdown escape is left (`\#` renders as `#`): a zero-width space
+# after the `#` or the `GH-` is, as after the "@" of a mention.
+_AUTOLINKS = re.compile(
+    r"(?P<scheme>:(?=//))"
+    r"|(?<![\w.])(?P<www>[wW]{3})\.(?=[^\s.])"
+    r"|(?<=[\w.+-])@(?P<domain>(?=[\w-]+(?:\.[\w-]+)+))"
+    r"|(?P<issue>\\#)(?=\d)"
+    r"|\b(?P<gh>[gG][hH]-)(?=\d)"
+)
+
+
+def _unlinked(text: str) -> str:
+    if not any(mark in text for mark in (":", "ww", "WW", "@", "#", "-")):
+        return text
+    return _AUTOLINKS.sub(_unlink, text)
+
+
+def _unlink(match: re.Match[str]) -> str:
+    if match.group("scheme") is not None:
+        return "&#58;"
+    if match.group("www") is not None:
+        return match.group("www") + "&#46;"
+    if match.group("domain") is not None:
+        return "@" + _ZERO_WIDTH_SPACE
+    if match.group("issue") is not None:
+        return "\\#" + _ZERO_WIDTH_SPACE
+    return match.group("gh") + _ZERO_WIDTH_SPACE
 
 
 # Inside a ```mermaid block Markdown escapes mean nothing: a label is a quoted Mermaid
