@@ -55,10 +55,18 @@ def metric_label(metric: str) -> str:
     return f"{shown}@{cut}" if cut else shown
 
 
-# What a run decided. The Action adds `skipped` (no change under `paths`, nothing evaluated).
+# What a run decided. The Action adds `skipped` (no change under `paths`, nothing evaluated)
+# and `accepted` (a regression a maintainer accepted on the pull request with a label).
 Verdict = Literal["passed", "regression", "threshold", "baseline-established", "invalid", "error"]
 ActionVerdict = Literal[
-    "passed", "regression", "threshold", "baseline-established", "skipped", "invalid", "error"
+    "passed",
+    "regression",
+    "threshold",
+    "baseline-established",
+    "skipped",
+    "accepted",
+    "invalid",
+    "error",
 ]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 ACTION_VERDICTS: tuple[ActionVerdict, ...] = get_args(ActionVerdict)
@@ -102,6 +110,7 @@ _STATE_OF_VERDICT: Mapping[str, StatusState] = {
     "passed": "success",
     "baseline-established": "success",
     "skipped": "success",
+    "accepted": "success",
     "regression": "failure",
     "threshold": "failure",
     "invalid": "failure",
@@ -131,6 +140,7 @@ VERDICT_ICON: Mapping[str, str] = {
     "regression": "❌",
     "threshold": "❌",
     "baseline-established": "📌",
+    "accepted": "☑️",
     "invalid": "❌",
     "error": "⚠️",
 }

@@ -91,6 +91,7 @@ class ActionSettings:
     shard: str = ""  # "I/N"; parsed where it is used
     shard_artifacts: Path | None = None
     baseline_update: BaselineUpdate | None = None  # None: the config file's `baseline_update`
+    accept_label: str = "retrieval-eval: accept"  # "": no regression can be accepted
 
 
 class _Collector:
@@ -281,6 +282,7 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
             _optional_choice("fixed", "ratchet"),  # type: ignore[arg-type]
             None,
         ),
+        accept_label=c.raw("accept-label").strip(),
     )
     if c.problems:
         lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))
