@@ -95,3 +95,46 @@ def test_a_key_with_underscores_is_masked_before_any_channel_escapes_it(world: W
     for where, text in channels.items():
         for spelling in SPELLINGS:
             assert spelling not in text, f"{spelling!r} reached {where}"
+
+
+DESCRIBING = """\
+import json, sys
+KEY = {key!r}
+docs = []
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["op"] == "index":
+        docs = [d["id"] for d in request["documents"]]
+        answer = {{"ok": True, "describe": {{"note": "*" + KEY + "* [" + KEY + "] <" + KEY + ">"}}}}
+    else:
+        answer = {{"hits": [{{"id": d, "score": 1.0 / (i + 1)}} for i, d in enumerate(docs)]}}
+    print(json.dumps(answer), flush=True)
+"""
+
+
+def test_a_key_in_what_the_retriever_says_of_itself_reaches_no_report_file(
+    world: World,
+) -> None:
+    config = (world.workspace / "retrieval-eval.toml").read_text(encoding="utf-8")
+    config += (
+        '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
+        f"command = {json.dumps([sys.executable, 'search.py'])}\n"
+    )
+    sha = world.commit(
+        {"search.py": DESCRIBING.format(key=KEY), "retrieval-eval.toml": config}, "describes"
+    )
+
+    run = world.push(sha, extra_env={"ANTHROPIC_API_KEY": KEY})
+
+    assert run.returncode == 0, run.log
+    report_dir = world.workspace / "retrieval-eval-report"
+    written = {
+        path.name: path.read_text(encoding="utf-8")
+        for path in [*report_dir.glob("*"), world.workspace / "baseline.json"]
+        if path.is_file()
+    }
+    assert {"report.json", "report.md", "baseline.json"} <= set(written)
+    assert "***" in written["baseline.json"] and "***" in written["report.json"]  # it was there
+    for name, text in {**written, "the job summary": run.summary}.items():
+        for spelling in SPELLINGS:
+            assert spelling not in text, f"{spelling!r} reached {name}"
