@@ -10,8 +10,8 @@ import click
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.input_files import reading_within
-from retrieval_eval.validate import validate_datasets
 from retrieval_eval.trust.redaction import raw_stdout
+from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
 
 _SHOWN_EMPTY_IDS = 10
