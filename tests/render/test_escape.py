@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrieval_eval.render.escape import escape_markdown, mermaid_label, terminal_text, visible
+from retrieval_eval.render.escape import escape_markdown, mermaid_label, visible
 from retrieval_eval.trust.redaction import MASK, register_secret
 from tests.render.github_html import to_html
 
@@ -116,25 +116,3 @@ def test_a_secret_is_masked_before_escaping_changes_its_spelling() -> None:
 def test_an_invisible_code_point_is_shown_as_its_escape() -> None:
     assert escape_markdown("k-005\u2060") == "k-005\\\\u2060"
     assert "\\u2060" in "".join(_render(escape_markdown("k-005\u2060")).text)
-
-
-@pytest.mark.parametrize(
-    ("text", "shown"),
-    [
-        ("a\x1b]52;c;ZXZpbA==\x07b", "ab"),
-        ("x\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\y", "xlinky"),
-        ("\x1b]0;title\x07ok", "ok"),
-        ("red\x1b[31mX\x1b[0m", "redX"),
-        ("c1\x9d0;title\x9cz\x9b2J", "c1z"),
-        ("line\nnext\ttab", "line\nnext\ttab"),
-        ("bell\x07", "bell\ufffd"),
-    ],
-)
-def test_terminal_text(text: str, shown: str) -> None:
-    assert terminal_text(text) == shown
-
-
-@given(st.text())
-def test_terminal_text_leaves_no_escape_sequence(text: str) -> None:
-    shown = terminal_text(text)
-    assert not set(shown) & {"\x1b", "\x07", *map(chr, range(0x80, 0xA0))}

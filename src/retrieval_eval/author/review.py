@@ -27,8 +27,9 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import Fixture
-from retrieval_eval.render.escape import terminal_text
 from retrieval_eval.retrieval.base import Hit, Retriever
+from retrieval_eval.trust.log_escape import terminal_text
+from retrieval_eval.trust.redaction import clean
 
 SHOWN_HITS = 5
 _PASSAGE_CHARS = 600
@@ -181,8 +182,8 @@ class Console:
 
     def __post_init__(self) -> None:
         echo, ask = self.echo, self.ask
-        self.echo = lambda text: echo(terminal_text(text))
-        self.ask = lambda prompt: ask(terminal_text(prompt))
+        self.echo = lambda text: echo(terminal_text(clean(text)))
+        self.ask = lambda prompt: ask(terminal_text(clean(prompt)))
 
 
 class Review:

@@ -63,15 +63,16 @@ def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
 
 
 # Links GitHub makes from plain text, each broken so the text still reads the same. cmark-gfm
-# (GitHub's renderer) links `scheme://…`, `www.…` and `name@domain.tld` while it parses; an
-# entity for the ":" or the "." it looks for is decoded only after, so it reads as before
-# and links nothing. GitHub then links `#123`, `owner/repo#123` and `GH-123` in the
-# rendered text, where no Markdown escape is left (`\#` renders as `#`): a zero-width space
-# after the `#` or the `GH-` is, as after the "@" of a mention.
+# (GitHub's renderer) links `scheme://…` and `www.…` while it parses: an entity for the ":"
+# or the "." it looks for is decoded only after, so it reads as before and links nothing.
+# It links `name@domain.tld` in the parsed text, and GitHub then links `#123`,
+# `owner/repo#123` and `GH-123` in the rendered text, where no Markdown escape is left (`\#`
+# renders as `#`): a zero-width space after the "@", the `#` or the `GH-` breaks each, as
+# after the "@" of a mention.
 _AUTOLINKS = re.compile(
     r"(?P<scheme>:(?=//))"
-    r"|(?<![\w.])(?P<www>[wW]{3})\.(?=[^\s.])"
-    r"|(?<=[\w.+-])@(?P<domain>(?=[\w-]+(?:\.[\w-]+)+))"
+    r"|(?P<www>[wW]{3})\."
+    r"|(?<=[\w.+-])@(?P<domain>(?=[^\s@]*\.))"
     r"|(?P<issue>\\#)(?=\d)"
     r"|\b(?P<gh>[gG][hH]-)(?=\d)"
 )
@@ -105,28 +106,3 @@ def mermaid_label(text: object, *, max_len: int = 40) -> str:
     """``text`` as the inside of a quoted Mermaid string (a chart's title or axis label)."""
     value = _MERMAID_UNSAFE.sub("_", visible(" ".join(str(text).split())))
     return value if len(value) <= max_len else value[: max_len - 1] + "…"
-
-
-# What a terminal obeys rather than shows: ESC sequences (CSI `ESC [` … final byte; OSC
-# `ESC ]` … BEL or ST, which sets the window title, writes the clipboard (OSC 52) or hides
-# a link (OSC 8); DCS, SOS, PM and APC strings up to ST; two-character escapes), their
-# 8-bit C1 forms (CSI U+009B, OSC U+009D, ...), and every other control character.
-_TERMINAL_SEQUENCE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI
-    r"|\x1b[\]PX^_].*?(?:\x07|\x1b\\|\x9c|$)"  # OSC, DCS, SOS, PM, APC: to BEL or ST
-    r"|[\x9d\x90\x98\x9e\x9f].*?(?:\x07|\x1b\\|\x9c|$)"  # their 8-bit forms
-    r"|\x9b[0-?]*[ -/]*[@-~]?"  # 8-bit CSI
-    r"|\x1b[ -/]*[0-~]?",  # the other escapes (charset, keypad, reset, ...)
-    re.DOTALL,
-)
-_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def terminal_text(text: object) -> str:
-    """``text`` as a terminal shows it and obeys nothing in it: every escape sequence
-    removed, every other control character (line breaks and tabs kept) shown as U+FFFD,
-    secrets masked."""
-    value = clean(str(text))
-    if not any(c in value for c in "\x1b\x9b\x9d\x90\x98\x9e\x9f"):
-        return _TERMINAL_CONTROL.sub("\ufffd", value)
-    return _TERMINAL_CONTROL.sub("\ufffd", _TERMINAL_SEQUENCE.sub("", value))

@@ -1,4 +1,5 @@
-"""Make text inert in a GitHub Actions log, where some lines are commands to the runner.
+"""Make text inert where it is shown: a GitHub Actions log, where some lines are commands to
+the runner, and a terminal, which obeys escape sequences.
 
 The runner reads every line a step writes (stdout and stderr) and obeys two forms of
 workflow command: a line whose text, leading whitespace trimmed, starts with ``::``
@@ -14,6 +15,13 @@ own (a traceback, indented JSON): line breaks stay, commands are defused.
 ``Relay`` wraps a block of text we pass on as it was written (a retriever's output) in
 ``::stop-commands::TOKEN`` … ``::TOKEN::`` with a fresh random token, GitHub's own
 mechanism for printing untrusted text.
+
+``terminal_text`` is what a terminal is shown of a dataset's or a corpus's text: no escape
+sequence (OSC 52 writes the clipboard, OSC 8 hides a link behind other text, OSC 0 sets the
+window title; CSI moves the cursor and clears the screen), and no other control character.
+``without_terminal_strings`` removes only the string sequences (OSC, DCS, SOS, PM, APC) and
+their 8-bit forms, none of which a command line tool of ours writes: what a guarded
+terminal stream can strip from everything, its own colours and progress bars kept.
 """
 
 from __future__ import annotations
@@ -81,3 +89,35 @@ class Relay:
         equal to the resume command cannot occur: the token is fresh and never shown first)."""
         body = text.replace(self.resume, log_text(self.resume))
         return f"{self.stop}\n{body.rstrip(chr(10))}\n{self.resume}"
+
+
+# The string sequences: OSC `ESC ]`, DCS `ESC P`, SOS `ESC X`, PM `ESC ^`, APC `ESC _` and
+# their 8-bit forms, each up to BEL or the string terminator (ESC \ or U+009C), or the end.
+_STRING_SEQUENCE = re.compile(
+    r"(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c|$)", re.DOTALL
+)
+_TERMINAL_SEQUENCE = re.compile(
+    _STRING_SEQUENCE.pattern
+    + r"|\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI
+    + r"|\x9b[0-?]*[ -/]*[@-~]?"  # 8-bit CSI
+    + r"|\x1b[ -/]*[0-~]?",  # the other escapes (charset, keypad, reset, ...)
+    re.DOTALL,
+)
+_INTRODUCERS = "\x1b\x9b\x9d\x90\x98\x9e\x9f"
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_text(text: object) -> str:
+    """``text`` as a terminal shows it and obeys nothing in it: every escape sequence
+    removed, every other control character (line breaks and tabs kept) shown as U+FFFD."""
+    value = str(text)
+    if any(char in value for char in _INTRODUCERS):
+        value = _TERMINAL_SEQUENCE.sub("", value)
+    return _TERMINAL_CONTROL.sub("\ufffd", value)
+
+
+def without_terminal_strings(text: str) -> str:
+    """``text`` without OSC, DCS, SOS, PM and APC sequences (colours and cursor moves kept)."""
+    if not any(char in text for char in "\x1b\x9d\x90\x98\x9e\x9f"):
+        return text
+    return _STRING_SEQUENCE.sub("", text)

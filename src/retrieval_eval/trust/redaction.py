@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import TextIO
 from urllib.parse import quote, quote_plus
 
-from retrieval_eval.trust.log_escape import defuse_line
+from retrieval_eval.trust.log_escape import defuse_line, without_terminal_strings
 
 MASK = "***"
 # Shorter values would mask ordinary words; GitHub and Anthropic secrets are far longer.
@@ -140,17 +140,26 @@ _BREAKS = re.compile(r"(\r\n|\r|\n)")
 class _CleaningStream:
     """A text stream that cleans what is written before it reaches the real one; with
     ``defuse``, it also defuses every workflow command in what is written (whoever wrote
-    it: a log line naming a challenger, a library's warning, a traceback)."""
+    it: a log line naming a challenger, a library's warning, a traceback); on a terminal,
+    it drops the escape strings no command of ours writes."""
 
     def __init__(self, inner: TextIO, *, defuse: bool = False) -> None:
         self._inner = inner
         self._defuse = defuse
+        # On a terminal, a dataset's or a corpus's text printed by any command must not write
+        # the clipboard, hide a link or set the title: no command of ours writes those.
+        try:
+            self._terminal = inner.isatty()
+        except (AttributeError, ValueError):
+            self._terminal = False
         # What the current line holds so far while it is only whitespace (a command may still
         # start it); None once it has other text.
         self._line: str | None = ""
 
     def write(self, text: str) -> int:
         cleaned = clean(text)
+        if self._terminal:
+            cleaned = without_terminal_strings(cleaned)
         self._inner.write(self._defused(cleaned) if self._defuse else cleaned)
         return len(text)
 
