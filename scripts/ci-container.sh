@@ -9,13 +9,16 @@
 # against the local registry and a consumer workflow that pulls the released image, all
 # against the fake GitHub API; hadolint, actionlint.
 # Prints `N passed, N failed` and exits non-zero on any failure. Called by .ci/run after
-# `make test` (which creates .venv).
+# `make test` (which creates .venv). Arguments, if any, name the tests to run instead of all
+# of tests/container (e.g. `scripts/ci-container.sh tests/container/test_boundary.py`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 started=$SECONDS
 
 python=${PYTHON:-$repo/.venv/bin/python}
+tests=("$@")
+((${#tests[@]})) || tests=(tests/container)
 if [[ ! -x "$python" ]]; then
   echo "ci-container: $python is missing; run \`make test\` first (it creates .venv)" >&2
   exit 2
@@ -176,7 +179,7 @@ RETRIEVAL_EVAL_IMAGE="$image_tag" RETRIEVAL_EVAL_RUNNER_IMAGE="$python_tag" \
   RETRIEVAL_EVAL_REGISTRY="$registry_address" RETRIEVAL_EVAL_REGISTRY_LOG="$work/registry.log" \
   RETRIEVAL_EVAL_TIMINGS="$work/test-timings.txt" \
   "$repo/.venv/bin/pytest" -m container -p no:xdist -p no:cacheprovider -q \
-  --junitxml="$junit" tests/container
+  --junitxml="$junit" "${tests[@]}"
 pytest_status=$?
 set -e
 mark "container tests" "$t"

@@ -20,12 +20,14 @@ from pydantic import BaseModel
 
 from retrieval_eval.action.event import COMMIT_EVENTS
 from retrieval_eval.author.scaffold import ACTION
+from retrieval_eval.config.markdown import ORIGIN_MARKERS, between, origin_table
+from retrieval_eval.config.table import rows
 from retrieval_eval.index.model_catalog import MODELS
-from retrieval_eval.prepare import GATE_SETTINGS, TRUST_SETTINGS
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.settings import (
     DEFAULT_DATASET_RETRIEVERS,
     DEFAULT_THRESHOLDS,
+    Commit,
     JudgeSettings,
     RunSettings,
     Threshold,
@@ -390,26 +392,19 @@ def test_the_cranfield_import_runs_as_written(tmp_path: Path) -> None:
 
 
 def test_the_pages_list_the_settings_a_pull_request_cannot_change_for_itself() -> None:
-    """One table says which commit each setting is read from; it names exactly the base
-    commit's settings the code takes, and every other setting as the pull request's."""
+    """docs/configuration.md's table of which commit each setting is read from is the option
+    table's, as ``retrieval_eval.config.markdown`` writes it; docs/action.md names the gate's
+    settings as the table does."""
     configuration = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
-    table = configuration.split("<!-- settings-origin:start -->", 1)[1]
-    table = table.split("<!-- settings-origin:end -->", 1)[0]
-    rows = table_rows(table, "setting")
-    origin = {
-        name.strip(): row[1].strip() for row in rows for name in re.findall(r"`([^`]+)`", row[0])
-    }
-    base = [name for name, where in origin.items() if where == "base"]
-    assert base == [n for n in (*GATE_SETTINGS, *TRUST_SETTINGS) if n != "secret_env"]
-    assert origin["secret_env"] == "both (union)"
-    fields = {name for name in RunSettings.model_fields if name != "repository"}
-    assert fields <= {name.split(".")[0] for name in origin}
+    assert between(configuration, ORIGIN_MARKERS) == origin_table(), (
+        "regenerate the table: python -c 'from retrieval_eval.config.markdown import *; "
+        "print(origin_table())'"
+    )
     action = page_text(REPO / "docs" / "action.md")
     listed = action.split("The settings that decide the verdict come from the base commit", 1)[1]
     listed = listed.split("(`config`", 1)[1].split("):", 1)[1].split(". ", 1)[0]
-    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == [
-        n for n in GATE_SETTINGS if n != "seed"
-    ]
+    gate = [row.key for row in rows() if row.commit is Commit.GATE and "." not in row.key]
+    assert [name.strip("[]") for name in re.findall(r"`([^`]+)`", listed)] == gate
 
 
 def test_every_page_lists_the_variables_always_withheld_from_the_retriever() -> None:
@@ -470,7 +465,17 @@ def retriever_tables() -> dict[str, dict[str, str]]:
 def test_retrievers_tables_give_every_key_with_its_default() -> None:
     from pydantic_core import PydanticUndefined
 
-    from retrieval_eval.retrieval.config import Bm25Config, DenseConfig, HybridConfig
+    from retrieval_eval.retrieval.config import (
+        Bm25Config,
+        DenseConfig,
+        FrameworkConfig,
+        HybridConfig,
+    )
+    from retrieval_eval.retrieval.external.engines_config import (
+        LanceDbConfig,
+        MilvusConfig,
+        QdrantConfig,
+    )
     from retrieval_eval.retrieval.external.services_config import (
         ChromaConfig,
         HttpConfig,
@@ -486,6 +491,11 @@ def test_retrievers_tables_give_every_key_with_its_default() -> None:
         "chroma": ChromaConfig,
         "http": HttpConfig,
         "run-file": RunFileConfig,
+        "qdrant": QdrantConfig,
+        "lancedb": LanceDbConfig,
+        "milvus": MilvusConfig,
+        "langchain": FrameworkConfig,
+        "llamaindex": FrameworkConfig,
     }
     tables = retriever_tables()
     assert sorted(tables) == sorted(models)
@@ -580,13 +590,25 @@ def test_the_action_inputs_name_the_settings_defaults_they_fall_back_to() -> Non
     defaults = RunSettings()
     checked = 0
     for spec in INPUTS:
-        fallback = re.search(r"Empty: from the config file, else `([^`]+)`", spec.description)
+        fallback = re.search(
+            r"Empty: from the config file \(`([^`]+)`\), else `([^`]+)`", spec.description
+        )
         if fallback is None:
             continue
-        value = getattr(defaults, spec.name.replace("-", "_"))
-        assert fallback.group(1) == (str(value) if isinstance(value, Path) else f"{value:g}")
+        value: Any = defaults
+        for part in fallback.group(1).split("."):
+            value = getattr(value, part)
+        if isinstance(value, bool):
+            shown = str(value).lower()
+        elif isinstance(value, Path):
+            shown = str(value)
+        elif isinstance(value, str):
+            shown = f'"{value}"'
+        else:
+            shown = f"{value:g}"
+        assert fallback.group(2) == shown, spec.name
         checked += 1
-    assert checked == 6
+    assert checked == 8
 
 
 def test_report_md_lists_the_template_filters() -> None:

@@ -22,8 +22,10 @@ TESTS = Path(__file__).resolve().parent
 
 # The pipeline, first to last. `settings` composes the stages' own configuration types
 # (retriever tables, judge pricing, measure names), so it comes after them; `compare` is the
-# first stage that reads the whole settings object. `pipeline` calls every stage in turn;
-# `prepare` is how every edge prepares a run (settings, secrets withheld, input roots).
+# first stage that reads the whole settings object. `config` is the option table built from
+# the settings' declarations: which commit each is read from, the flags, the documentation.
+# `pipeline` calls every stage in turn; `prepare` is how every edge prepares a run (settings,
+# secrets withheld, input roots).
 STAGES = (
     "load",
     "validate",
@@ -31,6 +33,7 @@ STAGES = (
     "retrieval",
     "score",
     "settings",
+    "config",
     "compare",
     "render",
     "pipeline",
@@ -58,9 +61,21 @@ TOOLS: Mapping[str, Tool] = {
 # Small modules every stage may use; they import nothing but each other. `trust` keeps
 # secrets out of child processes and redacts every line written out; `sharding` picks a
 # shard's slice of chunks or queries; `claude_api` is the one Messages API call and reply
-# parser the judge, the reranker and `generate` share.
+# parser the judge, the reranker and `generate` share; `deadline` is the whole evaluation's
+# time bound, and the step it names when the bound passes.
 SHARED = frozenset(
-    {"", "errors", "fileio", "vocabulary", "results", "progress", "trust", "sharding", "claude_api"}
+    {
+        "",
+        "errors",
+        "fileio",
+        "vocabulary",
+        "results",
+        "progress",
+        "deadline",
+        "trust",
+        "sharding",
+        "claude_api",
+    }
 )
 # The edges: they call the pipeline or the stages, nothing calls them. `author` holds the
 # authoring tools behind `init`, `generate` and `review`.
@@ -322,6 +337,7 @@ CROSS_CUTTING = {
     "author/test_quickstart.py": "the README's Quickstart, run as written",
     "render/test_screenshot_script.py": "scripts/screenshot/, which draws the README's picture",
     "action/test_fake_github.py": "the suite's own fake GitHub API (tests/support/fake_github.py)",
+    "bench/test_gate_power.py": "bench/gate_power.py, the gate's error-rate benchmark",
 }
 
 

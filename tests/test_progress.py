@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from retrieval_eval.progress import estimate_line
 from tests.author.cli import retrieval_eval
 from tests.support.terminal import on_terminal
 
@@ -106,4 +107,14 @@ def test_embed_into_the_cache_shows_its_texts_as_it_goes(project: Path) -> None:
     assert len(counts) >= 5 and counts == sorted(counts), done.stderr
     assert re.search(
         rf"^{counts[-1]} of {counts[-1]} chunks: {counts[-1]} embedded", done.stderr, re.M
+    )
+
+
+def test_the_estimate_line_names_the_work_and_its_time() -> None:
+    assert estimate_line(11_429, 11_433, 11_433, 370.0) == (
+        "embedding 11,429 documents (11,433 texts), about 6 min 10 s"
+    )
+    assert estimate_line(1, 1, 1, 0.2) == "embedding 1 document (1 text), about 1 s"
+    assert estimate_line(1_398, 1, 1_782, 0.4) == (
+        "embedding 1 of 1,782 texts (the rest are in the cache), about 1 s"
     )

@@ -37,9 +37,11 @@ from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
 from retrieval_eval.compare.partial import (
+    CheckedOut,
     Partial,
     PartialChallenger,
     PartialDataset,
+    check_against_checkout,
     check_complete,
     config_fingerprint,
     file_sha256,
@@ -50,7 +52,7 @@ from retrieval_eval.compare.partial import (
     write_partial,
 )
 from retrieval_eval.compare.verdict import decide
-from retrieval_eval.errors import ConfigError, RetrievalEvalError
+from retrieval_eval.errors import ConfigError, InputError, RetrievalEvalError
 from retrieval_eval.index.model_catalog import AUTO_INT8_ABOVE
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
@@ -644,6 +646,8 @@ def merge_shards(
             settings, partials[0][1] if partials else None, previous
         )
         check_complete(partials, settings)
+        corpus_fingerprint, own = _checked_out(settings)
+        check_against_checkout(partials, own, corpus_fingerprint=corpus_fingerprint)
         ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
         datasets = []
         challengers = []
@@ -670,6 +674,26 @@ def merge_shards(
         )
     except RetrievalEvalError as error:
         return error_outcome(error)
+
+
+def _checked_out(settings: RunSettings) -> tuple[str, dict[str, CheckedOut]]:
+    """The merge's own corpus fingerprint and datasets, read from its checkout as a shard
+    reads them."""
+    corpus, validation = _load_and_validate(settings)
+    if validation.problems:
+        raise InputError(
+            f"this checkout's datasets do not validate ({validation.problems[0]}): the merge "
+            "checks the shards' partials against them"
+        )
+    return corpus.fingerprint(), {
+        path.name: CheckedOut(
+            files_sha256=file_sha256(path),
+            query_order=validation.query_order.get(path)
+            or tuple(lf.fixture.query_id for lf in fixtures),
+            fixture_records={lf.fixture.query_id: fixture_record(lf) for lf in fixtures},
+        )
+        for path, fixtures in validation.datasets.items()
+    }
 
 
 def _shards_dense_model(

@@ -11,61 +11,34 @@ The order is the same everywhere, and it is the point of this module:
 4. check that every path the run writes stays inside the repository;
 5. while the run lasts, read corpus and dataset files only within the input roots.
 
-On a pull request the settings that decide the verdict (the gate) and the settings that
-decide what the pull request's code may see and reach (trust) are the base commit's: a
-pull request must not loosen its own gate, nor widen its own access. Everything else, the
-retriever and its settings included, is the system under test: the pull request's. So are
-the challengers, which are only reported and never decide the verdict; the trust settings
-inside each one's ``[retrievers]`` tables are the base commit's too.
+On a pull request each setting is read from the commit the option table
+(``retrieval_eval.config``) names. Only what is under test is the pull request's: the
+retrievers' settings and the challengers, and even inside those tables the resource bounds
+(times, sizes, prices, budgets, where a secret is sent) are the base commit's. Everything
+else is the base commit's: a pull request must not loosen its own gate, widen its own
+access, or lift its own bounds.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from retrieval_eval.config.split import from_base, proposals
+from retrieval_eval.config.table import rows
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.input_files import reading_within
 from retrieval_eval.settings import RunSettings, read_settings, resolve_environment
 from retrieval_eval.trust.secrets import protect_process
 
-# Every setting that decides the verdict. On a pull request the base commit's value is used;
-# the pull request's value is reported as a proposal that takes effect after merge.
-GATE_SETTINGS = (
-    "baseline",
-    "tolerance",
-    "measures",
-    "gated",
-    "k",
-    "thresholds",
-    "dataset_thresholds",
-    "min_fixtures",
-    "min_human",
-    "seed",  # the paired test's p-values, which can decide the verdict
-    "significance",
-    "max_regressed_queries",
-    "max_removed_share",
-    "repeats",
-)
-# What the pull request's code may see and reach, and where the Anthropic key may be sent.
-# `secret_env` keeps the union of both commits' names (withholding more is always safe);
-# the others are the base commit's. Dotted names are keys inside a table.
-TRUST_SETTINGS = (
-    "secret_env",
-    "outside_roots",
-    "judge.enabled",
-    "judge.base_url",
-    "judge.max_cost_usd",
-    "retrievers.hybrid.claude.base_url",
-)
 # The settings naming files the run writes; each must resolve inside the repository unless
-# the user typed it on the command line.
-WRITTEN_PATHS = ("report_dir", "cache_dir", "baseline", "history")
-ATOMIC_FILES = ("baseline", "history")
+# the user typed it on the command line. A file written atomically (the baseline, the
+# history) replaces a link rather than following it, so its folder is what counts.
+WRITTEN_PATHS = tuple(row.key for row in rows() if row.path in ("written", "atomic"))
+ATOMIC_FILES = tuple(row.key for row in rows() if row.path == "atomic")
 
 
 @dataclass(frozen=True)
@@ -86,30 +59,6 @@ class Prepared:
     # for every gate or trust setting the pull request changes.
     proposed: tuple[tuple[str, str], ...] = ()
     gate_origin: str | None = None  # where the gate's settings came from; None: this checkout
-
-
-def get_setting(settings: RunSettings, dotted: str) -> object:
-    value: object = settings
-    for part in dotted.split("."):
-        value = getattr(value, part)
-    return value
-
-
-def with_setting(settings: RunSettings, dotted: str, value: object) -> RunSettings:
-    """A copy of ``settings`` with the (possibly nested) setting replaced."""
-    head, _, rest = dotted.partition(".")
-    if not rest:
-        return settings.model_copy(update={head: value})
-    inner = getattr(settings, head)
-    return settings.model_copy(update={head: _with_attribute(inner, rest, value)})
-
-
-def _with_attribute(model: object, dotted: str, value: object) -> object:
-    head, _, rest = dotted.partition(".")
-    if not rest:
-        return model.model_copy(update={head: value})  # type: ignore[attr-defined]
-    inner = getattr(model, head)
-    return model.model_copy(update={head: _with_attribute(inner, rest, value)})  # type: ignore[attr-defined]
 
 
 def withhold(*settings: RunSettings | None) -> None:
@@ -150,9 +99,8 @@ def prepare(
     proposed: tuple[tuple[str, str], ...] = ()
     origin = None
     if base is not None:
-        names = (*GATE_SETTINGS, *TRUST_SETTINGS) if gate_from_base else TRUST_SETTINGS
-        settings = _from_base(own, base.settings, names)
-        proposed = _proposals(base.settings, own, names, workdir.resolve())
+        settings = from_base(own, base.settings, gate_from_base=gate_from_base)
+        proposed = proposals(own, settings, workdir.resolve())
         origin = base.origin
     else:
         settings = own
@@ -228,71 +176,3 @@ def check_written_paths(
                 f"`{name}` must name a path inside the repository; {shown} "
                 + ("resolves outside it (through a symbolic link)" if inside else "is outside it")
             )
-
-
-def _from_base(own: RunSettings, base: RunSettings, names: Sequence[str]) -> RunSettings:
-    settings = own
-    for name in names:
-        value = get_setting(base, name)
-        if name == "secret_env":
-            value = tuple(dict.fromkeys((*base.secret_env, *own.secret_env)))
-        settings = with_setting(settings, name, value)
-    return _challengers_trusted(settings, base)
-
-
-def _challengers_trusted(settings: RunSettings, base: RunSettings) -> RunSettings:
-    """The pull request's challengers are evaluated (they are only reported), but each
-    one's trust settings inside ``[retrievers]`` are the base commit's, as the gated
-    retriever's are: a challenger must not send the Anthropic key elsewhere either."""
-    challengers = {}
-    for key, challenger in settings.challengers.items():
-        retrievers = challenger.retrievers
-        for name in (n for n in TRUST_SETTINGS if n.startswith("retrievers.")):
-            dotted = name.removeprefix("retrievers.")
-            retrievers = _with_attribute(retrievers, dotted, get_setting(base, name))  # type: ignore[assignment]
-        challengers[key] = challenger.model_copy(update={"retrievers": retrievers})
-    return settings.model_copy(update={"challengers": challengers})
-
-
-def _proposals(
-    base: RunSettings, own: RunSettings, names: Sequence[str], workspace: Path
-) -> tuple[tuple[str, str], ...]:
-    return tuple(
-        change
-        for name in names
-        for change in _changes(name, get_setting(base, name), get_setting(own, name), workspace)
-    )
-
-
-def _changes(name: str, base: object, pr: object, workspace: Path) -> list[tuple[str, str]]:
-    """(base, PR) as text, one pair per changed entry of a table, or one for a value."""
-    if base == pr:
-        return []
-    if isinstance(base, Mapping) and isinstance(pr, Mapping):
-        return [
-            (f"{name}.{key}: {_show(base.get(key), workspace)}", _show(pr.get(key), workspace))
-            for key in sorted({*base, *pr}, key=str)
-            if base.get(key) != pr.get(key)
-        ]
-    return [(f"{name}: {_show(base, workspace)}", _show(pr, workspace))]
-
-
-def _show(value: object, workspace: Path) -> str:
-    if isinstance(value, Path):  # as the configuration file names it, not the runner's path
-        inside = value.is_relative_to(workspace)
-        return value.relative_to(workspace).as_posix() if inside else str(value)
-    if value is None:
-        return "(none)"
-    if value is False:
-        return "off"
-    if value is True:
-        return "on"
-    if hasattr(value, "describe"):  # a threshold: "≥ 0.7"
-        return str(value.describe())
-    if hasattr(value, "model_dump"):
-        value = value.model_dump(exclude_defaults=True)
-    if isinstance(value, tuple | list):
-        return "[" + ", ".join(_show(v, workspace) for v in value) + "]"
-    if isinstance(value, dict):
-        return json.dumps(value, sort_keys=True, default=str)
-    return str(value)

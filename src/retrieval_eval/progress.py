@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Never
 
+from retrieval_eval import deadline
+
 if TYPE_CHECKING:
     from tqdm import tqdm
 
@@ -128,6 +130,10 @@ class Tracker:
         if self._bar is not None:
             self._bar.close()
 
+    def note(self, text: str) -> None:
+        """One line about the step, said at once (terminal or not): ``DESCRIPTION: TEXT``."""
+        self._log(f"{self.description}: {text}")
+
     def line(self) -> str:
         """``DESCRIPTION: 640/3,000 texts (21%), 85.2 texts/s, about 28 s left``."""
         elapsed = max(self._clock() - self.started, 1e-9)
@@ -181,7 +187,8 @@ def step(
         ticker = threading.Thread(target=tick, name="progress-ticker", daemon=True)
         ticker.start()
     try:
-        yield tracker
+        with deadline.step(description):  # the step a time bound that passes names
+            yield tracker
     finally:
         stop.set()
         if ticker is not None:
@@ -190,6 +197,19 @@ def step(
     elapsed = clock() - tracker.started
     count, unit = tracker.summary or (tracker.done, tracker.unit)
     log(f"{description}: {count} {plural(unit, count)} in {elapsed:.2f} s")
+
+
+def estimate_line(documents: int, todo: int, texts: int, seconds: float) -> str:
+    """What indexing will take, said before it starts: ``embedding 11,429 documents
+    (11,502 texts), about 6 min 10 s``, or, with most of them cached, ``embedding 1 of
+    11,502 texts (the rest are in the cache), about 1 s``."""
+    about = f"about {_duration(max(seconds, 1.0))}"
+    if todo >= texts:
+        counted = (
+            f"{documents:,} {plural('document', documents)} ({texts:,} {plural('text', texts)})"
+        )
+        return f"embedding {counted}, {about}"
+    return f"embedding {todo:,} of {texts:,} texts (the rest are in the cache), {about}"
 
 
 def _duration(seconds: float) -> str:

@@ -13,6 +13,8 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -21,7 +23,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PositiveFloat,
     PrivateAttr,
     ValidationError,
     ValidationInfo,
@@ -32,7 +33,7 @@ from pydantic import (
 from retrieval_eval.errors import ConfigError, shown_path
 from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
 from retrieval_eval.progress import Pace
-from retrieval_eval.retrieval.config import RetrieversConfig
+from retrieval_eval.retrieval.config import MAX_TIMEOUT_S, RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 from retrieval_eval.vocabulary import (
     COST_PER_QUERY,
@@ -41,21 +42,57 @@ from retrieval_eval.vocabulary import (
     JUDGE,
     LATENCY_P95,
     LOWER_IS_BETTER,
+    MODEL_DIR_ENV,
 )
 
 CONFIG_FILE_NAME = "retrieval-eval.toml"
 # One line per evaluated push to the default branch; by default beside the baseline.
 HISTORY_FILE = "retrieval-eval-history.jsonl"
-# The settings that name a file or folder: relative to the run's directory, never empty.
-PATH_FIELDS = (
-    "datasets",
-    "corpus",
-    "baseline",
-    "history",
-    "report_dir",
-    "cache_dir",
-    "model_dir",
-)
+# The whole evaluation's time bound. A GitHub-hosted job is cancelled after 6 hours, without a
+# status: the cap leaves half an hour of it for the comment and the status.
+TIME_LIMIT_CAP_S = 19_800.0
+TIME_LIMIT_S = 3600.0
+
+
+class Commit(Enum):
+    """Which commit's configuration a setting is read from on a pull request."""
+
+    # What the pull request proposes and is evaluated: the retriever and the challengers.
+    PULL_REQUEST = "pull request"
+    # What decides the verdict: the base commit's, unless the run is gated on the workspace
+    # (`baseline-source: workspace`) or adopts retrieval-eval (the base has no configuration).
+    GATE = "base"
+    # Always the base commit's: what the pull request's code may see and reach, resource
+    # bounds (time, sizes, prices, budgets) and where files go. The default.
+    BASE = "base (always)"
+    # Both commits' values together: withholding more is always safe.
+    UNION = "both (union)"
+
+
+@dataclass(frozen=True)
+class Option:
+    """The declaration of one setting, beside its type and default on the settings model.
+
+    ``doc`` is the one line every table of settings shows. ``flag``: the command-line flag
+    of the commands that run an evaluation (``True``: ``--key`` with ``_`` as ``-``).
+    ``action_input``: the Action input that sets it (``True``: the key with ``_`` as
+    ``-``). ``path``: it names a file or folder the run reads, or writes (``atomic``: a file
+    replaced whole, so its folder is what must stay inside the repository). ``env``: an
+    environment variable that sets it, for the flag and the Action alike.
+    """
+
+    doc: str
+    commit: Commit = Commit.BASE
+    flag: str | bool = False
+    action_input: str | bool = False
+    path: Literal["read", "written", "atomic"] | None = None
+    env: str | None = None  # an environment variable that sets it (below a flag)
+    action_doc: str = ""  # what the Action input's description adds to ``doc``
+
+
+def declared(field: Any) -> Option | None:
+    """The ``Option`` a model field carries, if any."""
+    return next((m for m in field.metadata if isinstance(m, Option)), None)
 
 
 class Threshold(BaseModel):
@@ -115,17 +152,46 @@ class JudgeSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    enabled: bool = False
-    model: str = Field(default=DEFAULT_JUDGE_MODEL, min_length=1)
-    input_usd_per_mtok: float = Field(default=JudgePricing().input_usd_per_mtok, ge=0.0)
-    output_usd_per_mtok: float = Field(default=JudgePricing().output_usd_per_mtok, ge=0.0)
-    max_retries: int = Field(default=3, ge=0, le=10)
-    timeout_s: PositiveFloat = 60.0
-    base_url: str | None = None  # an Anthropic-compatible gateway; None: Anthropic's API
-    # The label judgements (holes, calibration) stop before their spend could pass this.
-    max_cost_usd: float = Field(default=1.0, ge=0.0)
-    # (query, document) pairs per dataset the judge is calibrated on; 0: no calibration.
-    calibration_sample: int = Field(default=20, ge=0, le=10_000)
+    enabled: Annotated[
+        bool,
+        Option(
+            "Score each query's retrieved text with the LLM judge (needs ANTHROPIC_API_KEY).",
+            flag="--judge",
+            action_input="judge",
+            action_doc="Set the key in the step's `env`; a fork pull request gets no secrets, so "
+            "there the judge is skipped with a warning.",
+        ),
+    ] = False
+    model: Annotated[str, Option("The judge's Claude model.")] = Field(
+        default=DEFAULT_JUDGE_MODEL, min_length=1
+    )
+    input_usd_per_mtok: Annotated[
+        float, Option("Price of a million input tokens, for the budget.")
+    ] = Field(default=JudgePricing().input_usd_per_mtok, ge=0.0)
+    output_usd_per_mtok: Annotated[
+        float, Option("Price of a million output tokens, for the budget.")
+    ] = Field(default=JudgePricing().output_usd_per_mtok, ge=0.0)
+    max_retries: Annotated[int, Option("Retries of a failed judge call.")] = Field(
+        default=3, ge=0, le=10
+    )
+    timeout_s: Annotated[float, Option("Longest one judge call may take.")] = Field(
+        default=60.0, gt=0.0, le=MAX_TIMEOUT_S
+    )
+    # None: Anthropic's API.
+    base_url: Annotated[
+        str | None, Option("An Anthropic-compatible gateway the key is sent to.")
+    ] = None
+    max_cost_usd: Annotated[
+        float,
+        Option(
+            "The label judgements (holes, calibration) stop before their spend could pass this.",
+            flag="--max-cost-usd",
+        ),
+    ] = Field(default=1.0, ge=0.0)
+    # 0: no calibration.
+    calibration_sample: Annotated[
+        int, Option("(query, document) pairs per dataset the judge is calibrated on.")
+    ] = Field(default=20, ge=0, le=10_000)
 
     def pricing(self) -> JudgePricing:
         return JudgePricing(
@@ -194,63 +260,171 @@ class ProgressSettings(BaseModel):
         return Pace(after_s=self.after_s, every_s=self.every_s, redraw_s=self.redraw_s)
 
 
+G, B, PR = Commit.GATE, Commit.BASE, Commit.PULL_REQUEST
+
+
 class RunSettings(BaseModel):
-    """Everything ``retrieval-eval run`` needs. Paths are absolute once loaded."""
+    """Everything ``retrieval-eval run`` needs. Paths are absolute once loaded.
+
+    Each field is one setting: its type, its default, and its ``Option`` (the line the
+    documentation shows, which commit a pull request's run reads it from, and the flag and
+    Action input that set it). ``retrieval_eval.config`` builds every table from them.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    datasets: Path = Path("datasets")
-    corpus: Path = Path("datasets/corpus")
-    baseline: Path = Path("baseline.json")
-    history: Path | None = None  # not set: retrieval-eval-history.jsonl beside the baseline
-    # The Action on a push to the default branch: "ratchet" raises baseline.json to a passing
-    # run's values (never lowers them); "fixed" moves it only by `baseline update`.
-    baseline_update: Literal["fixed", "ratchet"] = "fixed"
-    report_dir: Path = Path("retrieval-eval-report")
-    cache_dir: Path = Path(DEFAULT_CACHE_DIR)
-    model_dir: Path | None = None  # None: where `retrieval-eval model install` puts it
-    dataset_retrievers: dict[str, str] = Field(
-        default_factory=lambda: dict(DEFAULT_DATASET_RETRIEVERS)
+    datasets: Annotated[
+        Path,
+        Option("Folder of golden JSONL datasets.", G, flag=True, action_input=True, path="read"),
+    ] = Path("datasets")
+    corpus: Annotated[
+        Path, Option("Corpus to retrieve from.", G, flag=True, action_input=True, path="read")
+    ] = Path("datasets/corpus")
+    baseline: Annotated[
+        Path,
+        Option(
+            "Baseline file the run is compared with (path in the repository).",
+            G,
+            flag=True,
+            action_input=True,
+            path="atomic",
+        ),
+    ] = Path("baseline.json")
+    history: Annotated[
+        Path | None,
+        Option(
+            "One line per evaluated push to the default branch. Not set: "
+            f"`{HISTORY_FILE}` beside the baseline.",
+            G,
+            path="atomic",
+        ),
+    ] = None
+    baseline_update: Annotated[
+        Literal["fixed", "ratchet"],
+        Option(
+            "On a push to the default branch: `ratchet` raises baseline.json to a passing "
+            "run's values (never lowers them); `fixed` moves it only by `baseline update`.",
+            G,
+            action_input=True,
+        ),
+    ] = "fixed"
+    report_dir: Annotated[
+        Path,
+        Option(
+            "Folder for report.json, report.md and report.html.",
+            G,
+            action_doc="On fork pull requests, also the files `mode: publish` reads.",
+            flag=True,
+            action_input=True,
+            path="written",
+        ),
+    ] = Path("retrieval-eval-report")
+    cache_dir: Annotated[
+        Path,
+        Option("Folder for the embedding cache.", B, flag=True, action_input=True, path="written"),
+    ] = Path(DEFAULT_CACHE_DIR)
+    model_dir: Annotated[
+        Path | None,
+        Option(
+            "Installed embedding model folder. Not set: where `model install` puts it.",
+            B,
+            flag=True,
+            path="read",
+            env=MODEL_DIR_ENV,
+        ),
+    ] = None
+    dataset_retrievers: Annotated[
+        dict[str, str], Option("The retriever each dataset file is evaluated with.", PR)
+    ] = Field(default_factory=lambda: dict(DEFAULT_DATASET_RETRIEVERS))
+    k: Annotated[int, Option("Results retrieved per query.", G, flag=True)] = Field(
+        default=10, ge=1, le=1000
     )
-    k: int = Field(default=10, ge=1, le=1000)
-    measures: tuple[str, ...] = DEFAULT_MEASURES
+    measures: Annotated[tuple[str, ...], Option("The measures computed and reported.", G)] = (
+        DEFAULT_MEASURES
+    )
     # Gated relatively against the baseline. Latency and cost are left out by default:
     # timings on shared CI runners vary by more than 5% between identical runs.
-    # None: every quality measure and groundedness.
-    gated: tuple[str, ...] | None = Field(default=None, validate_default=True)
-    thresholds: dict[str, Threshold] = Field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
-    # Per dataset file, replacing the general threshold on a metric (`false`: none there).
-    dataset_thresholds: dict[str, dict[str, Threshold | Literal[False]]] = Field(
-        default_factory=dict
-    )
-    tolerance: float = Field(default=0.05, ge=0.0, lt=1.0)
+    gated: Annotated[
+        tuple[str, ...] | None,
+        Option("Metrics gated against the baseline. Not set: every quality measure.", G),
+    ] = Field(default=None, validate_default=True)
+    thresholds: Annotated[
+        dict[str, Threshold], Option("Absolute bounds on metrics (`false` removes one).", G)
+    ] = Field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    dataset_thresholds: Annotated[
+        dict[str, dict[str, Threshold | Literal[False]]],
+        Option("Per dataset file, replacing the general threshold on a metric.", G),
+    ] = Field(default_factory=dict)
+    tolerance: Annotated[
+        float,
+        Option(
+            "Largest allowed relative drop of a gated metric (0.05 = 5%).",
+            G,
+            flag=True,
+            action_input=True,
+        ),
+    ] = Field(default=0.05, ge=0.0, lt=1.0)
     # Opt-in noise rules (docs/configuration.md, "Small datasets and noise"). None: off.
-    # A drop beyond the tolerance fails only when its paired test gives p below this.
-    significance: float | None = Field(default=None, gt=0.0, lt=1.0)
-    # Fail when more than this many shared queries lose every relevant hit in the top k.
-    max_regressed_queries: int | None = Field(default=None, ge=0)
-    # The share of a dataset's baselined queries that may be missing from one run (removed
-    # or renamed); more fails, and so does a comparison over no shared query at all.
-    max_removed_share: float = Field(default=0.5, ge=0.0, le=1.0)
-    # Search each query this many times and score the mean: for retrievers that are not
-    # deterministic (an ANN index, an LLM reranker).
-    repeats: int = Field(default=1, ge=1, le=100)
-    seed: int = 0  # bootstrap and randomization tests: same inputs, same numbers
-    min_fixtures: int = Field(default=20, ge=0)
-    min_human: int = Field(default=10, ge=0)
-    retrievers: RetrieversConfig = Field(default_factory=RetrieversConfig)
-    judge: JudgeSettings = Field(default_factory=JudgeSettings)
-    # Retrievers evaluated beside the gated one on the same fixtures: reported, never gated,
-    # never in the baseline or the history (docs/configuration.md, "Challengers").
-    challengers: dict[str, ChallengerConfig] = Field(default_factory=dict)
-    progress: ProgressSettings = Field(default_factory=ProgressSettings)
-    # Environment variables (names or globs) the retriever must not see, on top of the GitHub
-    # and Actions tokens that are always withheld; their values are masked in all output.
-    secret_env: tuple[str, ...] = ()
-    # Folders outside the repository that corpus and dataset files may come from (say, a Bear
-    # database in your home folder). Anything else that resolves outside the repository
-    # (a symlinked note included) is refused.
-    outside_roots: tuple[Path, ...] = ()
+    significance: Annotated[
+        float | None,
+        Option("A drop beyond the tolerance fails only when its paired test's p is below.", G),
+    ] = Field(default=None, gt=0.0, lt=1.0)
+    max_regressed_queries: Annotated[
+        int | None,
+        Option("Fail when more shared queries than this lose every relevant hit in the top k.", G),
+    ] = Field(default=None, ge=0)
+    # A comparison over no shared query at all fails too.
+    max_removed_share: Annotated[
+        float,
+        Option("Share of a dataset's baselined queries that may be missing from one run.", G),
+    ] = Field(default=0.5, ge=0.0, le=1.0)
+    # For retrievers that are not deterministic (an ANN index, an LLM reranker).
+    repeats: Annotated[int, Option("Search each query this many times and score the mean.", G)] = (
+        Field(default=1, ge=1, le=100)
+    )
+    seed: Annotated[
+        int, Option("Seed of the bootstrap and randomization tests (their p-values).", G)
+    ] = 0
+    min_fixtures: Annotated[
+        int, Option("Fewest valid fixtures a dataset file may hold.", G, flag=True)
+    ] = Field(default=20, ge=0)
+    min_human: Annotated[
+        int, Option("Fewest human-annotated fixtures a dataset file may hold.", G, flag=True)
+    ] = Field(default=10, ge=0)
+    retrievers: Annotated[
+        RetrieversConfig,
+        Option("Every retriever's settings; its resource bounds are the base commit's.", PR),
+    ] = Field(default_factory=RetrieversConfig)
+    judge: Annotated[JudgeSettings, Option("The LLM judge.")] = Field(default_factory=JudgeSettings)
+    # Never gated, never in the baseline or the history (docs/configuration.md, "Challengers").
+    challengers: Annotated[
+        dict[str, ChallengerConfig],
+        Option("Retrievers reported beside the gated one; their bounds are the base's.", PR),
+    ] = Field(default_factory=dict)
+    progress: Annotated[ProgressSettings, Option("When a step shows its progress.")] = Field(
+        default_factory=ProgressSettings
+    )
+    # On top of the GitHub and Actions tokens that are always withheld.
+    secret_env: Annotated[
+        tuple[str, ...],
+        Option(
+            "Environment variables (names or globs) the retriever must not see; masked in all "
+            "output.",
+            Commit.UNION,
+        ),
+    ] = ()
+    # Say, a Bear database in your home folder. Anything else that resolves outside the
+    # repository (a symlinked note included) is refused.
+    outside_roots: Annotated[
+        tuple[Path, ...], Option("Folders outside the repository input files may come from.")
+    ] = ()
+    time_limit_s: Annotated[
+        float,
+        Option(
+            "Longest the whole evaluation may take; past it the run ends in an error naming "
+            "the step.",
+        ),
+    ] = Field(default=TIME_LIMIT_S, gt=0, le=TIME_LIMIT_CAP_S)
     # The run's directory, the repository: set when the settings are loaded, not a file key.
     repository: Path | None = None
 
@@ -277,11 +451,11 @@ class RunSettings(BaseModel):
             raise ValueError("list at least one measure")
         return tuple(canonical)
 
-    @field_validator(*PATH_FIELDS, mode="before")
+    @field_validator("*", mode="before")
     @classmethod
-    def _no_empty_path(cls, value: object) -> object:
+    def _no_empty_path(cls, value: object, info: ValidationInfo) -> object:
         # Path("") is ".": `history = ""` would name the repository folder itself.
-        if isinstance(value, str) and not value.strip():
+        if info.field_name in PATH_FIELDS and isinstance(value, str) and not value.strip():
             raise ValueError("empty path; remove the key to use the default")
         return value
 
@@ -388,6 +562,14 @@ class RunSettings(BaseModel):
         return name
 
 
+# The settings that name a file or folder: relative to the run's directory, never empty.
+PATH_FIELDS = tuple(
+    name
+    for name, field in RunSettings.model_fields.items()
+    if (option := declared(field)) is not None and option.path is not None
+)
+
+
 def _check_thresholds(thresholds: Mapping[str, Threshold], known: set[str]) -> None:
     for name, threshold in thresholds.items():
         if name not in known:
@@ -458,10 +640,56 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(
             f"not valid TOML: invalid UTF-8 at line {line}; save the file as UTF-8", file=path
         ) from None
+    _check_key_depth(text, path)  # tomllib takes minutes over a header 100,000 keys deep
     try:
-        return tomllib.loads(text)
+        table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"not valid TOML: {error}", file=path) from error
+    except RecursionError:  # arrays or inline tables nested thousands deep
+        raise ConfigError(_TOO_DEEP, file=path) from None
+    _check_depth(table, path)
+    return table
+
+
+# No setting nests deeper than a handful of tables (`challengers.NAME.hybrid.claude`, a
+# factory's `options`); a value nested deeper than this is refused before anything walks it.
+MAX_DEPTH = 32
+_TOO_DEEP = f"values nested more than {MAX_DEPTH} levels deep; no setting needs that"
+
+
+def _check_key_depth(text: str, path: Path) -> None:
+    """Refuse a table header or dotted key of more than ``MAX_DEPTH`` keys, before parsing."""
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("#") or ("." not in line):
+            continue
+        head = line.strip("[]") if line.startswith("[") else line.split("=", 1)[0]
+        keys = _key_parts(head.split("]", 1)[0])
+        if len(keys) > MAX_DEPTH:
+            shown = ".".join(keys[:4])
+            raise ConfigError(f"{_TOO_DEEP} (under '{shown}...')", file=path, line=number)
+
+
+def _check_depth(table: Mapping[str, Any], path: Path) -> None:
+    """Refuse a value nested deeper than ``MAX_DEPTH``, walked without recursion (the first
+    few keys are kept, to say where)."""
+    stack: list[tuple[object, int, tuple[str, ...]]] = [(table, 0, ())]
+    while stack:
+        value, depth, keys = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ConfigError(
+                f"{_TOO_DEEP} (under '{'.'.join(keys)}...')",
+                file=path,
+                line=toml_line(str(path), keys[:1]),
+            )
+        if isinstance(value, Mapping):
+            items: Any = value.items()
+        elif isinstance(value, list):
+            items = enumerate(value)
+        else:
+            continue
+        for key, inner in items:
+            stack.append((inner, depth + 1, keys if len(keys) >= 4 else (*keys, str(key))))
 
 
 def load_settings(

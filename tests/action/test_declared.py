@@ -10,6 +10,7 @@ import yaml
 
 from retrieval_eval.action.declared import INPUTS, OUTPUTS
 from retrieval_eval.action.inputs import ActionSettings
+from retrieval_eval.config.table import rows
 from tests.support.markdown import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,12 +66,14 @@ def test_action_yml_runs_the_container_and_is_branded() -> None:
     assert set(data["branding"]) == {"icon", "color"}  # type: ignore[arg-type]
 
 
-def test_every_input_is_a_settings_field_and_every_field_an_input() -> None:
-    built_later = {"runner", "run", "config_error"}
+def test_every_input_is_a_settings_field_or_a_declared_setting() -> None:
+    """An input is one of the Action's own (a field of ``ActionSettings``) or sets a run
+    setting, declared on the setting in the option table; never both, never neither."""
+    built_later = {"runner", "run", "config_error", "overrides"}
     fields = {f.name for f in dataclasses.fields(ActionSettings)} - built_later
-    assert {name.removesuffix("_input") for name in fields} == {
-        spec.name.replace("-", "_") for spec in INPUTS
-    }
+    declared = {row.action_input for row in rows() if row.action_input is not None}
+    assert not {name.replace("_", "-") for name in fields} & declared
+    assert {name.replace("_", "-") for name in fields} | declared == {spec.name for spec in INPUTS}
 
 
 def test_readme_input_table_matches() -> None:

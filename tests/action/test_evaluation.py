@@ -42,7 +42,7 @@ def test_same_repository_pull_request_without_the_key_is_an_error(repo: Repo) ->
 def test_the_key_is_never_shown_in_the_settings_dump(tmp_path: Path) -> None:
     env = runner_env(tmp_path, judge="true") | {"ANTHROPIC_API_KEY": KEY}
     settings = load_action_settings(env)
-    assert settings.judge is True
+    assert settings.overrides["judge"] == {"enabled": True}
     assert settings.runner.anthropic_api_key is not None
     assert settings.runner.anthropic_api_key.get_secret_value() == KEY
     assert KEY not in repr(settings)

@@ -11,10 +11,10 @@ from tests.support.runner_env import TOKEN, runner_env
 
 def test_defaults_as_the_runner_passes_them(tmp_path: Path) -> None:
     settings = load_action_settings(runner_env(tmp_path))
-    assert (settings.datasets, settings.corpus, settings.config, settings.cache_dir) == (None,) * 4
+    assert settings.config is None
     assert settings.paths == ()
     # Empty inputs are "not given": the config file, else the built-in default, decides.
-    assert (settings.tolerance, settings.baseline_input, settings.report_dir_input) == (None,) * 3
+    assert settings.overrides == {}
     assert settings.fail_on_regression is True
     assert (settings.comment, settings.baseline_source, settings.mode) == (
         "update",
@@ -54,7 +54,8 @@ def test_every_bad_input_is_named_with_what_it_accepts_in_one_error(tmp_path: Pa
         load_action_settings(env)
     assert str(caught.value) == (
         "the Action's inputs are not valid:\n"
-        "  - input `tolerance`: accepts a number from 0 to 1 (0.05 = 5%), got 'five percent'\n"
+        "  - input `report-dir`: accepts a path inside the repository, got '../outside'\n"
+        "  - input `tolerance`: accepts a number from 0 to 1, got 'five percent'\n"
         "  - input `fail-on-regression`: accepts true | false, got 'yes'\n"
         "  - input `comment`: accepts update | new | off, got 'sticky'\n"
         "  - input `comment-id`: accepts letters, digits and . _ / - (up to 100, starting with a "
@@ -62,7 +63,6 @@ def test_every_bad_input_is_named_with_what_it_accepts_in_one_error(tmp_path: Pa
         "  - input `baseline-source`: accepts base | workspace, got 'head'\n"
         "  - input `mode`: accepts evaluate | publish | embed-shard | evaluate-shard | merge, "
         "got 'post'\n"
-        "  - input `report-dir`: accepts a path inside the repository, got '../outside'\n"
         "  - input `github-retry-seconds`: accepts a number of seconds from 0 to 3600, got '-1'"
     )
 
@@ -95,3 +95,16 @@ def test_the_images_model_folder_is_taken_from_the_environment(tmp_path: Path) -
     assert load_action_settings(env).runner.model_dir is None
     env["RETRIEVAL_EVAL_MODEL_DIR"] = "/opt/retrieval-eval/model"
     assert load_action_settings(env).runner.model_dir == Path("/opt/retrieval-eval/model")
+
+
+def test_inputs_that_set_a_run_setting_become_its_overrides(tmp_path: Path) -> None:
+    """Each is converted by its setting's type and bounds (the option table's declaration)."""
+    env = runner_env(tmp_path, tolerance="0.2", judge="true", report_dir="out", k="")
+    env["INPUT_BASELINE-UPDATE"] = "ratchet"
+    settings = load_action_settings(env)
+    assert settings.overrides == {
+        "tolerance": 0.2,
+        "judge": {"enabled": True},
+        "report_dir": (tmp_path / "out").resolve(),
+        "baseline_update": "ratchet",
+    }

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,8 @@ from tests.action.test_main_scenarios import (
     statuses,
 )
 from tests.support.fake_github import FakeGitHub
+
+CONSOLE_SCRIPT = str(Path(sys.executable).with_name("retrieval-eval"))
 
 pytestmark = pytest.mark.slow
 
@@ -104,12 +108,18 @@ def test_a_two_shard_matrix_posts_one_comment_equal_to_the_unsharded_run(repo: R
     assert statuses(repo, head) == [("success", "retrieval-eval", RUN_URL)]
     assert merged.outputs["verdict"] == "passed"
 
-    # The same (merged) cache as the shards had, so the embedding counts match as well.
-    whole = pull(
-        comment="off",
-        report_dir=".artifacts/whole",
-        cache_dir=".work/merged-cache-1",
+    # The cache the shards started from (the embed jobs' caches merged, no query yet: each
+    # evaluate job cached its own queries), so the embedding counts match as well.
+    whole_cache = repo.path / ".work" / "whole-cache"
+    embedded_shards = [str(repo.path / ".work" / f"cache-{index}") for index in (1, 2)]
+    merged_caches = subprocess.run(
+        [CONSOLE_SCRIPT, "cache", "merge", "--into", str(whole_cache), *embedded_shards],
+        capture_output=True,
+        text=True,
+        check=False,
     )
+    assert merged_caches.returncode == 0, merged_caches.stderr
+    whole = pull(comment="off", report_dir=".artifacts/whole", cache_dir=".work/whole-cache")
     assert whole.returncode == 0, whole.log
     assert without_timings(repo.path / ".artifacts" / "out" / "report.json") == without_timings(
         repo.path / ".artifacts" / "whole" / "report.json"

@@ -51,8 +51,13 @@ def test_init_detects_the_corpus_and_code_and_writes_checked_files(repo: Path) -
     config = (repo / "retrieval-eval.toml").read_text()
     assert 'corpus = "kb"' in config and 'datasets = "datasets"' in config
     steps = _workflow(repo / ".github/workflows/retrieval-eval.yml")["jobs"]["evaluate"]["steps"]
-    assert steps[1]["uses"] == "org/retrieval-eval@v1"
-    assert steps[1]["with"]["paths"].split() == [
+    assert [step.get("uses") for step in steps] == [
+        "actions/checkout@v4",
+        "actions/cache@v4",
+        "org/retrieval-eval@v1",
+    ]
+    _assert_restores_the_embedding_cache(steps[1])
+    assert steps[2]["with"]["paths"].split() == [
         "app/search/**",
         "kb/**",
         "datasets/**",
@@ -99,6 +104,17 @@ def test_a_broken_existing_config_is_reported_not_trusted(repo: Path) -> None:
     assert "retrieval-eval.toml: unknown key 'tolerence'" in result.stderr
 
 
+def _assert_restores_the_embedding_cache(step: dict[Any, Any]) -> None:
+    """The cache step: the run's embedding cache folder, keyed on the configuration and the
+    commit, with restore keys that let a pull request start from its base branch's cache."""
+    assert step["uses"] == "actions/cache@v4"
+    assert step["with"]["path"] == ".retrieval-eval-cache/embeddings"
+    prefix = "retrieval-eval-embeddings-${{ runner.os }}-"
+    configured = prefix + "${{ hashFiles('retrieval-eval.toml') }}-"
+    assert step["with"]["key"] == configured + "${{ github.sha }}"
+    assert step["with"]["restore-keys"].splitlines() == [configured, prefix]
+
+
 def _readme_workflow(readme: str, title: str) -> dict[Any, Any]:
     after = readme.split(title, 1)[1]
     block = re.search(r"```yaml\n(.*?)```", after, re.DOTALL)
@@ -113,7 +129,7 @@ def test_fork_safe_writes_the_readme_pair_plus_paths(repo: Path, repo_root: Path
 
     readme = (repo_root / "README.md").read_text()
     evaluate = _workflow(repo / ".github/workflows/retrieval-eval.yml")
-    paths = evaluate["jobs"]["evaluate"]["steps"][1].pop("with")["paths"]
+    paths = evaluate["jobs"]["evaluate"]["steps"][2].pop("with")["paths"]
     assert "kb/**" in paths.split()
     assert evaluate == _readme_workflow(readme, "`.github/workflows/retrieval-eval.yml` (every")
     publish = _workflow(repo / ".github/workflows/retrieval-eval-publish.yml")
@@ -131,9 +147,11 @@ def test_init_writes_the_push_workflow_that_commits_the_baseline_and_the_history
     assert workflow["permissions"] == {"contents": "write", "statuses": "write"}
     job = workflow["jobs"]["baseline"]
     assert job["if"] == "github.ref_name == github.event.repository.default_branch"
-    checkout, evaluate, commit = job["steps"]
+    checkout, cache, evaluate, commit = job["steps"]
     # The retriever runs between checkout and push: it must not find a write token on disk.
     assert checkout["with"] == {"persist-credentials": False}
+    # The default branch's runs fill the cache scope every pull request restores from.
+    _assert_restores_the_embedding_cache(cache)
     assert evaluate["uses"] == "org/retrieval-eval@v1"
     assert commit["if"] == "always()"
     assert commit["env"] == {"TOKEN": "${{ github.token }}"}
@@ -152,7 +170,7 @@ def test_the_push_step_keeps_its_history_line_when_the_branch_moves_on(
     assert retrieval_eval("init", "--corpus", "kb", cwd=repo).returncode == 0
     script = _workflow(repo / ".github/workflows/retrieval-eval-baseline.yml")["jobs"]["baseline"][
         "steps"
-    ][2]["run"]
+    ][3]["run"]
     origin = tmp_path / "origin.git"
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(origin)], check=True)

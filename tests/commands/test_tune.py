@@ -104,6 +104,16 @@ def test_tune_cross_validates_the_grid_and_prints_a_settings_block(
     # Dense returns every document of this corpus, so alpha = 1 is exactly dense's ranking.
     by_alpha = {p["settings"].get("alpha"): p["score"] for p in summary["points"]}
     assert by_alpha[1.0] == pytest.approx(summary["alone"]["dense"])
+    # The built-in default (convex, alpha 0.7), scored per query beside every point, for
+    # bench/cv_defaults.py's rule.
+    assert summary["current"]["settings"] == HybridConfig().fusion_settings()
+    per_query = summary["per_query"]
+    assert len(per_query["points"]) == 4 and len(per_query["queries"]) == 6
+    assert summary["current"]["score"] == pytest.approx(
+        sum(per_query["current"]) / len(per_query["current"])
+    )
+    for point, scores in zip(summary["points"], per_query["points"], strict=True):
+        assert point["score"] == pytest.approx(sum(scores) / len(scores))
 
 
 def test_tune_agrees_with_beir_on_the_same_settings(beir_dir: Path, tmp_path: Path) -> None:

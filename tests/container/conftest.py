@@ -21,6 +21,7 @@ from tests.support.runner_env import TOKEN
 
 NEEDS_DOCKER = {
     "test_runner_container.py",
+    "test_boundary.py",
     "test_act_workflow.py",
     "test_act_sharded.py",
     "test_lint.py",

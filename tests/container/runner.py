@@ -48,6 +48,7 @@ def run_container(
     api_url: str,
     sha: str,
     network: str = "host",
+    docker_options: Sequence[str] = (),
     **inputs: str,
 ) -> ContainerRun:
     home, file_commands, workflow = (run_dir / name for name in ("home", "fc", "workflow"))
@@ -72,6 +73,7 @@ def run_container(
         "-v", f"{home}:/github/home",
         "-v", f"{workflow}:/github/workflow",
         "-v", f"{file_commands}:/github/file_commands",
+        *docker_options,
     ]  # fmt: skip
     for name in sorted(env):
         command += ["-e", name]

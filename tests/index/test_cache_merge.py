@@ -6,12 +6,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from retrieval_eval.index.embedding import MiniLMEmbedding
 from retrieval_eval.index.embedding_cache import EMBEDDINGS_SUBDIR, EmbeddingCache
+from retrieval_eval.index.embedding_recipe import embedding_recipe
 from retrieval_eval.index.model_catalog import INT8_MODEL
 from retrieval_eval.index.model_install import MODEL_SHA256
 from retrieval_eval.index.model_quantize import INT8_SHA256
@@ -98,12 +100,9 @@ def test_shard_caches_merge_into_one_that_a_run_embeds_nothing_with(project: Pat
     [dataset] = json.loads((project / "retrieval-eval-report" / "report.json").read_text())[
         "datasets"
     ]
-    # Only the queries (and the unrecorded warm-up query) went through the model: every
-    # chunk came from the merged cache.
-    assert (dataset["embedded_texts"], dataset["cached_embeddings"]) == (
-        len(QUERIES) + 1,
-        len(NOTES),
-    )
+    # Only the queries went through the model (the shards embed chunks alone): every chunk
+    # came from the merged cache.
+    assert (dataset["embedded_texts"], dataset["cached_embeddings"]) == (len(QUERIES), len(NOTES))
 
 
 def test_shard_caches_of_another_model_merge_with_that_model_named(project: Path) -> None:
@@ -211,3 +210,53 @@ def test_every_command_finds_the_model_named_by_the_image(project: Path, tmp_pat
     missing = in_image("cache", "merge", "--into", "again", "c1", env=bare)
     assert missing.returncode == 2
     assert str(empty_home) in missing.stderr
+
+
+def _report(project: Path) -> dict[str, Any]:
+    [dataset] = json.loads((project / "retrieval-eval-report" / "report.json").read_text())[
+        "datasets"
+    ]
+    found: dict[str, Any] = dataset
+    return found
+
+
+def test_a_warm_run_embeds_nothing_and_a_changed_note_only_itself(project: Path) -> None:
+    """Queries are cached like passages: the second run embeds nothing, and its latencies
+    still count each query's embedding seconds (recorded when it was embedded). Changing
+    one note re-embeds that note alone. The first run says what it will embed, and about
+    how long it will take, before it starts."""
+    first = cli(project, "run", "--cache-dir", "cache")
+    assert first.returncode == 0, first.stderr
+    assert "indexing for dense: embedding 6 documents (6 texts), about " in first.stderr
+    one = _report(project)
+    assert (one["embedded_texts"], one["cached_embeddings"]) == (len(NOTES) + len(QUERIES), 0)
+
+    second = cli(project, "run", "--cache-dir", "cache")
+    assert second.returncode == 0, second.stderr
+    assert "indexing for dense: embedding" not in second.stderr  # nothing to embed, no estimate
+    two = _report(project)
+    assert (two["embedded_texts"], two["cached_embeddings"]) == (0, len(NOTES) + len(QUERIES))
+    with EmbeddingCache(project / "cache" / EMBEDDINGS_SUBDIR) as cache:
+        timed = cache.get_timed(
+            MODEL_SHA256,
+            [query for _, query, _ in QUERIES],
+            recipe=embedding_recipe(MODEL_SHA256, role="query"),
+        )
+    assert len(timed) == len(QUERIES)
+    texts = {qid: query for qid, query, _ in QUERIES}
+    for query in two["queries"]:
+        recorded_ms = timed[texts[query["query_id"]]][1] * 1000
+        assert recorded_ms > 0 and query["latency_ms"] >= recorded_ms
+
+    note = project / "datasets" / "corpus" / "tart.md"
+    note.write_text("# Lemon tart\n\nA sharp lemon curd, baked in a sweet crust.\n")
+    third = cli(project, "run", "--cache-dir", "cache")
+    assert third.returncode in (0, 1), third.stderr
+    assert "indexing for dense: embedding 1 of 6 texts (the rest are in the cache), about " in (
+        third.stderr
+    )
+    three = _report(project)
+    assert (three["embedded_texts"], three["cached_embeddings"]) == (
+        1,
+        len(NOTES) - 1 + len(QUERIES),
+    )

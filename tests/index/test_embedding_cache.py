@@ -159,3 +159,66 @@ def test_a_side_file_git_tracks_sets_the_whole_cache_aside(tmp_path: Path) -> No
         assert cache.get_many(MODEL, ["alpha"]) == {}
     assert (folder / f"{CACHE_FILE}.committed-wal").read_bytes() == b"pages a pull request chose"
     assert (folder / f"{CACHE_FILE}.committed").is_file()  # the database it sat beside, too
+
+
+QUERY_RECIPE = embedding_recipe(MODEL, role="query")
+
+
+def test_a_query_comes_back_with_the_seconds_its_embedding_took(tmp_path: Path) -> None:
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many(MODEL, {"passage": _vector(1)}, recipe=QUERY_RECIPE)
+        cache.put_many(MODEL, {"query": _vector(2)}, recipe=QUERY_RECIPE, seconds={"query": 0.25})
+        timed = cache.get_timed(MODEL, ["passage", "query", "absent"], recipe=QUERY_RECIPE)
+    # A vector stored without seconds (as a passage) is no timed hit: it is embedded again.
+    assert list(timed) == ["query"]
+    vector, seconds = timed["query"]
+    assert np.array_equal(vector, _vector(2)) and seconds == 0.25
+
+
+@pytest.mark.parametrize("stored", [-1.0, float("nan"), float("inf"), 7200.0])
+def test_implausible_seconds_are_no_timed_hit(tmp_path: Path, stored: float) -> None:
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many(MODEL, {"query": _vector(2)}, recipe=QUERY_RECIPE, seconds={"query": stored})
+        assert cache.get_timed(MODEL, ["query"], recipe=QUERY_RECIPE) == {}
+        assert list(cache.get_many(MODEL, ["query"], recipe=QUERY_RECIPE)) == ["query"]
+
+
+def test_seconds_beside_a_refused_vector_are_not_served(tmp_path: Path) -> None:
+    """The seconds of a row whose vector fails the checks go with it."""
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many(MODEL, {"query": _vector(2)}, recipe=QUERY_RECIPE, seconds={"query": 0.1})
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:
+        db.execute("UPDATE vectors SET vector = ?", (b"\x00" * 12,))
+    db.close()
+    with EmbeddingCache(tmp_path) as cache:
+        assert cache.get_timed(MODEL, ["query"], recipe=QUERY_RECIPE) == {}
+        assert any("did not hold the vector" in warning for warning in cache.warnings)
+
+
+def test_a_cache_written_before_query_seconds_existed_gains_the_table(tmp_path: Path) -> None:
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many(MODEL, {"alpha": _vector(1)})
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:
+        db.execute("DROP TABLE query_seconds")
+    db.close()
+    with EmbeddingCache(tmp_path) as cache:
+        assert list(cache.get_many(MODEL, ["alpha"])) == ["alpha"]  # not emptied
+        cache.put_many(MODEL, {"q": _vector(3)}, recipe=QUERY_RECIPE, seconds={"q": 0.5})
+        assert cache.get_timed(MODEL, ["q"], recipe=QUERY_RECIPE)["q"][1] == 0.5
+
+
+def test_merging_carries_the_queries_seconds_with_their_vectors(tmp_path: Path) -> None:
+    from retrieval_eval.index.embedding_cache import open_read_only
+
+    with EmbeddingCache(tmp_path / "shard") as shard:
+        shard.put_many(MODEL, {"q": _vector(3)}, recipe=QUERY_RECIPE, seconds={"q": 0.5})
+        shard.put_many(MODEL, {"p": _vector(4)})
+    recipes = {embedding_recipe(MODEL), QUERY_RECIPE}
+    with EmbeddingCache(tmp_path / "all") as merged:
+        source = open_read_only(tmp_path / "shard" / CACHE_FILE)
+        try:
+            assert merged.merge_from(source, MODEL, recipes) == (2, 0)
+        finally:
+            source.close()
+        assert merged.get_timed(MODEL, ["q"], recipe=QUERY_RECIPE)["q"][1] == 0.5
+        assert list(merged.get_many(MODEL, ["p"])) == ["p"]

@@ -9,9 +9,11 @@ from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.config import (
     Bm25Config,
     CustomConfig,
+    FrameworkConfig,
     HybridConfig,
     RetrieversConfig,
 )
+from retrieval_eval.retrieval.external.engines_config import QdrantConfig
 from retrieval_eval.retrieval.external.services_config import (
     ChromaConfig,
     HttpConfig,
@@ -21,6 +23,7 @@ from retrieval_eval.retrieval.external.services_config import (
 from retrieval_eval.retrieval.registry import (
     RETRIEVER_NAMES,
     build_retriever,
+    close_retriever,
 )
 
 
@@ -33,9 +36,20 @@ def test_every_name_builds_a_retriever_of_that_name(retrievers_config: Retriever
             "chroma": ChromaConfig(url="http://127.0.0.1:1"),
             "http": HttpConfig(url="http://127.0.0.1:1/search"),
             "run_file": RunFileConfig(path=Path("run.trec")),
+            "qdrant": QdrantConfig(url="http://127.0.0.1:1"),
+            "langchain": FrameworkConfig(
+                object="tests.retrieval.external.framework_notes:langchain_bm25", id_key="doc_id"
+            ),
+            "llamaindex": FrameworkConfig(
+                object="tests.retrieval.external.framework_notes:llamaindex_summary",
+                id_key="doc_id",
+            ),
         }
     )
-    names = {name: build_retriever(name, config).name for name in RETRIEVER_NAMES}
+    built = {name: build_retriever(name, config) for name in RETRIEVER_NAMES}
+    names = {name: retriever.name for name, retriever in built.items()}
+    for retriever in built.values():
+        close_retriever(retriever)
     assert names == {
         "dense": "dense",
         "bm25": "bm25",
@@ -46,6 +60,12 @@ def test_every_name_builds_a_retriever_of_that_name(retrievers_config: Retriever
         "chroma": "chroma",
         "http": "http",
         "run-file": "run-file",
+        # embedded with no table (lancedb, milvus): their folder is made on first use
+        "qdrant": "qdrant",
+        "lancedb": "lancedb",
+        "milvus": "milvus",
+        "langchain": "langchain",
+        "llamaindex": "llamaindex",
     }
 
 
@@ -54,7 +74,8 @@ def test_an_unknown_name_lists_the_accepted_ones() -> None:
         build_retriever("elastic", RetrieversConfig())
     assert str(caught.value) == (
         "unknown retriever 'elastic'; choose one of: "
-        "dense, bm25, like, hybrid, custom, postgres, chroma, http, run-file"
+        "dense, bm25, like, hybrid, custom, postgres, chroma, http, run-file, "
+        "qdrant, lancedb, milvus, langchain, llamaindex"
     )
 
 
@@ -63,7 +84,9 @@ def test_custom_without_its_table_says_what_to_add() -> None:
         build_retriever("custom", RetrieversConfig())
 
 
-@pytest.mark.parametrize("name", ["postgres", "chroma", "http", "run-file"])
+@pytest.mark.parametrize(
+    "name", ["postgres", "chroma", "http", "run-file", "langchain", "llamaindex"]
+)
 def test_a_service_without_its_table_says_what_to_add(name: str) -> None:
     with pytest.raises(ConfigError, match=rf"needs a \[retrievers.{name}\] table"):
         build_retriever(name, RetrieversConfig())

@@ -3,9 +3,12 @@
 Threat: the base commit serves a dataset with the `http` retriever, authenticated by
 `headers_env = {Authorization = "SEARCH_TOKEN"}`, and lists `DEPLOY_*` in `secret_env`.
 A pull request edits only retrieval-eval.toml: `url` points at its own server, a header
-`X-Deploy` is read from DEPLOY_KEY, and `secret_env` is gone. The base commit's
-`secret_env` is withheld before anything the pull request configures is resolved, so
-DEPLOY_KEY reads as "not set" and never leaves the runner. The same holds for the LLM
+`X-Deploy` is read from DEPLOY_KEY, and `secret_env` is gone. A service's `url` and
+`headers_env` receive a secret, so they are resource bounds of the retriever table: the base
+commit's. The run searches the base commit's server with the base commit's headers, and
+the pull request's server is never asked. A pull request that moves a dataset to a service
+the base commit does not configure gets no `headers_env` at all, and the base commit's
+`secret_env` is withheld before anything it configures is resolved. The same holds for the LLM
 judge: on a pull request `[judge] enabled` and `base_url` are the base commit's, so a pull
 request cannot send ANTHROPIC_API_KEY to an address of its choosing.
 """
@@ -65,15 +68,36 @@ def test_a_pr_cannot_send_a_base_withheld_secret_to_its_own_server(repo: Repo) -
 
     sent = [value for headers in (*ours.headers, *theirs.headers) for value in headers.values()]
     assert DEPLOY_KEY not in sent
-    assert run.returncode == 2, run.log
-    assert run.outputs["verdict"] == "error"
-    assert "DEPLOY_KEY, which is not set in the environment" in run.log
-    # Masked: announced to the runner, and nowhere else in the log or the comment.
+    assert theirs.headers == []  # the pull request's server is never asked
+    assert ours.headers and all(h["Authorization"] == SEARCH_TOKEN for h in ours.headers)
+    assert not any("X-Deploy" in h for h in ours.headers)
+    assert run.returncode == 0, run.log
     assert [line for line in run.log.splitlines() if DEPLOY_KEY in line] == [
         f"::add-mask::{DEPLOY_KEY}"
     ]
     assert DEPLOY_KEY not in run.comment
-    assert run.statuses[-1]["state"] == "error"
+    page = read(run.comment).text
+    assert "retrievers.http.url" in page and "retrievers.http.headers_env" in page
+    assert "takes effect after merge" in page
+
+
+def test_a_pr_moving_to_a_service_of_its_own_sends_it_no_secret(repo: Repo) -> None:
+    documents = dict(NOTES)
+    theirs = SearchService(documents)
+    main = repo.commit(
+        {"retrieval-eval.toml": 'secret_env = ["DEPLOY_*"]\n' + CONFIG}, "withhold DEPLOY_*"
+    )
+    repo.branch("feature", main)
+    with search_service(theirs) as their_url:
+        head = repo.commit(
+            {"retrieval-eval.toml": _http_config(their_url, {"X-Deploy": "DEPLOY_KEY"}, [])},
+            "search through my own service, with a header",
+        )
+        run = repo.pull_request(43, main, head, extra_env={"DEPLOY_KEY": DEPLOY_KEY})
+    sent = [value for headers in theirs.headers for value in headers.values()]
+    assert DEPLOY_KEY not in sent
+    assert DEPLOY_KEY not in run.comment
+    assert "retrievers.http.headers_env" in read(run.comment).text
 
 
 def test_a_pr_cannot_turn_the_judge_on_and_send_the_key_to_its_own_address(

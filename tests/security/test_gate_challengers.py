@@ -3,9 +3,11 @@
 Threat: challengers are read from the pull request (they are only reported), so a pull
 request can add one. It adds an `http` challenger at its own server with a header read from
 DEPLOY_KEY, which the base commit's `secret_env` withholds, and a `hybrid` challenger whose
-Claude reranker sends ANTHROPIC_API_KEY to an address of its choosing. DEPLOY_KEY reads as
-"not set" (a warning on the challenger's row; the run still passes), and the reranker talks
-to the base commit's `retrievers.hybrid.claude.base_url`, never the pull request's.
+Claude reranker sends ANTHROPIC_API_KEY to an address of its choosing. A challenger's
+`headers_env` and `base_url` are resource bounds of its retriever tables, the base commit's
+`[retrievers]`: the base names no header, so none is sent (the pull request's is a proposal),
+and the reranker talks to the base commit's `retrievers.hybrid.claude.base_url`, never the
+pull request's.
 """
 
 from __future__ import annotations
@@ -52,8 +54,10 @@ def test_a_challenger_cannot_send_a_withheld_secret_to_the_pr_s_server(repo: Rep
     assert DEPLOY_KEY not in sent
     assert run.returncode == 0, run.log  # a challenger never fails the run
     assert run.outputs["verdict"] == "passed"
-    assert "::warning::challenger exfiltrate on keyword.jsonl:" in run.log
-    assert "DEPLOY_KEY, which is not set in the environment" in read(run.comment).text
+    assert theirs.headers and not any("X-Deploy" in h for h in theirs.headers)
+    page = read(run.comment).text
+    assert "challengers.exfiltrate.retrievers.http.headers_env" in page
+    assert "takes effect after merge" in page
     assert DEPLOY_KEY not in run.comment and DEPLOY_KEY not in run.log.replace(
         f"::add-mask::{DEPLOY_KEY}", ""
     )

@@ -69,6 +69,27 @@ def test_a_token_left_by_checkout_is_a_warning_naming_the_fix(world: World, chec
     assert not [line for line in logged if TOKEN in line]
 
 
+def test_an_ssh_key_left_by_checkout_is_a_warning_naming_the_fix(world: World) -> None:
+    """checkout with `ssh-key:` writes the key under the runner's temp folder and points
+    `core.sshCommand` at it."""
+    key = world.runs / "runner_temp" / "5b1f3c1e-key"
+    key.parent.mkdir(parents=True, exist_ok=True)
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n")
+    git(
+        world.workspace,
+        "config",
+        "core.sshCommand",
+        f'"ssh" -i "{key}" -o StrictHostKeyChecking=yes -o "UserKnownHostsFile={key}_known"',
+    )
+
+    run = _pull_request(world)
+
+    assert run.returncode == 0, run.log
+    [warning] = [line for line in run.stdout.splitlines() if "SSH key readable" in line]
+    assert warning.startswith("::warning ") and "persist-credentials: false" in warning
+    assert "b3BlbnNzaC1rZXk" not in run.log
+
+
 def test_a_checkout_without_persisted_credentials_gets_no_warning(world: World) -> None:
     run = _pull_request(world)
 

@@ -10,6 +10,7 @@ import tests.security
 
 HERE = Path(__file__).parent
 CLASSES = (
+    "boundary",
     "comment",
     "edge",
     "files",

@@ -7,7 +7,9 @@ workspace, and a push to the default branch appends its numbers to
 ``baseline_update = "ratchet"`` a passing push to the default branch also raises
 ``baseline.json`` to its values.
 All are left there for a following workflow step to commit (see docs/action.md,
-"Keeping the baseline up to date").
+"Keeping the baseline up to date"), so before retrieval-eval writes to them it checks
+that the evaluation left them as it should have (``written_files``): the retriever
+ran in between.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from retrieval_eval.action.deliver import deliver
-from retrieval_eval.action.evaluation import Evaluated, run_and_record
+from retrieval_eval.action.evaluation import Evaluated, failed, run_and_record
 from retrieval_eval.action.event import CommitActivity
 from retrieval_eval.action.github_api import GitHubApi
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.pull_request import final_exit_code
 from retrieval_eval.action.runner_files import RunnerFiles
+from retrieval_eval.action.written_files import Snapshot, check
 from retrieval_eval.compare.history import append_history
+from retrieval_eval.results import RunReport
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.vocabulary import ExitCode
 
@@ -36,7 +40,12 @@ def run_commit(
     commands: RunnerFiles,
 ) -> ExitCode:
     run = plan.settings
+    before = Snapshot.take((run.baseline, run.history) if run is not None else ())
     result = run_and_record(settings, plan, notices=(), write_baseline=True, commands=commands)
+    if run is not None:
+        tampered = check(before, baseline=run.baseline, report=_report(result))
+        if tampered is not None:
+            result = failed(tampered, commands, settings, ())
     if result.verdict == "baseline-established" and run is not None:
         commands.notice(
             f"Baseline established in {run.baseline.name}; commit it in a following step "
@@ -66,6 +75,15 @@ def run_commit(
     if failure is not None:
         return failure
     return final_exit_code(result, settings)
+
+
+def _report(result: Evaluated) -> RunReport | None:
+    if result.report_json is None:
+        return None
+    try:
+        return RunReport.model_validate_json(result.report_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _write_badge(history: Path, result: Evaluated) -> Path | None:

@@ -1,13 +1,22 @@
 """The Action's declared inputs and outputs, in one table.
 
 ``action.yml``, the settings parser and the README's input table must agree;
-a test compares all three against this table so none of them can drift.
+a test compares all three against this table so none of them can drift. An input that sets
+a run setting is not written here: the option table declares it on the setting
+(``Option(action_input=...)``), and ``setting_inputs`` makes its entry, empty by default
+(empty means "not given": the runner passes every declared input, so a non-empty default
+would always override the configuration file).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pydantic import BaseModel
+
+from retrieval_eval.config.markdown import shown_default
+from retrieval_eval.config.table import rows
+from retrieval_eval.settings import RunSettings
 from retrieval_eval.vocabulary import ACTION_VERDICTS
 
 
@@ -23,17 +32,30 @@ class InputSpec:
         return "INPUT_" + self.name.replace(" ", "_").upper()
 
 
-INPUTS: tuple[InputSpec, ...] = (
-    InputSpec(
-        "datasets",
-        "",
-        "Folder of golden JSONL datasets. Empty: from the config file, else `datasets`.",
-    ),
-    InputSpec(
-        "corpus",
-        "",
-        "Corpus to retrieve from. Empty: from the config file, else `datasets/corpus`.",
-    ),
+def setting_inputs(model: type[BaseModel] = RunSettings) -> tuple[InputSpec, ...]:
+    """One input per setting the option table gives an Action input, in the table's order."""
+    return tuple(
+        InputSpec(
+            row.action_input,
+            "",
+            " ".join(
+                part
+                for part in (
+                    row.doc,
+                    row.action_doc,
+                    f"Empty: from the config file (`{row.key}`), else "
+                    f"{shown_default(row.default)}.",
+                )
+                if part
+            ),
+        )
+        for row in rows(model)
+        if row.action_input is not None
+    )
+
+
+# The Action's own inputs: how it runs, talks to GitHub and decides what to evaluate.
+OWN_INPUTS: tuple[InputSpec, ...] = (
     InputSpec(
         "config",
         "",
@@ -41,23 +63,11 @@ INPUTS: tuple[InputSpec, ...] = (
         "`pyproject.toml`.",
     ),
     InputSpec(
-        "baseline",
-        "",
-        "Baseline file the run is compared with (path in the repository). Empty: from the config "
-        "file, else `baseline.json`.",
-    ),
-    InputSpec(
         "paths",
         "",
         "Globs, one per line; `!` excludes; later lines win. On a pull request that changes no "
         "matching file the evaluation is skipped and the status is success. Empty: always "
         "evaluate.",
-    ),
-    InputSpec(
-        "tolerance",
-        "",
-        "Largest allowed relative drop of a gated metric (0.05 = 5%). Empty: from the config "
-        "file, else `0.05`.",
     ),
     InputSpec(
         "fail-on-regression",
@@ -102,14 +112,6 @@ INPUTS: tuple[InputSpec, ...] = (
         "own gate. `workspace`: use the checked-out file.",
     ),
     InputSpec(
-        "baseline-update",
-        "",
-        "`ratchet`: on a push to the default branch, a passing run raises each gated metric in "
-        "`baseline.json` to the value it measured, never lowering one (latency and cost only go "
-        "down), for a following step to commit. `fixed`: only `retrieval-eval baseline update` "
-        "moves the baseline. Empty: from the config file (`baseline_update`), else `fixed`.",
-    ),
-    InputSpec(
         "mode",
         "evaluate",
         "`evaluate`: run the evaluation. `publish`: post the comment and status a fork pull "
@@ -118,25 +120,6 @@ INPUTS: tuple[InputSpec, ...] = (
         "corpus into `cache-dir`, `evaluate-shard` evaluates shard `shard` of the queries into "
         "`report-dir`, `merge` combines the shards in `shard-artifacts`, gates once and posts "
         "the comment and status.",
-    ),
-    InputSpec(
-        "report-dir",
-        "",
-        "Folder for `report.json`, `report.md` and, on fork pull requests, the files `mode: "
-        "publish` reads. Empty: from the config file, else `retrieval-eval-report`.",
-    ),
-    InputSpec(
-        "cache-dir",
-        "",
-        "Folder for the embedding cache. Empty: from the config file, else "
-        "`.retrieval-eval-cache`.",
-    ),
-    InputSpec(
-        "judge",
-        "false",
-        "`true`: score each query's retrieved text with the LLM judge (shown, not gated). Needs "
-        "`ANTHROPIC_API_KEY` in the step's `env`; a fork pull request gets no secrets, so there "
-        "the judge is skipped with a warning.",
     ),
     InputSpec(
         "shard",
@@ -157,6 +140,9 @@ INPUTS: tuple[InputSpec, ...] = (
         "secondary rate limit). 0: no retries.",
     ),
 )
+
+
+INPUTS: tuple[InputSpec, ...] = (*setting_inputs(), *OWN_INPUTS)
 
 
 def _verdict_list() -> str:

@@ -1,11 +1,10 @@
 """``ActionSettings``: every Action input and runner variable, converted and checked once.
 
 Built from a mapping (the process environment at the edge, a dict in tests).
-An input that can also be set in the configuration file (``datasets``,
-``corpus``, ``baseline``, ``tolerance``, ``report-dir``, ``cache-dir``)
-defaults to empty in ``action.yml``, and empty means "not given": the runner
-passes every declared input, so a non-empty default would always override the
-file. ``action.plan.build_plan`` then builds the run's settings once:
+An input that sets a run setting is declared on the setting (the option table,
+``retrieval_eval.config``): it defaults to empty in ``action.yml``, empty means "not
+given", and a given value is converted by the setting's own type and bounds into
+``overrides``. ``action.plan.build_plan`` then builds the run's settings once:
 built-in default < configuration file < non-empty input.
 Every bad value is collected, so one failed run lists all of them, each naming
 the input and what it accepts. The token is a ``SecretStr``: it never shows in
@@ -17,14 +16,18 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar, get_args
+from types import NoneType, UnionType
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr, TypeAdapter, ValidationError
 
 from retrieval_eval.action.declared import INPUTS, InputSpec
+from retrieval_eval.config.flags import nested
+from retrieval_eval.config.table import Row, rows
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.settings import RunSettings
 from retrieval_eval.vocabulary import MODEL_DIR_ENV
 
 CommentMode = Literal["update", "new", "off"]
@@ -70,12 +73,8 @@ class ActionSettings:
     The run's settings (defaults < config file < inputs) are the run plan's
     (``action/plan.py``)."""
 
-    datasets: Path | None
-    corpus: Path | None
     config: Path | None
-    baseline_input: Path | None  # None: the `baseline` input was empty
     paths: tuple[str, ...]
-    tolerance: float | None
     fail_on_regression: bool
     github_token: SecretStr
     comment: CommentMode
@@ -83,14 +82,13 @@ class ActionSettings:
     status_context: str
     baseline_source: BaselineSource
     mode: Mode
-    report_dir_input: Path | None  # None: the `report-dir` input was empty
-    cache_dir: Path | None
     github_retry_seconds: float
     runner: RunnerContext
-    judge: bool = False
     shard: str = ""  # "I/N"; parsed where it is used
     shard_artifacts: Path | None = None
-    baseline_update: BaselineUpdate | None = None  # None: the config file's `baseline_update`
+    # The run settings the inputs (and the variables the option table names) set, nested as
+    # the configuration file nests them; an empty input sets nothing.
+    overrides: Mapping[str, Any] = field(default_factory=dict)
     accept_label: str = "retrieval-eval: accept"  # "": no regression can be accepted
 
 
@@ -100,9 +98,10 @@ class _Collector:
     def __init__(self, env: Mapping[str, str]) -> None:
         self.env = env
         self.problems: list[tuple[int, str]] = []  # (declaration order, message)
+        self.specs = dict(_SPECS)
 
     def raw(self, name: str) -> str:
-        spec = _SPECS[name]
+        spec = self.specs[name]
         value = self.env.get(spec.env_name)
         # The runner always passes declared inputs; a missing one means "not run by the runner".
         return (value if value is not None else spec.default).strip()
@@ -111,7 +110,7 @@ class _Collector:
         try:
             return converter(self.raw(name))
         except ValueError as error:
-            self.problems.append((_ORDER[name], f"input `{name}`: {error}"))
+            self.problems.append((_ORDER.get(name, len(_ORDER)), f"input `{name}`: {error}"))
             return fallback
 
     def runner(self, variable: str, *, required: bool = True) -> str:
@@ -136,31 +135,10 @@ def _choice(*allowed: str) -> Callable[[str], str]:
     return convert
 
 
-def _optional_choice(*allowed: str) -> Callable[[str], str | None]:
-    """Empty means "not given": the config file or the tool's default decides."""
-    choose = _choice(*allowed)
-    return lambda value: choose(value) if value else None
-
-
 def _boolean(value: str) -> bool:
     if value.lower() in {"true", "false"}:
         return value.lower() == "true"
     raise ValueError(f"accepts true | false, got {value!r}")
-
-
-def _tolerance(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValueError(f"accepts a number from 0 to 1 (0.05 = 5%), got {value!r}") from None
-    if not 0.0 <= number < 1.0:
-        raise ValueError(f"accepts a number from 0 to 1 (0.05 = 5%), got {value!r}")
-    return number
-
-
-def _optional_number(convert: Callable[[str], float]) -> Callable[[str], float | None]:
-    """Empty means "not given": the config file or the tool's default decides."""
-    return lambda value: convert(value) if value else None
 
 
 def _seconds(value: str) -> float:
@@ -229,6 +207,95 @@ def _token(value: str) -> SecretStr:
     return SecretStr(value)
 
 
+def setting_overrides(
+    c: _Collector,
+    optional_path: Callable[[str], Path | None],
+    model: type[BaseModel] = RunSettings,
+) -> dict[str, Any]:
+    """The run settings the inputs give, each converted by its setting's type and bounds;
+    a path must stay inside the workspace. Then the variables the table names (the image's
+    model folder), which the inputs outrank."""
+    values: dict[str, Any] = {}
+    for row in rows(model):
+        if row.env is not None and (variable := c.runner(row.env, required=False)):
+            values[row.key] = Path(variable) if row.path is not None else variable
+    for row in rows(model):
+        if row.action_input is None:
+            continue
+        name = row.action_input
+        if name not in c.specs:
+            c.specs[name] = InputSpec(name, "", row.doc)
+        converted: object = (
+            c.convert(name, optional_path, None)
+            if row.path is not None
+            else c.convert(name, _setting_value(row), None)
+        )
+        if converted is not None:
+            values[row.key] = converted
+    return nested(values)
+
+
+def _setting_value(row: Row) -> Callable[[str], object]:
+    """An input's text as the setting's value: empty is "not given"; anything else must be
+    what the setting accepts."""
+    form: Any = Annotated[row.type, *row.constraints] if row.constraints else row.type
+    adapter: TypeAdapter[Any] = TypeAdapter(form)
+    accepts = _accepts(row)
+
+    def convert(value: str) -> object:
+        if not value:
+            return None
+        try:
+            return adapter.validate_python(value, strict=False)
+        except ValidationError:
+            raise ValueError(f"accepts {accepts}, got {value!r}") from None
+
+    return convert
+
+
+def _accepts(row: Row) -> str:
+    plain = _plain(row.type)
+    if get_origin(plain) is Literal:
+        return " | ".join(str(a) for a in get_args(plain))
+    if plain is bool:
+        return "true | false"
+    low = next((getattr(c, "ge", None) for c in row.constraints if hasattr(c, "ge")), None)
+    low = (
+        low
+        if low is not None
+        else next((getattr(c, "gt", None) for c in row.constraints if hasattr(c, "gt")), None)
+    )
+    high = next(
+        (getattr(c, a) for c in row.constraints for a in ("le", "lt") if hasattr(c, a)), None
+    )
+    kind = "a whole number" if plain is int else "a number"
+    if low is not None and high is not None:
+        return f"{kind} from {low:g} to {high:g}"
+    if low is not None:
+        return f"{kind} of at least {low:g}"
+    return kind
+
+
+def _plain(annotation: Any) -> Any:
+    if get_origin(annotation) in (Union, UnionType):
+        inner = [a for a in get_args(annotation) if a is not NoneType]
+        return inner[0] if len(inner) == 1 else annotation
+    return annotation
+
+
+def input_overrides(
+    env: Mapping[str, str], workspace: Path, model: type[BaseModel] = RunSettings
+) -> dict[str, Any]:
+    """Only the run settings the inputs in ``env`` set (``model``: the settings model whose
+    option table declares the inputs); every bad one listed in one ``ConfigError``."""
+    c = _Collector(env)
+    overrides = setting_overrides(c, _optional(_in_workspace(workspace)), model)
+    if c.problems:
+        lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))
+        raise ConfigError(f"the Action's inputs are not valid:\n{lines}")
+    return overrides
+
+
 def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
     """Raise one ``ConfigError`` listing every bad input, or return the settings."""
     c = _Collector(env)
@@ -257,12 +324,8 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         debug=c.runner("RUNNER_DEBUG", required=False) == "1",
     )
     settings = ActionSettings(
-        datasets=c.convert("datasets", optional_path, None),
-        corpus=c.convert("corpus", optional_path, None),
         config=c.convert("config", optional_path, None),
-        baseline_input=c.convert("baseline", optional_path, None),
         paths=c.convert("paths", _globs, ()),
-        tolerance=c.convert("tolerance", _optional_number(_tolerance), None),
         fail_on_regression=c.convert("fail-on-regression", _boolean, True),
         github_token=c.convert("github-token", _token, SecretStr("")),
         comment=c.convert("comment", _choice("update", "new", "off"), "update"),  # type: ignore[arg-type]
@@ -270,19 +333,12 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         status_context=status_context,
         baseline_source=c.convert("baseline-source", _choice("base", "workspace"), "base"),  # type: ignore[arg-type]
         mode=c.convert("mode", _choice(*MODES), "evaluate"),  # type: ignore[arg-type]
-        report_dir_input=c.convert("report-dir", optional_path, None),
-        cache_dir=c.convert("cache-dir", optional_path, None),
         github_retry_seconds=c.convert("github-retry-seconds", _seconds, 60.0),
         runner=runner,
-        judge=c.convert("judge", _boolean, False),
         shard=c.raw("shard"),
         shard_artifacts=c.convert("shard-artifacts", optional_path, None),
-        baseline_update=c.convert(
-            "baseline-update",
-            _optional_choice("fixed", "ratchet"),  # type: ignore[arg-type]
-            None,
-        ),
-        accept_label=c.raw("accept-label").strip(),
+        overrides=setting_overrides(c, optional_path),
+        accept_label=c.raw("accept-label"),
     )
     if c.problems:
         lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))

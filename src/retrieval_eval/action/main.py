@@ -20,7 +20,12 @@ from retrieval_eval.action.event import (
     decide_activity,
     read_event,
 )
-from retrieval_eval.action.git_credentials import ADVICE, token_persisted
+from retrieval_eval.action.git_credentials import (
+    ADVICE,
+    SSH_ADVICE,
+    ssh_key_persisted,
+    token_persisted,
+)
 from retrieval_eval.action.github_api import GitHubApi, GitHubApiError, quiet_identity_probe
 from retrieval_eval.action.inputs import ActionSettings, load_action_settings
 from retrieval_eval.action.plan import RunPlan, build_plan
@@ -91,6 +96,8 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
         if isinstance(activity, PullRequestActivity):
             if token_persisted(runner.workspace):
                 commands.warning(ADVICE, title="token readable by the retriever")
+            if ssh_key_persisted(runner.workspace):
+                commands.warning(SSH_ADVICE, title="SSH key readable by the retriever")
             return run_pull_request(settings, plan, activity, api, commands)
         if isinstance(activity, CommitActivity):
             return run_commit(settings, plan, activity, api, commands)

@@ -47,26 +47,6 @@ class RunPlan:
         return self.settings
 
 
-def run_overrides(settings: ActionSettings) -> dict[str, object]:
-    """Action inputs that map onto run settings; empty inputs leave the config file's value."""
-    overrides: dict[str, object] = {}
-    for key, value in (
-        ("datasets", settings.datasets),
-        ("corpus", settings.corpus),
-        ("baseline", settings.baseline_input),
-        ("tolerance", settings.tolerance),
-        ("baseline_update", settings.baseline_update),
-        ("report_dir", settings.report_dir_input),
-        ("cache_dir", settings.cache_dir),
-        ("model_dir", settings.runner.model_dir),
-    ):
-        if value is not None:
-            overrides[key] = value
-    if settings.judge:  # `false` leaves the config file's [judge] enabled as it is
-        overrides["judge"] = {"enabled": True}
-    return overrides
-
-
 def build_plan(
     settings: ActionSettings,
     activity: Activity,
@@ -77,9 +57,9 @@ def build_plan(
 ) -> RunPlan:
     """Built once, before the activity runs; ``scratch`` holds the base commit's files."""
     runner = settings.runner
-    overrides = run_overrides(settings)
+    overrides = settings.overrides  # the inputs the option table maps onto run settings
     default_report_dir = (
-        settings.report_dir_input
+        overrides.get("report_dir")
         or (runner.workspace / RunSettings.model_fields["report_dir"].default).resolve()
     )
     base: BaseInfo | None = None

@@ -13,8 +13,8 @@ from typing import Any
 import click
 from pydantic import SecretStr
 
-from retrieval_eval.commands.model import model_dir_option
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
+from retrieval_eval.config.flags import overrides_from_flags, settings_flags, typed_paths
 from retrieval_eval.pipeline import RunOutcome, run_evaluation, run_shard
 from retrieval_eval.prepare import Prepared, prepared_run
 from retrieval_eval.render.terminal import terminal_summary
@@ -24,65 +24,33 @@ from retrieval_eval.vocabulary import BREACHED
 
 _PATH = click.Path(path_type=Path)
 
-# flag name -> settings key; only flags the user gave become overrides.
-_OVERRIDES = {
-    "datasets": "datasets",
-    "corpus": "corpus",
-    "baseline": "baseline",
-    "report_dir": "report_dir",
-    "cache_dir": "cache_dir",
-    "model_dir": "model_dir",
-    "tolerance": "tolerance",
-    "k": "k",
-}
+# The settings `run`, `baseline update`, `embed` and `merge` take flags for (the option
+# table declares each flag, its help and its default).
+RUN_FLAGS = (
+    "datasets",
+    "corpus",
+    "baseline",
+    "report_dir",
+    "cache_dir",
+    "model_dir",
+    "tolerance",
+    "k",
+    "judge.enabled",
+    "judge.max_cost_usd",
+)
 
 
 def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The flags shared by `run` and `baseline update`; each overrides the config file."""
-    options = [
-        click.option(
-            "--config",
-            "config_file",
-            type=_PATH,
-            help="Config file. Default: "
-            "retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
-        ),
-        click.option(
-            "--datasets", type=_PATH, help="Folder of *.jsonl datasets. Default: datasets/"
-        ),
-        click.option("--corpus", type=_PATH, help="Corpus path. Default: datasets/corpus"),
-        click.option("--baseline", type=_PATH, help="Baseline file. Default: baseline.json"),
-        click.option(
-            "--report-dir",
-            type=_PATH,
-            help="Where report.json, report.md and report.html go. Default: retrieval-eval-report/",
-        ),
-        click.option(
-            "--cache-dir", type=_PATH, help="Embedding cache. Default: .retrieval-eval-cache/"
-        ),
-        model_dir_option("--model-dir", help="Installed embedding model folder."),
-        click.option(
-            "--tolerance", type=float, help="Relative drop that fails the gate. Default: 0.05"
-        ),
-        click.option("--k", type=int, help="Results retrieved per query. Default: 10"),
-        click.option(
-            "--judge",
-            is_flag=True,
-            default=None,
-            help="Score each query's retrieved text with the LLM judge (needs "
-            "ANTHROPIC_API_KEY). Default: [judge] enabled in the config file, else off.",
-        ),
-        click.option(
-            "--max-cost-usd",
-            type=click.FloatRange(min=0),
-            help="With the judge: stop its label judgements (holes, calibration) before "
-            "their spend could pass this. Default: [judge] max_cost_usd, else 1.",
-        ),
-        progress_option,
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    command = progress_option(command)
+    command = settings_flags(RUN_FLAGS)(command)
+    return click.option(
+        "--config",
+        "config_file",
+        type=_PATH,
+        help="Config file. Default: "
+        "retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
+    )(command)
 
 
 @contextmanager
@@ -92,24 +60,12 @@ def prepared_from_flags(flags: dict[str, Any]) -> Iterator[Prepared]:
     A path typed on the command line is the user's own choice: reading it (and writing
     it) is allowed wherever it is. Paths from the configuration file must stay inside the
     repository."""
-    overrides: dict[str, object] = {
-        key: flags[flag] for flag, key in _OVERRIDES.items() if flags.get(flag) is not None
-    }
-    if flags.get("judge"):
-        overrides["judge"] = {"enabled": True}
-    if flags.get("max_cost_usd") is not None:
-        judge = {"enabled": True} if flags.get("judge") else {}
-        overrides["judge"] = {**judge, "max_cost_usd": flags["max_cost_usd"]}
-
-    def typed(*names: str) -> tuple[Path, ...]:
-        return tuple(Path(flags[name]) for name in names if flags.get(name))
-
     with prepared_run(
         workdir=Path.cwd(),
         config_file=flags.get("config_file"),
-        overrides=overrides,
-        typed_inputs=typed("corpus", "datasets"),
-        typed_outputs=typed("baseline", "report_dir", "cache_dir"),
+        overrides=overrides_from_flags(flags, RUN_FLAGS),
+        typed_inputs=typed_paths(flags, "read"),
+        typed_outputs=typed_paths(flags, "written", "atomic"),
     ) as ready:
         yield ready
 

@@ -274,6 +274,11 @@ def _tune(
         per_query = score_queries(data.qrels, rankings, [measure])[measure]
         scores[row] = [per_query[qid] for qid in judged]
     search_s = time.perf_counter() - started
+    # The configuration's own table, the line a default change must beat (bench/cv_defaults.py).
+    current = config.hybrid
+    [current_rankings] = cached.grid_rankings([current], k)
+    current_per_query = score_queries(data.qrels, current_rankings, [measure])[measure]
+    current_scores = np.array([current_per_query[qid] for qid in judged], dtype=np.float64)
     result = cross_validate(scores, judged, folds=folds, seed=seed)
     alone = {}
     for side in HYBRID_SIDES:
@@ -304,6 +309,10 @@ def _tune(
             "seed": seed,
             "queries": len(judged),
             "alone": alone,
+            "current": {
+                "score": float(current_scores.mean()),
+                "settings": current.fusion_settings(),
+            },
             "in_sample": {"score": result.in_sample_mean, "settings": best.fusion_settings()},
             "cross_validated": {"mean": result.mean, "ci95": list(result.ci)},
             "overfit_warning": result.overfit,
@@ -318,6 +327,11 @@ def _tune(
                 {"settings": point.fusion_settings(), "score": float(scores[row].mean())}
                 for row, point in enumerate(grid)
             ],
+            "per_query": {
+                "queries": judged,
+                "current": current_scores.tolist(),
+                "points": scores.tolist(),
+            },
         }
         atomic_write_text(json_path, json.dumps(summary, indent=2) + "\n")
     return ExitCode.OK

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
+from retrieval_eval.config.flags import overrides_from_flags, settings_flags
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.input_files import reading_within
+from retrieval_eval.settings import read_settings
 from retrieval_eval.trust.redaction import raw_stdout
 from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
@@ -17,8 +21,19 @@ from retrieval_eval.vocabulary import ExitCode
 _SHOWN_EMPTY_IDS = 10
 
 
+# The settings `validate` takes flags for; the rest of what it checks comes from the
+# configuration file, as for every other command.
+VALIDATE_FLAGS = ("min_fixtures", "min_human")
+
+
 @click.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    help="Config file. Default: retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
+)
 @click.option(
     "--corpus",
     "corpus_path",
@@ -26,35 +41,31 @@ _SHOWN_EMPTY_IDS = 10
     help="Also check expected ids and filter tags against this corpus "
     "(Markdown folder, .jsonl, BEIR folder or Bear database).",
 )
-@click.option(
-    "--min-fixtures",
-    type=click.IntRange(min=0),
-    default=20,
-    show_default=True,
-    help="Fewest valid fixtures a file may hold.",
-)
-@click.option(
-    "--min-human",
-    type=click.IntRange(min=0),
-    default=10,
-    show_default=True,
-    help="Fewest human-annotated fixtures a file may hold.",
-)
+@settings_flags(VALIDATE_FLAGS)
 def validate(
-    paths: tuple[Path, ...], corpus_path: Path | None, min_fixtures: int, min_human: int
+    paths: tuple[Path, ...], config_file: Path | None, corpus_path: Path | None, **flags: Any
 ) -> int:
-    """Check dataset files (or folders holding semantic/keyword/hybrid.jsonl).
+    """Check dataset files (or folders holding semantic/keyword/hybrid.jsonl); with no
+    PATHS, the configured `datasets` folder.
 
     Prints every problem as FILE:LINE: message. Exit 0 when valid, 1 when a problem
     is found, 2 when a path is missing or unreadable. Never modifies a file.
     """
     github_annotations = os.environ.get("GITHUB_ACTIONS") == "true"
+    # Read, not prepared: validate starts no retriever and resolves no variable the
+    # settings name, so a service's unset token is no reason to refuse checking a file.
+    settings = read_settings(
+        workdir=Path.cwd(),
+        config_file=config_file,
+        overrides=overrides_from_flags(flags, VALIDATE_FLAGS),
+    )
     return run_validate(
-        list(paths),
+        list(paths) or [settings.datasets],
         corpus_path=corpus_path,
-        min_fixtures=min_fixtures,
-        min_human=min_human,
+        min_fixtures=settings.min_fixtures,
+        min_human=settings.min_human,
         github_annotations=github_annotations,
+        roots=settings.input_roots() or (),
     )
 
 
@@ -65,10 +76,11 @@ def run_validate(
     min_fixtures: int,
     min_human: int,
     github_annotations: bool,
+    roots: Sequence[Path] = (),
 ) -> int:
-    # The paths named on the command line (and the working directory) are where files may
-    # resolve to: a symlinked note pointing anywhere else is refused.
-    named = [Path.cwd(), *paths, *([corpus_path] if corpus_path is not None else [])]
+    # The repository, the configured outside roots and the paths named on the command line
+    # are where files may resolve to: a symlinked note pointing anywhere else is refused.
+    named = [Path.cwd(), *roots, *paths, *([corpus_path] if corpus_path is not None else [])]
     with reading_within(named):
         corpus = load_corpus(corpus_path) if corpus_path is not None else None
         if corpus is not None:

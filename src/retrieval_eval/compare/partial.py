@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -183,6 +184,60 @@ def check_complete(partials: Sequence[tuple[Path, Partial]], settings: RunSettin
         raise InputError(f"shard(s) {shown} missing: give every shard's report folder")
 
 
+@dataclass(frozen=True)
+class CheckedOut:
+    """One dataset file as the merge's own checkout holds it."""
+
+    files_sha256: str
+    query_order: tuple[str, ...]
+    fixture_records: Mapping[str, str]  # query id -> fixture_record, every fixture
+
+
+def check_against_checkout(
+    partials: Sequence[tuple[Path, Partial]],
+    own: Mapping[str, CheckedOut],
+    *,
+    corpus_fingerprint: str,
+) -> None:
+    """Each partial is of this checkout: its corpus, its datasets, their bytes, their query
+    ids in order, and for its shard's queries exactly this checkout's fixtures, each
+    measured. The shards
+    agreeing with each other is not enough: one forged partial (a shard job whose Action
+    was tampered with) would otherwise decide which queries the verdict counts."""
+    for path, partial in partials:
+        where = path / PARTIAL_FILE
+        shard = Shard(partial.shard_index, partial.shard_count)
+        if partial.corpus_fingerprint != corpus_fingerprint:
+            raise InputError(
+                f"its corpus is not this checkout's (shard {shard}): every shard must "
+                "evaluate the merge's commit",
+                file=where,
+            )
+        names = sorted(share.report.name for share in partial.datasets)
+        if names != sorted(own):
+            raise InputError(
+                f"holds the datasets {names}, but this checkout has {sorted(own)}: every "
+                "shard must evaluate the merge's commit",
+                file=where,
+            )
+        for share in partial.datasets:
+            name, mine = share.report.name, own[share.report.name]
+            expected = {q: r for q, r in mine.fixture_records.items() if shard.holds(q)}
+            measured = {query.query_id for query in share.report.queries}
+            for what, differs in (
+                ("file", share.files_sha256 != mine.files_sha256),
+                ("query ids", tuple(share.query_order) != mine.query_order),
+                ("fixtures", dict(share.fixture_records) != expected),
+                ("measured queries", measured != set(expected)),
+            ):
+                if differs:
+                    raise InputError(
+                        f"its {what} of {name} are not this checkout's (shard {shard}): every "
+                        "shard must evaluate the merge's commit",
+                        file=where,
+                    )
+
+
 def _dataset_fingerprints(partial: Partial) -> list[tuple[str, str]]:
     return [(d.report.name, d.files_sha256) for d in partial.datasets]
 
@@ -323,8 +378,7 @@ def _queries_missing(shares: Sequence[PartialDataset]) -> int | None:
 def _embedding_count(shares: Sequence[PartialDataset], which: int) -> int | None:
     """What the unsharded run would count. Indexing counts once: every shard indexed the
     same corpus, and counting it N times would report work the unsharded run never does.
-    Queries add up, except that each shard's search embedded its first query twice (the
-    unrecorded warm-up, timed.run_queries) where the unsharded search did so once."""
+    Queries add up (each shard embeds or finds cached its own; the warm-up is not counted)."""
     counts = [
         share.report.embedded_texts if which == 0 else share.report.cached_embeddings
         for share in shares
@@ -333,9 +387,6 @@ def _embedding_count(shares: Sequence[PartialDataset], which: int) -> int | None
         return None
     indexing = max(share.index_embedding_counts[which] for share in shares)
     queries = sum(value or 0 for value in counts)
-    if which == 0:
-        searched = sum(1 for share in shares if share.report.queries)
-        queries -= max(0, searched - 1)
     return indexing + queries
 
 

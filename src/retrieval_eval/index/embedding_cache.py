@@ -18,11 +18,19 @@ under a new key), for another model or recipe, or damaged, is a miss and is embe
 again. None of that can stop someone who writes the whole file to match, so a cache
 file that git tracks (one that arrived with a pull request's tree) is never opened:
 it is moved aside and a new cache is started.
+
+Queries are cached too, with the seconds their embedding took when it was computed (a
+query's share of its model call, the table ``query_seconds``, keyed like its vector's
+row): a query served from the cache counts those seconds in its latency, so a query's
+latency does not depend on whether the cache held it, and a warm run embeds nothing.
+A ``query_seconds`` row is served only beside a vector row that passes the checks above,
+and only when it is a finite, non-negative number of seconds below ``MAX_QUERY_SECONDS``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import sqlite3
 import time
 import urllib.parse
@@ -46,6 +54,9 @@ _BUSY_TIMEOUT_MS = 60_000
 _SQLITE_MAX_VARIABLES = 900  # under SQLite's historical 999-parameter limit
 _MERGE_BATCH = 1000
 
+# A stored query embedding time above this is not a measurement but a damaged row.
+MAX_QUERY_SECONDS = 3600.0
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
     key BLOB NOT NULL PRIMARY KEY,
@@ -53,6 +64,14 @@ CREATE TABLE IF NOT EXISTS vectors (
     recipe TEXT NOT NULL,
     text_sha256 BLOB NOT NULL,
     vector BLOB NOT NULL
+) WITHOUT ROWID
+"""
+# Added within format 2: a release that does not know it leaves it alone, and a cache
+# written before it gains it empty when opened.
+_SECONDS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS query_seconds (
+    key BLOB NOT NULL PRIMARY KEY,
+    seconds REAL NOT NULL
 ) WITHOUT ROWID
 """
 
@@ -91,6 +110,16 @@ def usable_vectors(blobs: list[bytes]) -> np.ndarray:
         ).reshape(-1, DIMENSIONS)
         ok[ok] = np.isfinite(matrix).all(axis=1)
     return ok
+
+
+def usable_seconds(value: object) -> bool:
+    """Is a stored query embedding time a plausible measurement?"""
+    return isinstance(value, float) and math.isfinite(value) and 0.0 <= value < MAX_QUERY_SECONDS
+
+
+def has_table(db: sqlite3.Connection, name: str) -> bool:
+    rows = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+    return rows.fetchone() is not None
 
 
 def open_read_only(path: Path) -> sqlite3.Connection:
@@ -185,6 +214,7 @@ class EmbeddingCache:
                     )
                 db.execute(f"PRAGMA user_version = {CACHE_FORMAT}")
             db.execute(_SCHEMA)
+            db.execute(_SECONDS_SCHEMA)
             db.commit()
         except BaseException:
             db.rollback()
@@ -238,48 +268,96 @@ class EmbeddingCache:
         are rows that are not what their key says (counted in ``warnings``). ``recipe``
         defaults to the default model's (``embedding_recipe(model_sha256)``)."""
         recipe = recipe if recipe is not None else embedding_recipe(model_sha256)
+        return {
+            text: vector for text, (vector, _) in self._read(recipe, texts, timed=False).items()
+        }
+
+    def get_timed(
+        self, model_sha256: str, texts: Iterable[str], *, recipe: str
+    ) -> dict[str, tuple[np.ndarray, float]]:
+        """Queries' vectors with the seconds their embedding took, for the texts whose vector
+        and seconds are both cached and usable (a vector cached without seconds, as a passage
+        or by an earlier release, is left out: it is embedded again to be timed)."""
+        return {
+            text: (vector, seconds)
+            for text, (vector, seconds) in self._read(recipe, texts, timed=True).items()
+            if seconds is not None
+        }
+
+    def _read(
+        self, recipe: str, texts: Iterable[str], *, timed: bool
+    ) -> dict[str, tuple[np.ndarray, float | None]]:
         wanted: dict[bytes, tuple[str, bytes]] = {}
         for text in texts:
             digest = text_key(text)
             wanted[row_key(recipe, digest)] = (text, digest)
         keys = list(wanted)
-        rows: list[tuple[str, bytes]] = []
+        rows: list[tuple[str, bytes, object]] = []
         refused = 0
+        seconds_column = "s.seconds" if timed else "NULL"
+        seconds_join = "LEFT JOIN query_seconds AS s ON s.key = v.key " if timed else ""
         for start in range(0, len(keys), _SQLITE_MAX_VARIABLES):
             chunk = keys[start : start + _SQLITE_MAX_VARIABLES]
             placeholders = ",".join("?" * len(chunk))
-            for key, stored_recipe, stored_digest, blob in self._db.execute(
-                "SELECT key, recipe, text_sha256, vector FROM vectors "
-                f"WHERE key IN ({placeholders})",
+            for key, stored_recipe, stored_digest, blob, seconds in self._db.execute(
+                f"SELECT v.key, v.recipe, v.text_sha256, v.vector, {seconds_column} "
+                f"FROM vectors AS v {seconds_join}WHERE v.key IN ({placeholders})",
                 chunk,
             ):
                 text, digest = wanted[key]
                 if stored_recipe == recipe and stored_digest == digest:
-                    rows.append((text, blob))
+                    rows.append((text, blob, seconds))
                 else:
                     refused += 1
-        good = usable_vectors([blob for _, blob in rows])
+        good = usable_vectors([blob for _, blob, _ in rows])
         self._refused += refused + int((~good).sum())
         return {
-            text: np.frombuffer(blob, dtype="<f4").copy()
-            for (text, blob), ok in zip(rows, good, strict=True)
+            text: (
+                np.frombuffer(blob, dtype="<f4").copy(),
+                float(seconds) if usable_seconds(seconds) else None,  # type: ignore[arg-type]
+            )
+            for (text, blob, seconds), ok in zip(rows, good, strict=True)
             if ok
         }
 
+    def cached(self, model_sha256: str, texts: Iterable[str], *, recipe: str) -> set[str]:
+        """Those of ``texts`` with a row under ``recipe`` (not checked: for an estimate of
+        the work ahead, not for serving a vector)."""
+        keyed = {row_key(recipe, text_key(text)): text for text in texts}
+        keys = list(keyed)
+        found: set[str] = set()
+        for start in range(0, len(keys), _SQLITE_MAX_VARIABLES):
+            chunk = keys[start : start + _SQLITE_MAX_VARIABLES]
+            placeholders = ",".join("?" * len(chunk))
+            rows = self._db.execute(f"SELECT key FROM vectors WHERE key IN ({placeholders})", chunk)
+            found.update(keyed[key] for (key,) in rows)
+        return found
+
     def put_many(
-        self, model_sha256: str, vectors: Mapping[str, np.ndarray], *, recipe: str | None = None
+        self,
+        model_sha256: str,
+        vectors: Mapping[str, np.ndarray],
+        *,
+        recipe: str | None = None,
+        seconds: Mapping[str, float] | None = None,
     ) -> None:
-        """Store vectors in one transaction: all of them land, or none do."""
+        """Store vectors in one transaction: all of them land, or none do. ``seconds``:
+        each query's embedding time, stored beside its vector (when it is plausible)."""
         recipe = recipe if recipe is not None else embedding_recipe(model_sha256)
         rows = []
+        timings = []
         for text, vector in vectors.items():
             data = np.ascontiguousarray(vector, dtype="<f4")
             if data.shape != (DIMENSIONS,):
                 raise ValueError(f"expected a {DIMENSIONS}-vector, got shape {data.shape}")
             digest = text_key(text)
-            rows.append((row_key(recipe, digest), model_sha256, recipe, digest, data.tobytes()))
+            key = row_key(recipe, digest)
+            rows.append((key, model_sha256, recipe, digest, data.tobytes()))
+            if seconds is not None and usable_seconds(spent := float(seconds[text])):
+                timings.append((key, spent))
         with self._db:
             self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO query_seconds VALUES (?, ?)", timings)
 
     def models(self) -> set[str]:
         """sha256 of every model with vectors in this cache."""
@@ -315,7 +393,25 @@ class EmbeddingCache:
                 passed = [row for row, ok in zip(keyed, good, strict=True) if ok]
                 refused += len(batch) - len(passed)
                 self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?, ?, ?)", passed)
+            if has_table(other, "query_seconds"):
+                self._merge_seconds(other)
         return len(self) - before, refused
+
+    def _merge_seconds(self, other: sqlite3.Connection) -> None:
+        """The queries' embedding times of ``other`` whose vector rows are here (merged or
+        already present) and that are plausible; ours win where both have one."""
+        rows = other.execute("SELECT key, seconds FROM query_seconds")
+        while batch := rows.fetchmany(_MERGE_BATCH):
+            plausible = [
+                (key, seconds)
+                for key, seconds in batch
+                if isinstance(key, bytes) and usable_seconds(seconds)
+            ]
+            self._db.executemany(
+                "INSERT OR IGNORE INTO query_seconds SELECT ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM vectors WHERE key = ?)",
+                [(key, seconds, key) for key, seconds in plausible],
+            )
 
     def __len__(self) -> int:
         (count,) = self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()

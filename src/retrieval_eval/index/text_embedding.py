@@ -9,12 +9,15 @@ masked out of attention and pooling, so it changes nothing but the time spent.
 
 Every other model follows its own spec (``model_catalog``): its window, pooling,
 normalisation and query/passage prefixes. ``embed`` embeds passages (what is indexed),
-``embed_queries`` queries; they differ only for a model with prefixes.
+``embed_queries`` queries; they differ only for a model with prefixes. ``embed_queries_timed``
+embeds queries whose latency is measured: it says how long each query's embedding took,
+and with a cache it keeps those seconds beside the vector and serves both again.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -39,6 +42,8 @@ if TYPE_CHECKING:
     import onnxruntime as ort
 
 FloatMatrix = npt.NDArray[np.float32]
+# What the model embeds, untimed and uncached, to open its session before a timed call.
+WARM_UP_TEXT = "warm-up"
 # Called with how many of the texts asked for are done (from the cache, or one model
 # batch), so a caller can show progress while a large corpus is embedded.
 Done = Callable[[int], None]
@@ -90,6 +95,9 @@ class TextEmbedding:
         self._recipes = {
             role: embedding_recipe(self.model_sha256, self.spec, role) for role in ROLES
         }
+        self._warm: np.ndarray | None = None
+        # Passages ``calibrate`` embedded, waiting for the ``embed`` call that asks for them.
+        self._primed: dict[str, np.ndarray] = {}
         self._tokenizer: Tokenizer | None = None
         if self.spec.engine == "onnx":
             self._tokenizer = Tokenizer.from_file(str(self.model_dir / TOKENIZER_FILE))
@@ -168,15 +176,88 @@ class TextEmbedding:
         """``embed`` for queries: the model's query prefix instead of its passage prefix."""
         return self._embed(texts, "query", None)
 
+    def warm_up(self) -> np.ndarray:
+        """Open the model (its session and first-call allocations) on a fixed text, once,
+        so the first timed call does not pay for it; its vector (a query's), for a caller
+        warming up its search too. Nothing is counted or cached."""
+        if self._warm is None:
+            self._warm = self._run_model([WARM_UP_TEXT], "query")[0]
+        return self._warm
+
+    def embed_queries_timed(
+        self, texts: list[str], cache: EmbeddingCache | None = None
+    ) -> tuple[FloatMatrix, list[float]]:
+        """Queries' vectors, row i for texts[i], and the seconds each one's embedding took.
+
+        A query ``cache`` holds (vector and seconds) comes back with the seconds recorded
+        when it was embedded; the others are embedded in one call after a warm-up, each
+        timed as its share of the call (the call's time over its texts), and stored with
+        those seconds. So a query's time does not depend on whether the cache held it."""
+        unique = list(dict.fromkeys(texts))
+        recipe = self._recipes["query"]
+        found = (
+            cache.get_timed(self.model_sha256, unique, recipe=recipe) if cache is not None else {}
+        )
+        missing = [text for text in unique if text not in found]
+        self.counters.cache_hits += len(unique) - len(missing)
+        vectors = {text: vector for text, (vector, _) in found.items()}
+        seconds = {text: spent for text, (_, spent) in found.items()}
+        if missing:
+            self.warm_up()
+            started = time.perf_counter()
+            fresh = self._run_model(missing, "query")
+            share = (time.perf_counter() - started) / len(missing)
+            self.counters.texts_embedded += len(missing)
+            new_vectors = dict(zip(missing, fresh, strict=True))
+            new_seconds = dict.fromkeys(missing, share)
+            if cache is not None:
+                cache.put_many(self.model_sha256, new_vectors, recipe=recipe, seconds=new_seconds)
+            vectors.update(new_vectors)
+            seconds.update(new_seconds)
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32), []
+        matrix = np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)
+        return matrix, [seconds[text] for text in texts]
+
+    def calibrate(self, texts: list[str]) -> float:
+        """Embed passages ``texts`` now, after the model's warm-up, and return the seconds
+        that took: what an estimate of the whole job scales from. Their vectors wait for
+        the ``embed`` call that asks for them, which counts them as embedded and caches
+        them: calibrating costs no text a second pass."""
+        fresh = [text for text in dict.fromkeys(texts) if text not in self._primed]
+        if not fresh:
+            return 0.0
+        self.warm_up()
+        started = time.perf_counter()
+        vectors = self._run_model(fresh, "passage")
+        spent = time.perf_counter() - started
+        self._primed.update(zip(fresh, vectors, strict=True))
+        return spent
+
+    def cached_passages(self, texts: list[str]) -> set[str]:
+        """Those of ``texts`` the cache holds as passages (none without a cache)."""
+        if self.cache is None:
+            return set()
+        return self.cache.cached(self.model_sha256, texts, recipe=self._recipes["passage"])
+
     def _embed(self, texts: list[str], role: Role, on_done: Done | None) -> FloatMatrix:
         unique = list(dict.fromkeys(texts))
         vectors: dict[str, np.ndarray] = {}
         recipe = self._recipes[role]
+        primed: dict[str, np.ndarray] = {}
+        if role == "passage" and self._primed:
+            primed = {text: self._primed.pop(text) for text in unique if text in self._primed}
+        asked = [text for text in unique if text not in primed]
         if self.cache is not None:
-            vectors = self.cache.get_many(self.model_sha256, unique, recipe=recipe)
-        missing = [text for text in unique if text not in vectors]
+            vectors = self.cache.get_many(self.model_sha256, asked, recipe=recipe)
+        missing = [text for text in asked if text not in vectors]
         # Hits count per requested text, so hits + embedded = distinct texts asked for.
-        self.counters.cache_hits += len(unique) - len(missing)
+        self.counters.cache_hits += len(asked) - len(missing)
+        if primed:
+            self.counters.texts_embedded += len(primed)
+            if self.cache is not None:
+                self.cache.put_many(self.model_sha256, primed, recipe=recipe)
+            vectors.update(primed)
         # A repeated text counts once per request: embedded once, it is done for all.
         waiting = dict.fromkeys(missing, 0)
         for text in texts:

@@ -160,6 +160,9 @@ class HasReranker(Protocol):
 
 # (items done, items in all): what an indexing retriever reports as it goes.
 IndexProgress = Callable[[int, int], None]
+# Told once, before the bulk of indexing starts: (texts to embed, texts in all, the
+# estimated seconds the embedding will take).
+IndexEstimate = Callable[[int, int, float], None]
 
 
 @runtime_checkable
@@ -169,3 +172,12 @@ class ShowsIndexProgress(Protocol):
     ``index`` and clears it (``None``) after."""
 
     def set_index_progress(self, progress: IndexProgress | None) -> None: ...
+
+
+@runtime_checkable
+class EstimatesIndexing(Protocol):
+    """Says how long its indexing will take before the bulk of it starts (dense: the texts
+    not in the embedding cache, timed on a sample of them). Set and cleared like
+    ``ShowsIndexProgress``'s callback."""
+
+    def set_index_estimate(self, estimate: IndexEstimate | None) -> None: ...

@@ -11,10 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from retrieval_eval.index.batching import DEFAULT_BATCH_SIZE, DEFAULT_TOKEN_BUDGET
 from retrieval_eval.index.model_catalog import AUTO_MODEL, MODELS
+from retrieval_eval.retrieval.external.engines_config import (
+    LanceDbConfig,
+    MilvusConfig,
+    QdrantConfig,
+)
 from retrieval_eval.retrieval.external.services_config import (
     ChromaConfig,
     HttpConfig,
@@ -23,6 +28,11 @@ from retrieval_eval.retrieval.external.services_config import (
 )
 
 HYBRID_SIDES = ("dense", "bm25")
+
+
+# No timeout a configuration sets may pass this: a longer one would outlast any CI job, and
+# `inf` or 1e9 would fail only by accident, inside select().
+MAX_TIMEOUT_S = 3600.0
 
 
 class _Strict(BaseModel):
@@ -124,7 +134,7 @@ class ClaudeRerankConfig(_Strict):
     input_usd_per_mtok: float = Field(default=1.0, ge=0.0)
     output_usd_per_mtok: float = Field(default=5.0, ge=0.0)
     max_retries: int = Field(default=3, ge=0, le=10)
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S)
     base_url: str | None = None  # an Anthropic-compatible gateway; None: Anthropic's API
     passage_chars: int = Field(default=600, ge=50)  # each candidate's text is cut to this
     cache_dir: Path | None = None  # None: `run` uses <cache-dir>/rerank, `beir` none
@@ -213,7 +223,7 @@ class CustomConfig(_Strict):
     command: list[str] | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     cwd: Path | None = None
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S)
 
     @model_validator(mode="after")
     def _exactly_one_way(self) -> CustomConfig:
@@ -230,6 +240,38 @@ class CustomConfig(_Strict):
         if self.command is not None and not self.command:
             raise ValueError("command must name a program, e.g. ['./my-search']")
         return self
+
+
+class FrameworkConfig(_Strict):
+    """A framework's retriever by reference (``[retrievers.langchain]``,
+    ``[retrievers.llamaindex]``): ``object = "module:attribute"`` names the retriever, or a
+    function returning one (called with ``options``). Each result's document id is its
+    metadata's ``id_key``; its score the metadata's ``score_key`` where set, else the
+    framework's own score, else 1 / rank; a fixture's tag filter matches ANY of the tags
+    in the ``tag_key`` metadata list, where the retriever takes a metadata filter."""
+
+    object: str
+    id_key: str
+    score_key: str | None = None
+    tag_key: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    cwd: Path | None = None
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)
+
+    @field_validator("object")
+    @classmethod
+    def _reference(cls, spec: str) -> str:
+        module, _, attribute = spec.partition(":")
+        if not module or not attribute:
+            raise ValueError(f"object = {spec!r} must look like 'package.module:attribute'")
+        return spec
+
+    @field_validator("id_key", "score_key", "tag_key")
+    @classmethod
+    def _key(cls, key: str | None) -> str | None:
+        if key is not None and not key.strip():
+            raise ValueError("a metadata key cannot be empty")
+        return key
 
 
 HybridConfig.model_rebuild()
@@ -249,6 +291,17 @@ class RetrieversConfig(_Strict):
     chroma: ChromaConfig | None = None
     http: HttpConfig | None = None
     run_file: RunFileConfig | None = Field(default=None, alias="run-file")
+    qdrant: QdrantConfig | None = None
+    lancedb: LanceDbConfig | None = None
+    milvus: MilvusConfig | None = None
+    langchain: FrameworkConfig | None = None
+    llamaindex: FrameworkConfig | None = None
+    # The run's cache folder, where an engine with no location keeps its embedded store
+    # (set by resolve_defaults; private, so no dump, baseline or fingerprint holds it).
+    _cache_dir: Path | None = PrivateAttr(default=None)
+
+    def engine_cache_dir(self) -> Path | None:
+        return self._cache_dir
 
 
 def _check_overlap(cap: int, overlap: int) -> None:

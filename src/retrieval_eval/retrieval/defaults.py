@@ -25,10 +25,13 @@ from retrieval_eval.index.model_catalog import (
 )
 from retrieval_eval.index.model_install import default_model_dir, model_folder
 from retrieval_eval.retrieval.config import CustomConfig, DenseConfig, RetrieversConfig
+from retrieval_eval.retrieval.external.engines_config import ENGINES
 
 # The retrievers that embed with [retrievers.dense] model (postgres and chroma only when
 # they index or embed queries themselves, which a report names through the model anyway).
-EMBEDDING_RETRIEVERS = frozenset({"dense", "hybrid", "chroma", "postgres"})
+EMBEDDING_RETRIEVERS = frozenset(
+    {"dense", "hybrid", "chroma", "postgres", "qdrant", "lancedb", "milvus"}
+)
 
 
 def resolve_defaults(
@@ -69,10 +72,24 @@ def resolve_defaults(
     if dense.threads is None:
         updates["threads"] = cores
     resolved = config.model_copy(update={"dense": dense.model_copy(update=updates)})
+    if cache_dir is not None:
+        resolved._cache_dir = cache_dir
     if workdir is None:
         return resolved
+    for engine in ENGINES:
+        table = getattr(resolved, engine)
+        if table is not None and table.path is not None:
+            placed = table.model_copy(update={"path": (workdir / table.path).resolve()})
+            resolved = resolved.model_copy(update={engine: placed})
     if resolved.custom is not None:
         resolved = resolved.model_copy(update={"custom": _in(workdir, resolved.custom)})
+    for framework in ("langchain", "llamaindex"):
+        table = getattr(resolved, framework)
+        if table is not None:
+            placed = table.model_copy(
+                update={"cwd": (workdir / (table.cwd or Path("."))).resolve()}
+            )
+            resolved = resolved.model_copy(update={framework: placed})
     if resolved.hybrid.custom is not None:
         hybrid = resolved.hybrid.model_copy(update={"custom": _in(workdir, resolved.hybrid.custom)})
         resolved = resolved.model_copy(update={"hybrid": hybrid})

@@ -20,6 +20,11 @@ RETRIEVER_NAMES: tuple[str, ...] = (
     "chroma",
     "http",
     "run-file",
+    "qdrant",
+    "lancedb",
+    "milvus",
+    "langchain",
+    "llamaindex",
 )
 
 
@@ -57,6 +62,10 @@ def build_retriever(
         from retrieval_eval.retrieval.external.custom import build_custom
 
         return build_custom(config.custom)
+    if name in ("langchain", "llamaindex"):
+        from retrieval_eval.retrieval.external.frameworks import build_framework
+
+        return build_framework(name, getattr(config, name))
     if name in SERVICE_RETRIEVERS:
         from retrieval_eval.retrieval.external.services import build_service
 

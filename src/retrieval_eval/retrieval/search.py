@@ -140,6 +140,10 @@ def own_settings(name: str, config: RetrieversConfig) -> str:
     tables = {
         "hybrid": ("hybrid", "dense", "bm25"),
         "run-file": ("run_file",),
+        # the engines embed with the dense table's model and chunking
+        "qdrant": ("qdrant", "dense"),
+        "lancedb": ("lancedb", "dense"),
+        "milvus": ("milvus", "dense"),
     }.get(name, (name,))
     chosen = {table: getattr(config, table, None) for table in tables}
     return json.dumps(

@@ -15,8 +15,13 @@ from typing import Protocol, runtime_checkable
 
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.progress import Log, Pace, step
-from retrieval_eval.retrieval.base import Retriever, SearchResult, ShowsIndexProgress
+from retrieval_eval.progress import Log, Pace, estimate_line, step
+from retrieval_eval.retrieval.base import (
+    EstimatesIndexing,
+    Retriever,
+    SearchResult,
+    ShowsIndexProgress,
+)
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,13 @@ def index_with_progress(
         shows = retriever if isinstance(retriever, ShowsIndexProgress) else None
         if shows is not None:
             shows.set_index_progress(lambda done, total: tracker.update(done, total, "text"))
+        estimates = retriever if isinstance(retriever, EstimatesIndexing) else None
+        if estimates is not None:
+            estimates.set_index_estimate(
+                lambda todo, texts, seconds: tracker.note(
+                    estimate_line(documents, todo, texts, seconds)
+                )
+            )
         try:
             seconds = time_index(retriever, corpus)
         except RetrievalEvalError:
@@ -89,6 +101,8 @@ def index_with_progress(
         finally:
             if shows is not None:
                 shows.set_index_progress(None)
+            if estimates is not None:
+                estimates.set_index_estimate(None)
         if shows is None:
             tracker.advance(documents)
     return seconds

@@ -28,7 +28,9 @@ WITHHELD_BY_DEFAULT: tuple[str, ...] = (
 # The runner's file commands: a child that writes GITHUB_ENV or GITHUB_PATH acts on every
 # later step of the job (BASH_ENV, a PATH entry), GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
 # forge this step's results, GITHUB_STATE its post step. Not secrets (their values are
-# paths, not masked), but no child's to use.
+# paths, not masked), but no child's to use. RUNNER_TEMP names the folder that holds them
+# (and checkout's persisted credentials, from its v6): withheld too, and the boundary closes
+# those folders to the child's user (trust/boundary.py).
 RUNNER_FILE_COMMANDS: tuple[str, ...] = (
     "GITHUB_ENV",
     "GITHUB_PATH",
@@ -36,13 +38,14 @@ RUNNER_FILE_COMMANDS: tuple[str, ...] = (
     "GITHUB_STATE",
     "GITHUB_STEP_SUMMARY",
 )
+RUNNER_PATHS: tuple[str, ...] = (*RUNNER_FILE_COMMANDS, "RUNNER_TEMP")
 # Secrets children may legitimately need (a retriever can call Claude too), so they are
 # passed on, but their values are still masked in everything we write.
 REDACTED_NOT_WITHHELD: tuple[str, ...] = ("ANTHROPIC_API_KEY",)
 
 
 def is_withheld(name: str, patterns: Iterable[str]) -> bool:
-    if name in RUNNER_FILE_COMMANDS:
+    if name in RUNNER_PATHS:
         return True
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in (*WITHHELD_BY_DEFAULT, *patterns))
 
@@ -65,7 +68,7 @@ def withhold_secrets(
     for name in taken:
         del environ[name]
     for name, value in taken.items():
-        if name not in RUNNER_FILE_COMMANDS:
+        if name not in RUNNER_PATHS:
             register_secret(value)
     for name in REDACTED_NOT_WITHHELD:
         register_secret(environ.get(name))

@@ -24,7 +24,7 @@ from tests.retrieval.service_helpers import (
 )
 from tests.support.services import ChromaServer, chroma_server
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.service]
 
 CORPUS = REPO / "datasets" / "corpus"
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.retrieval.service_helpers import TINY_CORPUS, beir_json, run_cli, tiny_beir
 from tests.support.services import SearchService, search_service
@@ -206,3 +209,112 @@ def test_bad_settings_fail_fast_in_one_line(
     done = run_cli("beir", str(tiny), "--retriever", "http", "--config", str(config))
     assert done.returncode == 2
     assert message in done.stderr and done.stderr.count("\n") == 1
+
+
+# --- a request body template: Elasticsearch's `_search` shape ------------------------
+
+ES_BODY = '{"size": "$k", "query": {"match": {"text": "$query"}}}'
+ES_FILTERED = (
+    '{"size": "$k", "query": {"bool": {"must": {"match": {"text": "$query"}}, '
+    '"filter": {"terms": {"tags": "$tags"}}}}}'
+)
+
+
+class _SearchApi(http.server.BaseHTTPRequestHandler):
+    """Answers `_search` bodies in Elasticsearch's response shape: documents ranked by the
+    query words they share, `size` of them."""
+
+    bodies: ClassVar[list[dict[str, Any]]] = []
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).bodies.append(body)
+        query = body["query"]
+        text = (
+            query["match"]["text"] if "match" in query else query["bool"]["must"]["match"]["text"]
+        )
+        words = set(text.lower().split())
+        scored = sorted(
+            (
+                (len(words & set(document.lower().split())), doc_id, document)
+                for doc_id, document in DOCUMENTS.items()
+            ),
+            key=lambda item: (-item[0], item[1]),
+        )
+        hits = [
+            {"_id": doc_id, "_score": float(score), "_source": {"text": document}}
+            for score, doc_id, document in scored
+            if score > 0
+        ][: body["size"]]
+        answer = json.dumps({"took": 1, "hits": {"total": {"value": len(hits)}, "hits": hits}})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(answer.encode())
+
+
+def test_a_body_template_speaks_elasticsearchs_search_shape(tmp_path: Path, tiny: Path) -> None:
+    _SearchApi.bodies = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SearchApi)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/notes/_search"
+        config = _config(
+            tmp_path,
+            url,
+            body=ES_BODY,
+            hits_path="hits.hits",
+            id_field="_id",
+            score_field="_score",
+            text_field="_source.text",
+        )
+        summary = beir_json(tiny, "http", tmp_path / "out.json", config=config)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert {body["query"]["match"]["text"] for body in _SearchApi.bodies} >= {
+        "wing flutter",
+        "thin shells",
+    }
+    assert {body["size"] for body in _SearchApi.bodies} == {100}
+    assert summary["num_queries"] == 6
+    assert summary["ndcg@10"] > 0.5
+
+
+@given(
+    query=st.text(max_size=40),
+    k=st.integers(min_value=1, max_value=1000),
+    tags=st.lists(st.text(min_size=1, max_size=10), max_size=3),
+)
+def test_the_template_carries_any_query_and_tags_as_json_values(
+    query: str, k: int, tags: list[str]
+) -> None:
+    from retrieval_eval.retrieval.external.http import request_body
+    from retrieval_eval.retrieval.external.services_config import HttpConfig
+
+    config = HttpConfig(url="http://127.0.0.1:9/_search", body=ES_BODY, filtered_body=ES_FILTERED)
+    body = json.loads(json.dumps(request_body(config, query, k, tags)))
+    assert body["size"] == k
+    if tags:
+        assert body["query"]["bool"]["must"]["match"]["text"] == query
+        assert body["query"]["bool"]["filter"]["terms"]["tags"] == tags
+    else:
+        assert body["query"]["match"]["text"] == query
+
+
+def test_a_template_that_would_drop_a_tag_filter_is_refused() -> None:
+    from retrieval_eval.errors import ConfigError
+    from retrieval_eval.retrieval.external.http import request_body
+    from retrieval_eval.retrieval.external.services_config import HttpConfig
+
+    config = HttpConfig(url="http://127.0.0.1:9/_search", body=ES_BODY)
+    with pytest.raises(ConfigError, match=r'body has no "\$tags": set filtered_body'):
+        request_body(config, "wing", 10, ["aero"])
+    with pytest.raises(ValueError, match="must be a JSON object"):
+        HttpConfig(url="http://127.0.0.1:9/_search", body='["$query"]')
+    with pytest.raises(ValueError, match="filtered_body needs body"):
+        HttpConfig(url="http://127.0.0.1:9/_search", filtered_body=ES_FILTERED)

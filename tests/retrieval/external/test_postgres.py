@@ -24,7 +24,7 @@ from tests.retrieval.service_helpers import (
 )
 from tests.support.services import postgres_server
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.service]
 
 K = 10  # the run's k (the default)
 

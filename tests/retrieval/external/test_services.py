@@ -23,7 +23,7 @@ from tests.retrieval.service_helpers import (
 )
 from tests.support.services import ChromaServer, chroma_server, free_port, postgres_server
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.service]
 
 SECRET = "s3cret-pw"  # trust auth ignores it; it must still never be shown
 

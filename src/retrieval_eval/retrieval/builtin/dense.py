@@ -45,7 +45,7 @@ from retrieval_eval.index.model_catalog import (
 from retrieval_eval.index.text_embedding import TextEmbedding
 from retrieval_eval.index.tracked_files import tracked_under
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.base import IndexProgress, SearchResult
+from retrieval_eval.retrieval.base import IndexEstimate, IndexProgress, SearchResult
 from retrieval_eval.retrieval.builtin.collapse import ChunkTable
 from retrieval_eval.retrieval.config import DenseConfig
 from retrieval_eval.retrieval.defaults import dense_for_corpus
@@ -54,6 +54,9 @@ from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, search_one_by
 TAG_KEY_PREFIX = "tag:"
 PERSISTENT_COLLECTION = "retrieval-eval"
 EMBED_BATCH = 1024  # chunks embedded and added per round, to bound memory on huge corpora
+# Texts embedded first, spread across those to embed, to time the model on this machine
+# for the estimate said before the rest (their vectors are kept: no text is embedded twice).
+CALIBRATION_TEXTS = 32
 
 
 class DenseRetriever:
@@ -80,6 +83,7 @@ class DenseRetriever:
         self._table: ChunkTable | None = None
         self._position: dict[str, int] = {}
         self._progress: IndexProgress | None = None
+        self._estimate: IndexEstimate | None = None
 
     def _choose_model(self, corpus: Corpus) -> None:
         if self.config.model == AUTO_MODEL:
@@ -90,6 +94,9 @@ class DenseRetriever:
 
     def set_index_progress(self, progress: IndexProgress | None) -> None:
         self._progress = progress
+
+    def set_index_estimate(self, estimate: IndexEstimate | None) -> None:
+        self._estimate = estimate
 
     @property
     def warnings(self) -> list[str]:
@@ -143,6 +150,7 @@ class DenseRetriever:
 
         if report is not None:
             report(0, len(chunks))
+        self._say_estimate(embedding, chunks)
         rows: list[np.ndarray] = []
         for start in range(0, len(chunks), EMBED_BATCH):
             batch = chunks[start : start + EMBED_BATCH]
@@ -160,6 +168,24 @@ class DenseRetriever:
                 np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.float32)
             )
         self._detach_cache()
+
+    def _say_estimate(self, embedding: TextEmbedding, chunks: Sequence[Chunk]) -> None:
+        """Before the bulk of the embedding: how many texts the cache lacks and how long
+        they will take, scaled by characters from ``CALIBRATION_TEXTS`` of them (spread
+        across the list) timed on this machine after the model's warm-up."""
+        if self._estimate is None:
+            return
+        texts = list(dict.fromkeys(chunk.text for chunk in chunks))
+        cached = embedding.cached_passages(texts)
+        todo = [text for text in texts if text not in cached]
+        if not todo:
+            return
+        stride = max(1, len(todo) // CALIBRATION_TEXTS)
+        sample = todo[::stride][:CALIBRATION_TEXTS]
+        spent = embedding.calibrate(sample)
+        sampled = sum(len(text) for text in sample)
+        seconds = spent * sum(len(text) for text in todo) / max(sampled, 1)
+        self._estimate(len(todo), len(texts), seconds)
 
     def search(self, query: str, k: int, tags: Sequence[str] = ()) -> SearchResult:
         return self.search_many([(query, tuple(tags))], k)[0]
@@ -182,54 +208,99 @@ class DenseRetriever:
         on_result: Callable[[TimedResult], None] | None = None,
     ) -> list[TimedResult]:
         """A dataset's queries, embedded ``batch_size`` at a time in one model pass each
-        instead of a model call per query, after one unrecorded warm-up query (which opens
-        the model's session). A query's latency is its share of its pass (the pass's time
-        over its queries) plus its own search of the chunk vectors."""
+        instead of a model call per query, after one unrecorded warm-up search (and, when
+        anything is embedded, the model's warm-up). A query's latency is its share of the
+        pass that embedded it (the pass's time over its queries), recorded in the embedding
+        cache with its vector and served from it on later runs, plus its own search of the
+        chunk vectors."""
         if type(self).search is not DenseRetriever.search:
             # a store that answers ``search`` in its own way (chroma's existing collection)
             return search_one_by_one(self, queries, k, on_result=on_result)
         if not queries:
             return []
-        self.search(queries[0].text, k, queries[0].tags)
+        self._warm_up_search(k)
         results: list[TimedResult] = []
         size = max(self.config.batch_size, 1)
         for start in range(0, len(queries), size):
             batch = queries[start : start + size]
-            started = time.perf_counter()
-            vectors = self._query_vectors([(query.text, query.tags) for query in batch], k)
-            share = (time.perf_counter() - started) / len(batch)
-            for query, vector in zip(batch, vectors, strict=True):
+            vectors, seconds = self._query_vectors_timed(
+                [(query.text, query.tags) for query in batch], k
+            )
+            for query, vector, spent in zip(batch, vectors, seconds, strict=True):
                 started = time.perf_counter()
                 result = self._answer(vector, query.tags, k)
-                timed = TimedResult(query.query_id, result, share + time.perf_counter() - started)
+                timed = TimedResult(query.query_id, result, spent + time.perf_counter() - started)
                 results.append(timed)
                 if on_result is not None:
                     on_result(timed)
         return results
 
-    def _query_vectors(
-        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
-    ) -> list[np.ndarray | None]:
-        """Each query's embedding, all computed in one call of the model; None for a query
-        whose answer is empty without it (k ≤ 0, no chunks, or a tag filter that no document
-        matches: the empty-filter guard, never an unfiltered search)."""
+    def _warm_up_search(self, k: int) -> None:
+        """One unrecorded search, so the first search's allocations are no query's latency:
+        in memory, with a chunk's own vector (the model's warm-up is the embedding's own,
+        and only when something is embedded); in a kept collection, with the vector of the
+        model's warm-up text (which opens the model)."""
+        table, embedding = self._searchable()
+        if self._vectors is None:
+            if table.chunks:
+                self._answer(embedding.warm_up(), (), k)
+        elif len(self._vectors):
+            self._answer(self._vectors[0], (), k)
+
+    def _searchable(self) -> tuple[ChunkTable, TextEmbedding]:
         searchable = self._collection is not None or self._vectors is not None
         if not searchable or self._table is None or self._embedding is None:
             raise RetrievalEvalError("dense: search() called before index()")
-        table = self._table
-        wanted = [
+        return self._table, self._embedding
+
+    def _wanted(self, queries: Sequence[tuple[str, Sequence[str]]], k: int) -> list[int]:
+        """The queries whose answer needs their embedding: not those whose answer is empty
+        without it (k ≤ 0, no chunks, or a tag filter that no document matches: the
+        empty-filter guard, never an unfiltered search)."""
+        table, _ = self._searchable()
+        return [
             index
             for index, (_, tags) in enumerate(queries)
             if k > 0 and table.chunks and (not tags or table.tags_present(tags))
         ]
+
+    def _query_vectors(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> list[np.ndarray | None]:
+        """Each query's embedding, all computed in one call of the model, never from the
+        cache (``search`` is timed by its caller, whose time must not depend on the cache);
+        None for a query that needs none (``_wanted``)."""
+        _, embedding = self._searchable()
+        wanted = self._wanted(queries, k)
         vectors: list[np.ndarray | None] = [None] * len(queries)
         if wanted:
-            embedded = self._embedding.embed_queries([queries[index][0] for index in wanted])
+            embedded = embedding.embed_queries([queries[index][0] for index in wanted])
             if self._vectors is not None:
                 embedded = _normalized(embedded)
             for index, vector in zip(wanted, embedded, strict=True):
                 vectors[index] = vector
         return vectors
+
+    def _query_vectors_timed(
+        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> tuple[list[np.ndarray | None], list[float]]:
+        """``_query_vectors`` with each query's embedding seconds, the cache serving the
+        queries it holds with the seconds recorded when they were embedded (0 for a query
+        that needs no embedding)."""
+        _, embedding = self._searchable()
+        wanted = self._wanted(queries, k)
+        vectors: list[np.ndarray | None] = [None] * len(queries)
+        seconds = [0.0] * len(queries)
+        if wanted:
+            embedded, spent = embedding.embed_queries_timed(
+                [queries[index][0] for index in wanted], self._cache
+            )
+            if self._vectors is not None:
+                embedded = _normalized(embedded)
+            for index, vector, one in zip(wanted, embedded, spent, strict=True):
+                vectors[index] = vector
+                seconds[index] = one
+        return vectors, seconds
 
     def _answer(self, vector: np.ndarray | None, tags: Sequence[str], k: int) -> SearchResult:
         """One query's documents from its embedding (None: nothing to find)."""
@@ -326,14 +397,18 @@ class DenseRetriever:
             self._cache = None
 
     def _detach_cache(self) -> None:
-        """Queries always go through the model: a latency that depended on whether
-        the cache had seen the query before would flap between CI runs."""
+        """After indexing, the cache serves only ``search_queries``, which records each
+        query's embedding time with its vector: ``search`` and ``search_many`` always
+        embed (a caller timing ``search`` would see a latency that depended on whether the
+        cache had seen the query before, and flapped between CI runs). A store that answers
+        ``search`` itself (a kept collection) never gets the cache for its queries."""
         if self._embedding is not None:
             self._embedding.cache = None
         if self._cache is not None:
             self._warnings = list(self._cache.warnings)  # now with the rows reading refused
-            self._cache.close()
-            self._cache = None
+            if not self._searches_exactly():
+                self._cache.close()
+                self._cache = None
 
     def _open_collection(self, fingerprint: str, chunk_count: int) -> bool:
         """Open the store and the collection to search; True when a kept collection

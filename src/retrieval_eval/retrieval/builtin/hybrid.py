@@ -14,7 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import (
     Closeable,
+    EstimatesIndexing,
     Hit,
+    IndexEstimate,
     IndexProgress,
     ReportsWarnings,
     Retriever,
@@ -106,6 +108,11 @@ class HybridRetriever:
         for retriever in self.sides.values():
             if isinstance(retriever, ShowsIndexProgress):
                 retriever.set_index_progress(progress)
+
+    def set_index_estimate(self, estimate: IndexEstimate | None) -> None:
+        for retriever in self.sides.values():
+            if isinstance(retriever, EstimatesIndexing):
+                retriever.set_index_estimate(estimate)
 
     def index(self, corpus: Corpus) -> None:
         for retriever in self.sides.values():

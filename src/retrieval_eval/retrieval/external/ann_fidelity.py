@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from retrieval_eval.retrieval.base import AnnFidelity
 
 # Ranks one query's documents: (query, tags, k) -> document ids, best first.
@@ -43,3 +45,46 @@ def measure_fidelity(
     if not recalls:
         return None
     return AnnFidelity(index=index, k=k, queries=len(recalls), recall=sum(recalls) / len(recalls))
+
+
+class ExactRecords:
+    """A collection's records for exact search: scores as the server's space ranks them
+    (cosine similarity, −squared l2, inner product), a document by its best record, ties
+    by document id, tag filters as in search (ANY; none carried: nothing)."""
+
+    def __init__(
+        self,
+        space: str,
+        vectors: np.ndarray,
+        doc_ids: Sequence[str],
+        tags: Sequence[frozenset[str]],
+    ):
+        self.space = space
+        self.doc_ids = list(doc_ids)
+        self.tags = list(tags)
+        if space == "cosine":  # one matrix kept: unit rows for cosine, as stored otherwise
+            vectors = vectors / _norms(vectors)[:, np.newaxis]
+        self.vectors = vectors
+
+    def top(self, query: np.ndarray, tags: Sequence[str], k: int) -> list[str]:
+        if self.space == "cosine":
+            scores = self.vectors @ (query / _norms(query[np.newaxis, :])[0])
+        elif self.space == "l2":
+            scores = -np.sum((self.vectors - query) ** 2, axis=1)
+        else:
+            scores = self.vectors @ query
+        wanted = set(tags)
+        best: dict[str, float] = {}
+        for position, doc_id in enumerate(self.doc_ids):
+            if wanted and not (self.tags[position] & wanted):
+                continue
+            score = float(scores[position])
+            if doc_id not in best or score > best[doc_id]:
+                best[doc_id] = score
+        ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+        return [doc_id for doc_id, _ in ranked[:k]]
+
+
+def _norms(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1)
+    return np.where(norms == 0, 1.0, norms)

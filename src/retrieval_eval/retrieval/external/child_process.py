@@ -12,8 +12,10 @@ the request to exit, or leave a background process holding our pipes. Hence:
 - stderr is drained by a thread that polls a stop flag instead of blocking in a
   read, so stopping never waits on a grandchild that still holds the pipe.
 
-It inherits our environment, from which the edge has already taken the secrets
-(``retrieval_eval.trust.child_env``).
+It gets our environment, from which the edge has already taken the secrets
+(``retrieval_eval.trust.child_env``), and no descriptor but its three pipes. When we
+run as root it runs as the boundary's user, with a HOME and TMPDIR of its own
+(``retrieval_eval.trust.boundary``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 
+from retrieval_eval.trust.boundary import spawn_options
 from retrieval_eval.trust.processes import become_subreaper, children, end_orphans
 
 STDERR_LINES = 20
@@ -55,7 +58,9 @@ class LineTooLong(Exception):
 
 class ChildProcess:
     def __init__(self, command: Sequence[str], *, cwd: Path | None) -> None:
-        """Start it; ``OSError`` when it cannot be started."""
+        """Start it; ``OSError`` when it cannot be started, ``BoundaryError`` when it may
+        not be (as root in the image, without the boundary's user)."""
+        options = spawn_options()
         become_subreaper()  # before it can fork: its orphans must come to us
         # What was our child before it started cannot be its orphan: stopping it spares those.
         self._earlier = children()
@@ -66,6 +71,7 @@ class ChildProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             process_group=0,
+            **options,
         )
         _RUNNING.add(self._process.pid)
         assert self._process.stdin and self._process.stdout and self._process.stderr

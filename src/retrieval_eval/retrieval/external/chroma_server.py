@@ -39,7 +39,7 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import AnnFidelity, Hit, SearchResult
 from retrieval_eval.retrieval.builtin.dense import TAG_KEY_PREFIX, DenseRetriever
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.retrieval.external.ann_fidelity import measure_fidelity
+from retrieval_eval.retrieval.external.ann_fidelity import ExactRecords, measure_fidelity
 from retrieval_eval.retrieval.external.services_config import ChromaConfig
 
 # Names chromadb records for embedding functions that give all-MiniLM-L6-v2's vectors.
@@ -60,7 +60,7 @@ class ChromaServerRetriever(DenseRetriever):
         self._headers = config.headers("retrievers.chroma")
         self._space = "cosine"
         self._collection_name: str | None = None
-        self._records: _Records | None = None
+        self._records: ExactRecords | None = None
 
     # --- the Retriever protocol ------------------------------------------------------
 
@@ -285,7 +285,7 @@ class ChromaServerRetriever(DenseRetriever):
                 '(metadata such as {"' + key + '": ["tag-a", "tag-b"]})'
             )
 
-    def _exact_records(self) -> _Records:
+    def _exact_records(self) -> ExactRecords:
         """Every record's vector, document id and tags, read in pages (once per run)."""
         if self._records is not None:
             return self._records
@@ -314,7 +314,7 @@ class ChromaServerRetriever(DenseRetriever):
             if len(ids) < _PAGE:
                 break
         matrix = np.vstack(vectors) if vectors else np.zeros((0, DIMENSIONS))
-        self._records = _Records(self._space, matrix, doc_ids, tags)
+        self._records = ExactRecords(self._space, matrix, doc_ids, tags)
         return self._records
 
     def _collapse(self, found: Mapping[str, Any]) -> list[Hit]:
@@ -377,49 +377,6 @@ class ChromaServerRetriever(DenseRetriever):
             ) from None
         _bound_timeout(client, timeout)
         return client
-
-
-class _Records:
-    """A collection's records for exact search: scores as the server's space ranks them
-    (cosine similarity, −squared l2, inner product), a document by its best record, ties
-    by document id, tag filters as in search (ANY; none carried: nothing)."""
-
-    def __init__(
-        self,
-        space: str,
-        vectors: np.ndarray,
-        doc_ids: Sequence[str],
-        tags: Sequence[frozenset[str]],
-    ):
-        self.space = space
-        self.doc_ids = list(doc_ids)
-        self.tags = list(tags)
-        if space == "cosine":  # one matrix kept: unit rows for cosine, as stored otherwise
-            vectors = vectors / _norms(vectors)[:, np.newaxis]
-        self.vectors = vectors
-
-    def top(self, query: np.ndarray, tags: Sequence[str], k: int) -> list[str]:
-        if self.space == "cosine":
-            scores = self.vectors @ (query / _norms(query[np.newaxis, :])[0])
-        elif self.space == "l2":
-            scores = -np.sum((self.vectors - query) ** 2, axis=1)
-        else:
-            scores = self.vectors @ query
-        wanted = set(tags)
-        best: dict[str, float] = {}
-        for position, doc_id in enumerate(self.doc_ids):
-            if wanted and not (self.tags[position] & wanted):
-                continue
-            score = float(scores[position])
-            if doc_id not in best or score > best[doc_id]:
-                best[doc_id] = score
-        ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
-        return [doc_id for doc_id, _ in ranked[:k]]
-
-
-def _norms(vectors: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1)
-    return np.where(norms == 0, 1.0, norms)
 
 
 def _record_tags(metadata: Mapping[str, Any], tag_key: str | None) -> frozenset[str]:

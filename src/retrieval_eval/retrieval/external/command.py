@@ -53,6 +53,7 @@ from retrieval_eval.retrieval.external.child_process import (
 )
 from retrieval_eval.retrieval.external.search_answer import search_result
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, search_one_by_one
+from retrieval_eval.trust.boundary import BoundaryError
 
 _EXIT_GRACE_S = 5.0
 # Queries per `search_many` request when the retriever says only `"batch": true`: the
@@ -219,7 +220,7 @@ class CommandRetriever:
     def _start(self) -> ChildProcess:
         try:
             process = ChildProcess(self.command, cwd=self.cwd)
-        except OSError as error:
+        except (OSError, BoundaryError) as error:
             raise RetrievalEvalError(f"{self.label} could not be started: {error}") from None
         self._finalizer = weakref.finalize(self, process.stop, min(_EXIT_GRACE_S, self.timeout_s))
         return process

@@ -15,6 +15,7 @@ mapped fields stops the evaluation with a one-line error.
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -142,7 +143,7 @@ class HttpRetriever:
         client = self._client
         if client is None:
             raise RetrievalEvalError(f"{self.label}: search() called before index()")
-        body = {"query": query, "k": k, "tags": list(tags)}
+        body = request_body(self.config, query, k, tags)
         attempts = self.config.retries + 1
         retrying = Retrying(
             stop=stop_after_attempt(attempts),
@@ -256,3 +257,29 @@ def _describe_failure(error: BaseException | None, timeout_s: float) -> str:
 def _excerpt(text: str) -> str:
     flat = " ".join(text.split())
     return repr(flat if len(flat) <= 200 else flat[:197] + "...")
+
+
+def request_body(config: HttpConfig, query: str, k: int, tags: Sequence[str]) -> Any:
+    """The JSON sent for one query: ours, or the configured template with its "$query",
+    "$k" and "$tags" string values replaced (a tag-filtered query takes ``filtered_body``
+    when it is set)."""
+    template = config.filtered_body if tags and config.filtered_body else config.body
+    if tags and template is not None and '"$tags"' not in template:
+        raise ConfigError(
+            'retrievers.http: a fixture filters by tags, and body has no "$tags": set '
+            "filtered_body to the request that filters (a filter must never be dropped)"
+        )
+    if template is None:
+        return {"query": query, "k": k, "tags": list(tags)}
+    values: dict[str, Any] = {"$query": query, "$k": k, "$tags": list(tags)}
+
+    def fill(value: Any) -> Any:
+        if isinstance(value, str):
+            return values.get(value, value)
+        if isinstance(value, list):
+            return [fill(item) for item in value]
+        if isinstance(value, dict):
+            return {key: fill(item) for key, item in value.items()}
+        return value
+
+    return fill(json.loads(template))

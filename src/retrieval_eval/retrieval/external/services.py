@@ -13,13 +13,18 @@ from pathlib import Path
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.base import Retriever
 from retrieval_eval.retrieval.config import RetrieversConfig
+from retrieval_eval.retrieval.external.engines_config import ENGINES, with_engine_environment
 from retrieval_eval.retrieval.external.services_config import with_environment
 
-SERVICE_RETRIEVERS: tuple[str, ...] = ("postgres", "chroma", "http", "run-file")
+SERVICE_RETRIEVERS: tuple[str, ...] = ("postgres", "chroma", "http", "run-file", *ENGINES)
 _TABLE = {"postgres": "postgres", "chroma": "chroma", "http": "http", "run-file": "run_file"}
 
 
 def build_service(name: str, config: RetrieversConfig) -> Retriever:
+    if name in ENGINES:
+        from retrieval_eval.retrieval.external.engines import build_engine
+
+        return build_engine(name, config)
     table = getattr(config, _TABLE[name])
     if table is None:
         raise ConfigError(f"retriever `{name}` needs a [retrievers.{name}] table")
@@ -54,6 +59,10 @@ def with_service_environment(
         config.postgres, config.chroma, config.http, environ=environ
     )
     updates: dict[str, object] = {"postgres": postgres, "chroma": chroma, "http": http}
+    for engine in ENGINES:
+        table = getattr(config, engine)
+        if table is not None:
+            updates[engine] = with_engine_environment(table, environ=environ)
     if config.run_file is not None and not config.run_file.path.is_absolute():
         updates["run_file"] = config.run_file.model_copy(
             update={"path": (workdir / config.run_file.path).resolve()}

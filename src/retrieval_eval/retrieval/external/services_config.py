@@ -241,6 +241,36 @@ class HttpConfig(_HeaderSecrets):
     score_field: str = "score"
     text_field: str = "text"
     cost_field: str = "cost_usd"
+    # The request body, as JSON text in which the string values "$query", "$k" and "$tags"
+    # stand for the query, the number of hits and the fixture's tags (another API's own
+    # shape: Elasticsearch's `_search`). Unset: {"query", "k", "tags"}. `filtered_body`
+    # is sent for a fixture that filters by tags; unset, such a fixture needs "$tags" in
+    # `body` (a filter is never dropped).
+    body: str | None = None
+    filtered_body: str | None = None
+
+    @field_validator("body", "filtered_body")
+    @classmethod
+    def _template(cls, template: str | None) -> str | None:
+        if template is None:
+            return None
+        import json
+
+        try:
+            parsed = json.loads(template)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"is not JSON ({error.msg} at character {error.pos})") from None
+        if not isinstance(parsed, dict):
+            raise ValueError("must be a JSON object")
+        if "$query" not in template:
+            raise ValueError('must contain "$query", where the query goes')
+        return template
+
+    @model_validator(mode="after")
+    def _filtered_needs_body(self) -> HttpConfig:
+        if self.filtered_body is not None and self.body is None:
+            raise ValueError("filtered_body needs body (the request for a query without tags)")
+        return self
 
     @field_validator("url")
     @classmethod

@@ -1,0 +1,104 @@
+"""The command-line flags of the settings, made from the option table.
+
+Each declared flag becomes a click option whose help is the setting's line of
+documentation and its default; a flag the user did not give is no override, so the
+configuration file's value stands. Nested settings (``judge.max_cost_usd``) become nested
+overrides, laid over the file's table key by key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import NoneType, UnionType
+from typing import Any, Union, get_args, get_origin
+
+import click
+from pydantic import BaseModel
+
+from retrieval_eval.config.markdown import shown_default
+from retrieval_eval.config.table import Row, rows
+from retrieval_eval.settings import RunSettings
+
+
+def flag_rows(
+    keys: tuple[str, ...] | None = None, model: type[BaseModel] = RunSettings
+) -> tuple[Row, ...]:
+    """The settings with a flag; ``keys``: only these (in the table's order)."""
+    return tuple(row for row in rows(model) if row.flag and (keys is None or row.key in keys))
+
+
+def settings_flags(
+    keys: tuple[str, ...] | None = None, model: type[BaseModel] = RunSettings
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator adding one click option per declared flag."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for row in reversed(flag_rows(keys, model)):
+            command = _option(row)(command)
+        return command
+
+    return decorate
+
+
+def _option(row: Row) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    assert row.flag is not None
+    base = _plain(row.type)
+    help_text = f"{row.doc} Default: {_help_default(row)}."
+    if base is bool:
+        return click.option(row.flag, row.parameter, is_flag=True, default=None, help=help_text)
+    kind: Any = click.Path(path_type=Path) if base is Path else base
+    return click.option(
+        row.flag,
+        row.parameter,
+        type=kind,
+        envvar=row.env,
+        show_envvar=row.env is not None,
+        help=help_text,
+    )
+
+
+def _help_default(row: Row) -> str:
+    key = row.key.rsplit(".", 1)
+    table = f"[{key[0]}] {key[1]}" if len(key) == 2 else row.key
+    return f"{table} in the config file, else {shown_default(row.default).strip('`')}"
+
+
+def _plain(annotation: Any) -> Any:
+    """``Path | None`` -> ``Path``."""
+    if get_origin(annotation) in (Union, UnionType):
+        inner = [a for a in get_args(annotation) if a is not NoneType]
+        return inner[0] if len(inner) == 1 else str
+    return annotation
+
+
+def overrides_from_flags(
+    flags: Mapping[str, Any],
+    keys: tuple[str, ...] | None = None,
+    model: type[BaseModel] = RunSettings,
+) -> dict[str, Any]:
+    """The settings the user gave flags for, nested as the configuration file nests them."""
+    return nested({row.key: flags.get(row.parameter) for row in flag_rows(keys, model)})
+
+
+def nested(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Dotted keys with a value (``None``: not given) as the file's nested tables."""
+    overrides: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        *tables, leaf = key.split(".")
+        target = overrides
+        for table in tables:
+            target = target.setdefault(table, {})
+        target[leaf] = value
+    return overrides
+
+
+def typed_paths(flags: Mapping[str, Any], *kinds: str) -> tuple[Path, ...]:
+    """The paths typed on the command line for settings that name a file of ``kinds``."""
+    return tuple(
+        Path(flags[row.parameter])
+        for row in flag_rows()
+        if row.path in kinds and flags.get(row.parameter)
+    )
