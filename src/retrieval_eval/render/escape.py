@@ -79,7 +79,9 @@ _AUTOLINKS = re.compile(
 
 
 def _unlinked(text: str) -> str:
-    if not any(mark in text for mark in (":", "ww", "WW", "@", "#", "-")):
+    # Most text has none of them: it is not scanned (a report escapes every cell).
+    lowered = text.lower()
+    if not ("://" in text or "www." in lowered or "@" in text or "\\#" in text or "gh-" in lowered):
         return text
     return _AUTOLINKS.sub(_unlink, text)
 
