@@ -72,7 +72,7 @@ def escape_markdown(text: object, *, max_len: int | None = 200) -> str:
 _AUTOLINKS = re.compile(
     r"(?P<scheme>:(?=//))"
     r"|(?P<www>[wW]{3})\."
-    r"|(?<=[\w.+-])@(?P<domain>(?=[^\s@]*\.))"
+    r"|(?<=[\w.+-])@(?P<domain>(?!\u200b)(?=[^\s@]*\.))"
     r"|(?P<issue>\\#)(?=\d)"
     r"|\b(?P<gh>[gG][hH]-)(?=\d)"
 )
