@@ -34,7 +34,7 @@ def project(tmp_path: Path) -> Project:
 def test_run_prints_the_report_and_exits_by_verdict(project: Project) -> None:
     first = cli(project, "run")
     assert first.returncode == 0, first.stderr
-    assert first.stdout.startswith("📌 **Baseline established: keyword.jsonl MRR@10 ")
+    assert first.stdout.startswith("📌 **Baseline established: keyword.jsonl NDCG@10 ")
     assert (project.root / "baseline.json").is_file()
     # CI logs get quiet, line-oriented progress: no carriage-return redraws.
     assert "\r" not in first.stderr

@@ -12,6 +12,7 @@ from retrieval_eval.vocabulary import fit_status_description, state_for
         ("passed", "success"),
         ("baseline-established", "success"),
         ("skipped", "success"),
+        ("accepted", "success"),
         ("regression", "failure"),
         ("threshold", "failure"),
         ("invalid", "failure"),
@@ -35,3 +36,20 @@ def test_skipped_description_names_the_paths() -> None:
     assert skipped_description("datasets/**, !docs/**") == (
         "skipped: no changes under datasets/**, !docs/**"
     )
+
+
+def test_one_record_per_verdict_gives_every_renderer_its_words() -> None:
+    from retrieval_eval.vocabulary import (
+        ACTION_VERDICTS,
+        EXIT_CODE,
+        VERDICT_WORDS,
+        ExitCode,
+        verdict_words,
+    )
+
+    assert set(VERDICT_WORDS) == set(ACTION_VERDICTS)
+    # An accepted regression is a success: it must not block merging.
+    accepted = verdict_words("accepted")
+    assert (accepted.exit_code, accepted.state) == (ExitCode.OK, "success")
+    assert "accepted" not in EXIT_CODE  # the Action's verdict, as `skipped`: never a run's
+    assert verdict_words("a verdict from a newer version") == VERDICT_WORDS["error"]

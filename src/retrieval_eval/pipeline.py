@@ -32,7 +32,12 @@ from retrieval_eval.compare.baseline import (
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
 from retrieval_eval.compare.dense_model import choose_run_model, resolve_dense_model
 from retrieval_eval.compare.environment import collect_environment
-from retrieval_eval.compare.gate import gate_dataset, recorded_value
+from retrieval_eval.compare.gate import (
+    gate_dataset,
+    pooled_datasets,
+    pooled_headline,
+    recorded_value,
+)
 from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
@@ -51,6 +56,8 @@ from retrieval_eval.compare.partial import (
     shard_partial,
     write_partial,
 )
+from retrieval_eval.compare.policy import gate_policy
+from retrieval_eval.compare.rules import Pooled
 from retrieval_eval.compare.verdict import decide
 from retrieval_eval.errors import ConfigError, InputError, RetrievalEvalError
 from retrieval_eval.index.model_catalog import AUTO_INT8_ABOVE
@@ -109,6 +116,7 @@ def run_evaluation(
     log: Log = stderr_log,
     anthropic_api_key: SecretStr | None = None,
     links: ReportLinks | None = None,
+    stale: str | None = None,
 ) -> RunOutcome:
     """Evaluate every dataset, gate it, write the report (and the baseline when due).
 
@@ -116,6 +124,8 @@ def run_evaluation(
     is ignored (even a corrupt one) and every dataset's entry is replaced.
     ``anthropic_api_key`` comes from the edge (the environment), never from a file;
     ``links`` too (the Action's: the run and the fixtures on GitHub; a plain run has none).
+    ``stale``: the baseline is behind the default branch (the Action's check), said in a
+    passing headline.
     """
     try:
         judge = make_judge(settings.judge, anthropic_api_key)
@@ -131,6 +141,7 @@ def run_evaluation(
             judge=judge,
             rerank_key=rerank_key,
             links=links,
+            stale=stale,
         )
     except RetrievalEvalError as error:
         return error_outcome(error)
@@ -171,6 +182,7 @@ def _run(
     judge: ClaudeJudge | None,
     rerank_key: str | None,
     links: ReportLinks | None,
+    stale: str | None = None,
 ) -> RunOutcome:
     started = time.perf_counter()
     corpus, validation = _load_and_validate(settings)
@@ -182,6 +194,7 @@ def _run(
         settings, corpus, validation, interactive=interactive, log=log, rerank_key=rerank_key
     )
     labeller = None if judge is None else label_judge(judge, settings)
+    policy = gate_policy(settings)
     documents = {doc.id: doc for doc in corpus.documents}
     datasets: list[DatasetReport] = []
     for one in searched.datasets:
@@ -194,7 +207,7 @@ def _run(
             recorded = previous.datasets.get(one.path.name) if previous else None
             measured = carry_over(with_fingerprints(measured, passages), recorded)
         entry = previous.established(one.path.name) if previous else None
-        gated = gate_dataset(measured, entry, settings)
+        gated = gate_dataset(measured, entry, settings, policy)
         if labeller is not None:  # informational: the verdict is already decided above
             gated = judge_holes(gated, documents, labeller, log)
             gated = calibrate(
@@ -207,6 +220,7 @@ def _run(
                 log=log,
             )
         datasets.append(gated)
+    pooled = pooled_headline(datasets, previous, policy)
     if labeller is not None and labeller.calls:
         log(f"judged {labeller.calls} label(s) with {labeller.model} (${labeller.spent_usd:.4f})")
     challengers = tuple(
@@ -218,6 +232,7 @@ def _run(
         settings,
         datasets,
         previous=previous,
+        pooled=pooled,
         model_sha256=searched.model_sha256,
         dense_model=dense_model,
         started=started,
@@ -227,6 +242,7 @@ def _run(
         log=log,
         challengers=challengers,
         links=links,
+        stale=stale,
     )
 
 
@@ -380,6 +396,7 @@ def conclude(
     datasets: Sequence[DatasetReport],
     *,
     previous: Baseline | None,
+    pooled: Pooled | None = None,
     model_sha256: str | None,
     dense_model: str | None = None,
     started: float,
@@ -389,6 +406,7 @@ def conclude(
     log: Log,
     challengers: tuple[DatasetChallengers, ...] = (),
     links: ReportLinks | None = None,
+    stale: str | None = None,
 ) -> RunOutcome:
     """Decide the verdict over the gated datasets, write the baseline when due and the report.
 
@@ -398,9 +416,9 @@ def conclude(
         repository=settings.datasets, model_sha256=model_sha256, dense_model=dense_model
     )
     removed = removed_datasets(previous, evaluated={d.name for d in datasets})
-    decision = decide(
-        datasets, tolerance=settings.tolerance, measures=settings.measures, removed=removed
-    )
+    policy = gate_policy(settings)
+    datasets = pooled_datasets(datasets, pooled, policy)
+    decision = decide(datasets, policy=policy, removed=removed, pooled=pooled, stale=stale)
     established = [d.name for d in datasets if d.baseline_established]
     # A measure an established entry never recorded is established by this run too.
     extended = None if rewrite or previous is None else with_new_measures(previous, datasets)
@@ -436,6 +454,7 @@ def conclude(
         duration_s=time.perf_counter() - started,
         history=trend.values,
         challengers=challengers,
+        policy=policy,
     )
     files = write_report_files(report, settings.report_dir, notices=notices, links=links)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
@@ -636,6 +655,7 @@ def merge_shards(
     write_baseline: bool = True,
     log: Log = stderr_log,
     links: ReportLinks | None = None,
+    stale: str | None = None,
 ) -> RunOutcome:
     """Combine the partials, gate once and write the report (and baseline) as ``run`` would."""
     started = time.perf_counter()
@@ -649,12 +669,13 @@ def merge_shards(
         corpus_fingerprint, own = _checked_out(settings)
         check_against_checkout(partials, own, corpus_fingerprint=corpus_fingerprint)
         ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
+        policy = gate_policy(settings)
         datasets = []
         challengers = []
         for position, measured in enumerate(merge_datasets(ordered, settings)):
             recorded = previous.datasets.get(measured.name) if previous else None
             entry = previous.established(measured.name) if previous else None
-            datasets.append(gate_dataset(carry_over(measured, recorded), entry, settings))
+            datasets.append(gate_dataset(carry_over(measured, recorded), entry, settings, policy))
             sides = merge_challengers(ordered, position)
             if sides:
                 challengers.append(_against_gated(settings, measured, sides))
@@ -662,6 +683,7 @@ def merge_shards(
             settings,
             datasets,
             previous=previous,
+            pooled=pooled_headline(datasets, previous, policy),
             model_sha256=ordered[0].model_sha256,
             dense_model=dense_model,
             started=started,
@@ -671,6 +693,7 @@ def merge_shards(
             log=log,
             challengers=tuple(challengers),
             links=links,
+            stale=stale,
         )
     except RetrievalEvalError as error:
         return error_outcome(error)

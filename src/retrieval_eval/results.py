@@ -8,17 +8,207 @@ all need them.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from retrieval_eval.vocabulary import STATUS_DESCRIPTION_LIMIT, RowStatus, Verdict
+from retrieval_eval.vocabulary import LOWER_IS_BETTER, STATUS_DESCRIPTION_LIMIT, RowStatus, Verdict
 
 REPORT_SCHEMA_VERSION = 1
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --- the gate's policy --------------------------------------------------------------------
+
+RuleName = Literal[
+    "any-metric",
+    "headline",
+    "headline-half",
+    "headline-bands",
+    "one-sided",
+    "combined",
+    "non-inferiority",
+    "headline-pooled",
+    "scaled-queries",
+]
+# The seed's rule, and what "tolerance" means in the docs: any gated metric drops more than it.
+SEED_RULE: RuleName = "any-metric"
+# The rule a configuration that names none gets, chosen by bench/gate_power.py on Cranfield
+# and Vaswani (docs/benchmarks.md): of 56 candidates the closest to the targets on one
+# dataset, and with three datasets pooled the only one to meet every target on both.
+DEFAULT_RULE: RuleName = "headline-pooled"
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """How a rule reads the paired per-query values of one metric (compare/rules.py).
+
+    Every bound is a multiple of the metric's tolerance. The observed drop is the relative
+    drop of the mean over the queries both runs share."""
+
+    summary: str  # the rule in words, for the one-line policy ("NDCG@10 drops more than 5%")
+    headline_only: bool  # True: the dataset's headline metric alone decides; others reported
+    fail_over: float  # an observed drop beyond this fails (subject to ``test``)
+    # "two-sided": a drop beyond fail_over fails only when the two-sided paired test gives
+    # p < significance (only when `significance` is set, as the seed's rule); "one-sided": a
+    # drop beyond fail_over fails only when the one-sided test (H0: no drop) gives p < alpha;
+    # "non-inferiority": a drop beyond fail_over fails unless the one-sided test of H0 "worse
+    # by the tolerance or more" gives p < alpha.
+    test: Literal["two-sided", "one-sided", "non-inferiority"] | None = None
+    tested_over: float | None = None  # and a drop beyond this fails when the one-sided p < alpha
+    review_over: float | None = None  # a drop beyond this (not failing) is flagged for review
+    alpha: float | None = None  # the test's level when `significance` is not set
+    # With two or more datasets, their headline values pooled decide; each dataset's own
+    # drop beyond the bound is flagged for review (failing any one fails far more harmless
+    # changes). One dataset: its own values decide.
+    pooled: bool = False
+    scaled_queries: bool = False  # max_regressed_queries counts per 25 queries
+
+
+RULES: Mapping[RuleName, RuleSpec] = {
+    "any-metric": RuleSpec("any gated metric drops more than {tol}", False, 1.0, test="two-sided"),
+    "headline": RuleSpec("{head} drops more than {tol}", True, 1.0),
+    "headline-half": RuleSpec("{head} drops more than {half}", True, 0.5),
+    "headline-bands": RuleSpec(
+        "{head} drops more than {tol} (review above {half})", True, 1.0, review_over=0.5
+    ),
+    "one-sided": RuleSpec(
+        "{head} drops, with one-sided p < {alpha}", True, 0.0, test="one-sided", alpha=0.05
+    ),
+    "combined": RuleSpec(
+        "{head} drops more than {tol}, or more than {fifth} with one-sided p < {alpha}",
+        True,
+        1.0,
+        tested_over=0.2,
+        alpha=0.2,
+    ),
+    "non-inferiority": RuleSpec(
+        "{head} drops and is not shown less than {tol} worse (one-sided p < {alpha})",
+        True,
+        0.0,
+        test="non-inferiority",
+        alpha=0.2,
+    ),
+    "headline-pooled": RuleSpec(
+        "{head} drops more than {half} over every dataset's shared queries pooled",
+        True,
+        0.5,
+        pooled=True,
+    ),
+    "scaled-queries": RuleSpec(
+        "{head} drops more than {half}, or more than {mrq} queries in 25 lose every hit",
+        True,
+        0.5,
+        scaled_queries=True,
+    ),
+}
+
+
+class GatePolicy(_Frozen):
+    """Every knob that decides the verdict, built once from the settings
+    (compare/policy.py) and passed down: no module reads a bare tolerance."""
+
+    rule: RuleName = Field(description="the named rule that turns paired values into a verdict")
+    tolerance: float = Field(description="the relative drop a rule's bounds are multiples of")
+    tolerances: dict[str, float] = Field(
+        default_factory=dict, description="metric -> its own tolerance, replacing the default"
+    )
+    headline: str = Field(description="the headline metric of a dataset that names none")
+    dataset_headlines: dict[str, str] = Field(
+        default_factory=dict, description="dataset file -> its own headline metric"
+    )
+    gated: tuple[str, ...] = Field(description="the metrics compared with the baseline")
+    significance: float | None = Field(
+        default=None, description="the paired test's level (None: the rule's own, if any)"
+    )
+    max_regressed_queries: int | None = None
+    max_removed_share: float = 0.5
+    repeats: int = 1
+    seed: int = 0
+
+    @property
+    def spec(self) -> RuleSpec:
+        return RULES[self.rule]
+
+    def tolerance_for(self, metric: str) -> float:
+        return self.tolerances.get(metric, self.tolerance)
+
+    def bound_for(self, metric: str) -> float:
+        """The observed drop beyond which the rule fails ``metric`` (before any test): a
+        multiple of its tolerance (the tolerance itself for a rule that fails on any
+        tested drop)."""
+        share = self.spec.fail_over if self.spec.fail_over > 0 else 1.0
+        return share * self.tolerance_for(metric)
+
+    def headline_for(self, dataset: str) -> str:
+        return self.dataset_headlines.get(dataset, self.headline)
+
+    def is_gated(self, metric: str, dataset: str | None = None) -> bool:
+        """Compared with the baseline. Under a headline rule only the dataset's headline
+        metric (and latency or cost, when `gated` names them) is; the others are reported."""
+        if metric not in self.gated:
+            return False
+        if not self.spec.headline_only or metric in LOWER_IS_BETTER or dataset is None:
+            return True
+        return metric == self.headline_for(dataset)
+
+    @property
+    def alpha(self) -> float | None:
+        """The paired test's level: `significance` when set, else the rule's own."""
+        return self.significance if self.significance is not None else self.spec.alpha
+
+    def regressed_limit(self, queries: int) -> int | None:
+        """The most shared queries that may lose every hit in a dataset of ``queries``."""
+        if self.max_regressed_queries is None:
+            return None
+        if not self.spec.scaled_queries:
+            return self.max_regressed_queries
+        return math.floor(self.max_regressed_queries * queries / 25 + 1e-9)
+
+    def describe(self, metric_label: Callable[[str], str] = str) -> str:
+        """The policy in one line, as the report and the comment say it."""
+        tol = self.tolerance
+        text = self.spec.summary.format(
+            head=metric_label(self.headline),
+            tol=_share(tol),
+            half=_share(tol / 2),
+            fifth=_share(tol / 5),
+            alpha=f"{self.alpha:g}" if self.alpha is not None else "—",
+            mrq=self.max_regressed_queries if self.max_regressed_queries is not None else "—",
+        )
+        parts = [f"Gate: {self.rule} — fail when {text}"]
+        if self.dataset_headlines:
+            parts.append(
+                "headline "
+                + ", ".join(
+                    f"{name}: {metric_label(metric)}"
+                    for name, metric in sorted(self.dataset_headlines.items())
+                )
+            )
+        if self.tolerances:
+            parts.append(
+                "tolerance "
+                + ", ".join(
+                    f"{metric_label(m)} {_share(t)}" for m, t in sorted(self.tolerances.items())
+                )
+            )
+        if self.significance is not None and self.spec.test == "two-sided":
+            parts.append(f"significance {self.significance:g}")
+        if self.max_regressed_queries is not None and not self.spec.scaled_queries:
+            parts.append(f"max_regressed_queries {self.max_regressed_queries}")
+        if self.repeats > 1:
+            parts.append(f"repeats {self.repeats}")
+        return " · ".join(parts)
+
+
+def _share(value: float) -> str:
+    return f"{value * 100:g}%"
 
 
 class Environment(_Frozen):
@@ -307,6 +497,36 @@ class Calibration(_Frozen):
     )
 
 
+class Resolution(_Frozen):
+    """What a dataset of this size and spread can tell apart, said in one line per dataset.
+
+    The drop caught four times in five is a normal approximation of the rule's power on
+    the paired per-query differences of the headline metric; ``queries_to_resolve`` is how
+    many queries would make the 95% interval of the relative change as narrow as ± the
+    tolerance."""
+
+    metric: str
+    queries: int = Field(description="queries the spread was measured on")
+    source: Literal["comparison", "spread"] = Field(
+        description="comparison: the paired differences against the baseline; spread: "
+        "without a baseline, the per-query values themselves (a cautious stand-in)"
+    )
+    detectable_drop: float | None = Field(
+        description="the relative drop this gate fails four times in five (None: it cannot)"
+    )
+    queries_to_resolve: int | None = Field(
+        description="queries for a 95% interval of ± the tolerance (None: no spread seen)"
+    )
+    tolerance: float
+    change: float | None = Field(
+        default=None, description="the observed relative change of the mean (None: no baseline)"
+    )
+    change_low: float | None = Field(
+        default=None, description="the paired 95% interval of the relative change, low end"
+    )
+    change_high: float | None = None
+
+
 class DatasetReport(_Frozen):
     name: str = Field(description="dataset file name, e.g. hybrid.jsonl")
     retriever: str
@@ -361,6 +581,14 @@ class DatasetReport(_Frozen):
         default=None,
         description="why groundedness was neither measured nor gated for this dataset (the "
         "retriever's hits carry no text); None when it was measured",
+    )
+    headline_metric: str | None = Field(
+        default=None, description="the metric the dataset is judged and named by (the policy's)"
+    )
+    resolution: Resolution | None = Field(
+        default=None,
+        description="what this dataset's queries can resolve under the gate's rule, from "
+        "this comparison's per-query spread (or, without a baseline, the run's own)",
     )
 
 
@@ -455,3 +683,19 @@ class RunReport(_Frozen):
         description="the `[challengers]` retrievers on each dataset: reported, never gated, "
         "never in the baseline or the history",
     )
+    policy: GatePolicy | None = Field(
+        default=None, description="every knob that decided the verdict (None: an older report)"
+    )
+
+    @property
+    def gate_policy(self) -> GatePolicy:
+        """The policy that decided this report; an older report's is the seed's rule at its
+        recorded tolerance."""
+        if self.policy is not None:
+            return self.policy
+        return GatePolicy(
+            rule=SEED_RULE,
+            tolerance=self.tolerance,
+            headline=self.measures[0],
+            gated=self.measures,
+        )

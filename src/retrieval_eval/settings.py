@@ -33,6 +33,7 @@ from pydantic import (
 from retrieval_eval.errors import ConfigError, shown_path
 from retrieval_eval.load.input_files import UTF8_BOM, wide_encoding_problem
 from retrieval_eval.progress import Pace
+from retrieval_eval.results import DEFAULT_RULE, RuleName
 from retrieval_eval.retrieval.config import MAX_TIMEOUT_S, RetrieversConfig
 from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, JudgePricing
 from retrieval_eval.vocabulary import (
@@ -303,11 +304,13 @@ class RunSettings(BaseModel):
         Literal["fixed", "ratchet"],
         Option(
             "On a push to the default branch: `ratchet` raises baseline.json to a passing "
-            "run's values (never lowers them); `fixed` moves it only by `baseline update`.",
+            "run's values (never lowers them), so a revert of a merged gain fails; `fixed` "
+            "moves it only by `baseline update`. A retriever searched with `repeats` above 1 "
+            "is never ratcheted (it would keep its luckiest run).",
             G,
             action_input=True,
         ),
-    ] = "fixed"
+    ] = "ratchet"
     report_dir: Annotated[
         Path,
         Option(
@@ -358,12 +361,36 @@ class RunSettings(BaseModel):
     tolerance: Annotated[
         float,
         Option(
-            "Largest allowed relative drop of a gated metric (0.05 = 5%).",
+            "The gate's relative tolerance (0.05 = 5%): the default rule fails the headline "
+            "metric beyond half of it, the seed's rule any gated metric beyond it.",
             G,
             flag=True,
             action_input=True,
         ),
     ] = Field(default=0.05, ge=0.0, lt=1.0)
+    tolerances: Annotated[
+        dict[str, float],
+        Option("A metric's own tolerance, replacing `tolerance` for it.", G),
+    ] = Field(default_factory=dict)
+    gate_rule: Annotated[
+        RuleName,
+        Option(
+            "The rule that turns the paired per-query values into a verdict "
+            "(docs/configuration.md, the gate's rules); `any-metric` is the seed's.",
+            G,
+        ),
+    ] = DEFAULT_RULE
+    headline: Annotated[
+        str | None,
+        Option(
+            "The metric a dataset is judged and named by. Not set: `ndcg@K` if measured, "
+            "else the first measure.",
+            G,
+        ),
+    ] = None
+    dataset_headlines: Annotated[
+        dict[str, str], Option("A dataset file's own headline metric.", G)
+    ] = Field(default_factory=dict)
     # Opt-in noise rules (docs/configuration.md, "Small datasets and noise"). None: off.
     significance: Annotated[
         float | None,
@@ -515,6 +542,40 @@ class RunSettings(BaseModel):
                     f"gated metric {name!r} is not measured; measured: {sorted(known)}"
                 )
         return gated
+
+    @field_validator("tolerances")
+    @classmethod
+    def _tolerances_fit(
+        cls, tolerances: dict[str, float], info: ValidationInfo
+    ) -> dict[str, float]:
+        known = _measured(info)
+        for name, value in tolerances.items():
+            if name not in known:
+                raise ValueError(f"tolerance for {name!r}, which is not measured: {sorted(known)}")
+            if not 0.0 <= value < 1.0:
+                raise ValueError(f"tolerance for {name!r} is {value}; give a share from 0 to 1")
+        return tolerances
+
+    @field_validator("headline")
+    @classmethod
+    def _headline_measured(cls, headline: str | None, info: ValidationInfo) -> str | None:
+        measures = info.data.get("measures", DEFAULT_MEASURES)
+        if headline is not None and headline not in measures:
+            raise ValueError(f"headline {headline!r} is not measured; measured: {list(measures)}")
+        return headline
+
+    @field_validator("dataset_headlines")
+    @classmethod
+    def _dataset_headlines_measured(
+        cls, headlines: dict[str, str], info: ValidationInfo
+    ) -> dict[str, str]:
+        measures = info.data.get("measures", DEFAULT_MEASURES)
+        for dataset, metric in headlines.items():
+            if metric not in measures:
+                raise ValueError(
+                    f"headline {metric!r} of {dataset} is not measured; measured: {list(measures)}"
+                )
+        return headlines
 
     @field_validator("thresholds")
     @classmethod

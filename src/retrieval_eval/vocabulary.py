@@ -1,15 +1,16 @@
 """The words retrieval-eval speaks, each defined once.
 
-Metric names and their display labels, the verdicts and what each one means
-for the exit code, the commit status and the icon in the report, the statuses
-of a metric row, and the commit-status description limit. Every other module
-imports these instead of spelling them again, so adding a verdict or renaming a
-label is a change in one place.
+Metric names (each measure's own record is in score/measure_names.py), the verdicts
+and what each one means for the exit code, the commit status and every renderer (one
+record a verdict), the statuses of a metric row, and the commit-status description
+limit. Every other module imports these instead of spelling them again, so adding a
+verdict or renaming a label is a change in one place.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Literal, get_args
 
@@ -29,30 +30,13 @@ GROUNDEDNESS = "groundedness"
 JUDGE = "judge"
 LOWER_IS_BETTER = frozenset({LATENCY_P95, COST_PER_QUERY})
 
-_METRIC_LABELS: Mapping[str, str] = {
+# Labels of the metrics that are not measures (the measures' are in score/measure_names.py).
+METRIC_LABELS: Mapping[str, str] = {
     LATENCY_P95: "Latency p95 (ms)",
     COST_PER_QUERY: "Cost / query ($)",
     GROUNDEDNESS: "Groundedness",
     JUDGE: "Judge (LLM, not deterministic)",
 }
-_MEASURE_LABELS: Mapping[str, str] = {
-    "mrr": "MRR",
-    "ndcg": "NDCG",
-    "p": "P",
-    "recall": "Recall",
-    "map": "MAP",
-    "hit_rate": "HitRate",
-    "r_precision": "R-Precision",
-}
-
-
-def metric_label(metric: str) -> str:
-    """Display name: ``ndcg@10`` → ``NDCG@10``."""
-    if metric in _METRIC_LABELS:
-        return _METRIC_LABELS[metric]
-    name, _, cut = metric.partition("@")
-    shown = _MEASURE_LABELS.get(name, name.replace("_", " "))
-    return f"{shown}@{cut}" if cut else shown
 
 
 # What a run decided. The Action adds `skipped` (no change under `paths`, nothing evaluated)
@@ -71,11 +55,13 @@ ActionVerdict = Literal[
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 ACTION_VERDICTS: tuple[ActionVerdict, ...] = get_args(ActionVerdict)
 
-# One metric row of a dataset's table.
+# One metric row of a dataset's table. "review": the rule's review band (a drop between half
+# the tolerance and the tolerance), said beside a verdict it does not fail.
 RowStatus = Literal[
     "ok",
     "improved",
     "regressed",
+    "review",
     "within-noise",
     "below-threshold",
     "above-ceiling",
@@ -94,32 +80,48 @@ class ExitCode(IntEnum):
     ERROR = 2  # bad configuration, unreadable file, retriever failure
 
 
-EXIT_CODE: Mapping[Verdict, ExitCode] = {
-    "passed": ExitCode.OK,
-    "baseline-established": ExitCode.OK,
-    "regression": ExitCode.FAILED,
-    "threshold": ExitCode.FAILED,
-    "invalid": ExitCode.FAILED,
-    "error": ExitCode.ERROR,
-}
-
-# The commit status. An established baseline or a skipped run must not block merging:
-# nothing regressed.
+# The commit status's state.
 StatusState = Literal["success", "failure", "error"]
-_STATE_OF_VERDICT: Mapping[str, StatusState] = {
-    "passed": "success",
-    "baseline-established": "success",
-    "skipped": "success",
-    "accepted": "success",
-    "regression": "failure",
-    "threshold": "failure",
-    "invalid": "failure",
-    "error": "error",
+
+
+@dataclass(frozen=True)
+class VerdictWords:
+    """Everything a renderer says about one verdict: the exit code and commit status it
+    means, and how the terminal, the comment, the badge and the HTML report show it."""
+
+    exit_code: ExitCode
+    state: StatusState
+    icon: str  # report.md, the comment, the HTML report
+    colour: str  # the terminal's (click's colour names)
+    badge: str  # shields.io's named colour
+    tone: Literal["good", "bad", "other"]  # the HTML report's banner
+
+
+# An established baseline, a skipped run or an accepted regression must not block
+# merging: nothing regressed that nobody accepted.
+VERDICT_WORDS: Mapping[str, VerdictWords] = {
+    "passed": VerdictWords(ExitCode.OK, "success", "✅", "green", "brightgreen", "good"),
+    "baseline-established": VerdictWords(ExitCode.OK, "success", "📌", "cyan", "blue", "other"),
+    "accepted": VerdictWords(ExitCode.OK, "success", "☑️", "cyan", "yellowgreen", "other"),
+    "skipped": VerdictWords(ExitCode.OK, "success", "⏭️", "", "lightgrey", "other"),
+    "regression": VerdictWords(ExitCode.FAILED, "failure", "❌", "red", "red", "bad"),
+    "threshold": VerdictWords(ExitCode.FAILED, "failure", "❌", "red", "orange", "bad"),
+    "invalid": VerdictWords(ExitCode.FAILED, "failure", "❌", "red", "red", "bad"),
+    "error": VerdictWords(ExitCode.ERROR, "error", "⚠️", "yellow", "lightgrey", "other"),
 }
+# A verdict this version does not know (a newer report): said as an error, never a pass.
+_UNKNOWN_VERDICT = VERDICT_WORDS["error"]
+
+
+def verdict_words(verdict: str) -> VerdictWords:
+    return VERDICT_WORDS.get(verdict, _UNKNOWN_VERDICT)
+
+
+EXIT_CODE: Mapping[Verdict, ExitCode] = {v: VERDICT_WORDS[v].exit_code for v in VERDICTS}
 
 
 def state_for(verdict: str) -> StatusState:
-    return _STATE_OF_VERDICT.get(verdict, "error")
+    return verdict_words(verdict).state
 
 
 STATUS_DESCRIPTION_LIMIT = 140  # GitHub rejects longer commit-status descriptions with 422
@@ -134,24 +136,29 @@ def fit_status_description(text: str) -> str:
     return line[: STATUS_DESCRIPTION_LIMIT - 1].rstrip() + "…"
 
 
-# Icons in the report and the comment.
-VERDICT_ICON: Mapping[str, str] = {
-    "passed": "✅",
-    "regression": "❌",
-    "threshold": "❌",
-    "baseline-established": "📌",
-    "accepted": "☑️",
-    "invalid": "❌",
-    "error": "⚠️",
+# Icons in the report and the comment (read from VERDICT_WORDS).
+VERDICT_ICON: Mapping[str, str] = {v: words.icon for v, words in VERDICT_WORDS.items()}
+
+
+@dataclass(frozen=True)
+class RowWords:
+    """How a metric row's status is shown, and whether it fails the run."""
+
+    text: str
+    colour: str  # the terminal's
+    failing: bool
+
+
+ROW_STATUS: Mapping[RowStatus, RowWords] = {
+    "ok": RowWords("✅ ok", "green", False),
+    "improved": RowWords("✅ improved", "green", False),
+    "regressed": RowWords("❌ regressed", "red", True),
+    "review": RowWords("🔎 review", "yellow", False),
+    "within-noise": RowWords("⚠️ within noise", "", False),
+    "below-threshold": RowWords("❌ below threshold", "red", True),
+    "above-ceiling": RowWords("❌ above ceiling", "red", True),
+    "new": RowWords("🆕 new", "", False),
+    "not-gated": RowWords("➖ not gated", "", False),
+    "removed": RowWords("❌ removed", "red", True),
 }
-ROW_STATUS_TEXT: Mapping[str, str] = {
-    "ok": "✅ ok",
-    "improved": "✅ improved",
-    "regressed": "❌ regressed",
-    "within-noise": "⚠️ within noise",
-    "below-threshold": "❌ below threshold",
-    "above-ceiling": "❌ above ceiling",
-    "new": "🆕 new",
-    "not-gated": "➖ not gated",
-    "removed": "❌ removed",
-}
+ROW_STATUS_TEXT: Mapping[str, str] = {status: words.text for status, words in ROW_STATUS.items()}

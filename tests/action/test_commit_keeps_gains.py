@@ -92,12 +92,12 @@ def test_the_ratchet_raises_the_baseline_on_a_passing_push_and_never_lowers_it(
     assert baseline(repo)["aggregates"]["mrr@10"] == 1.0
 
 
-def test_the_ratchet_is_opt_in_and_only_on_a_push_to_the_default_branch(repo: Repo) -> None:
+def test_the_ratchet_is_the_default_only_on_a_push_to_the_default_branch(repo: Repo) -> None:
     weak_baseline_on_main(repo)
     before = (repo.path / "baseline.json").read_text(encoding="utf-8")
     better = repo.commit(RESTORED_NOTES, "restore the two notes")
 
-    fixed = repo.push(better)  # the default: the baseline stays where it is
+    fixed = repo.push(better, baseline_update="fixed")  # opted out: the baseline stays
     assert fixed.outputs["verdict"] == "passed", fixed.log
     assert (repo.path / "baseline.json").read_text(encoding="utf-8") == before
 
@@ -188,7 +188,8 @@ def test_a_skip_with_no_earlier_comment_posts_none(repo: Repo) -> None:
 def test_a_pull_request_is_told_when_main_measures_better_than_its_baseline(repo: Repo) -> None:
     weak_baseline_on_main(repo)
     better = repo.commit(RESTORED_NOTES, "restore the two notes")
-    pushed = repo.push(better)  # the baseline stays fixed at 0.667; the history records 1.000
+    # With the ratchet off, the baseline stays at 0.667; the history records 1.000.
+    pushed = repo.push(better, baseline_update="fixed")
     assert pushed.outputs["verdict"] == "passed", pushed.log
     # The workflow's next step commits the history: that commit is the pull request's base.
     main = commit_all(repo.path, "retrieval-eval: baseline and history")
@@ -206,6 +207,12 @@ def test_a_pull_request_is_told_when_main_measures_better_than_its_baseline(repo
     )
     assert notice in comment["body"]
     assert "more than the 5.0% tolerance" in comment["body"]
+    # The pass itself says what it compared against is behind, in its headline and status.
+    assert (
+        "; baseline.json is behind the default branch (keyword.jsonl MRR@10 1.000 there, "
+        "0.667 in the baseline)" in comment["body"]
+    )
+    assert "behind the default branch" in repo.github.statuses_for(head)[-1]["description"]
     assert (
         "::warning title=stale baseline::baseline.json is behind the default branch" in result.log
     )

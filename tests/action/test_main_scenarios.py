@@ -479,7 +479,7 @@ def test_api_down_still_leaves_the_results_in_the_summary_and_exits_2(repo: Repo
 
     assert result.returncode == 2, result.log
     assert result.outputs["verdict"] == "baseline-established"
-    assert result.summary.startswith("📌 **Baseline established: keyword.jsonl MRR@10 1.000**")
+    assert result.summary.startswith("📌 **Baseline established: keyword.jsonl NDCG@10 1.000**")
     assert "::error::The results are in the job summary, but publishing failed:" in result.stdout
     assert "could not reach the GitHub API (connection failed)" in result.stdout
 
@@ -501,7 +501,7 @@ def test_a_bad_input_names_itself_and_exits_2_with_a_summary(repo: Repo) -> None
     first, last = _without_masks(result.stdout).splitlines()
     assert first == (
         "::error::the Action's inputs are not valid:%0A"
-        "  - input `tolerance`: accepts a number from 0 to 1 (0.05 = 5%25), got 'lots'%0A"
+        "  - input `tolerance`: accepts a number from 0 to 1, got 'lots'%0A"
         "  - input `comment`: accepts update | new | off, got 'sticky'"
     )
     # The log ends with the verdict, cut to a status description's length.

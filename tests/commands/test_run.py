@@ -54,7 +54,11 @@ def test_a_terminal_gets_a_summary_and_the_commit_step(project: Path) -> None:
 
     assert result.returncode == 0, result.stderr
     first = result.stdout.splitlines()[0]
-    assert first.startswith("Baseline established: hybrid.jsonl MRR@10 ")
+    assert first.startswith("Baseline established: hybrid.jsonl NDCG@10 ")
+    assert result.stdout.splitlines()[1] == (
+        "Gate: headline-pooled — fail when NDCG@10 drops more than 2.5% over every dataset's "
+        "shared queries pooled"
+    )
     for name in ("hybrid.jsonl", "keyword.jsonl", "semantic.jsonl"):
         assert any(line.startswith(f"  {name} ") for line in result.stdout.splitlines())
     assert "Full report: retrieval-eval-report/report.md (--markdown prints it)" in (result.stdout)
@@ -90,9 +94,11 @@ def test_a_regression_names_the_worst_queries_on_the_terminal(project: Path) -> 
 
     assert result.returncode == 1
     first = result.stdout.splitlines()[0]
-    assert first.startswith("Regression: keyword.jsonl ") and "MRR@10 " in first
+    # The default rule pools the datasets' NDCG@10, and names where it fell most.
+    assert first.startswith("Regression: 3 datasets pooled (")
+    assert ", most in keyword.jsonl NDCG@10 " in first
     keyword = next(line for line in result.stdout.splitlines() if "keyword.jsonl  " in line)
-    assert "❌ regressed" in keyword
+    assert "🔎 review" in keyword
     worst = result.stdout.split("Worst regressed queries:\n", 1)[1]
     lines = json.loads(
         "[" + ",".join((project / "datasets/keyword.jsonl").read_text().splitlines()) + "]"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import subprocess
 import sys
@@ -20,7 +21,12 @@ def run(args: list[str]) -> tuple[int, str, str]:
     environment (GITHUB_ACTIONS as the test sets it) and no API keys."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     done = subprocess.run(
-        [str(CONSOLE_SCRIPT), *args], capture_output=True, text=True, env=env, check=False
+        [str(CONSOLE_SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=Path(__file__).parent,  # a folder with no baseline.json
     )
     return done.returncode, done.stdout, done.stderr
 
@@ -31,7 +37,53 @@ def test_valid_folder_exits_0(
     full_dataset(tmp_path / "semantic.jsonl", "semantic")
     full_dataset(tmp_path / "keyword.jsonl", "keyword")
 
-    assert run(["validate", str(tmp_path)]) == (0, "", "ok: 2 files, 40 fixtures\n")
+    code, out, err = run(["validate", str(tmp_path)])
+    assert (code, out) == (0, "")
+    ok, *resolution = err.splitlines()
+    assert ok == "ok: 2 files, 40 fixtures"
+    # Then what each dataset can resolve (known once a baseline records its spread).
+    assert [line.split(": ")[:2] for line in resolution] == [
+        ["resolution", "semantic.jsonl"],
+        ["resolution", "keyword.jsonl"],
+    ]
+
+
+def test_validate_says_what_each_dataset_can_resolve_from_the_baselines_spread(
+    tmp_path: Path,
+) -> None:
+    full_dataset(tmp_path / "keyword.jsonl", "keyword")
+    values = [0.2, 1.0, 0.5, 0.0] * 5
+    queries = {
+        f"q{i}": {"query": "q", "metrics": {"ndcg@10": value}} for i, value in enumerate(values)
+    }
+    entry = {"aggregates": {"ndcg@10": sum(values) / len(values)}, "queries": queries}
+    baseline = {"schema_version": 1, "datasets": {"keyword.jsonl": entry}}
+    (tmp_path / "baseline.json").write_text(json.dumps(baseline), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    done = subprocess.run(
+        [str(CONSOLE_SCRIPT), "validate", "keyword.jsonl"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "resolution: keyword.jsonl: 20 queries: this gate catches a drop in NDCG@10 of ≥ " in (
+        done.stderr
+    )
+    assert "four times in five; ≈ " in done.stderr and "queries would resolve 5%" in done.stderr
+
+    (tmp_path / "baseline.json").unlink()
+    done = subprocess.run(
+        [str(CONSOLE_SCRIPT), "validate", "keyword.jsonl"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert "resolution: keyword.jsonl: known after the first run measures it" in done.stderr
 
 
 def test_problems_exit_1_and_become_annotations_on_github(
@@ -147,7 +199,11 @@ def test_a_gzipped_jsonl_corpus_is_read(tmp_path: Path) -> None:
     corpus = tmp_path / "documents.jsonl.gz"
     corpus.write_bytes(gzip.compress(b'{"id": "d1", "title": "", "text": "x"}\n'))
     args = ["validate", str(dataset), "--corpus", str(corpus), "--min-fixtures", "0"]
-    assert run([*args, "--min-human", "0"]) == (0, "", "ok: 1 file, 1 fixtures\n")
+    assert run([*args, "--min-human", "0"]) == (
+        0,
+        "",
+        "ok: 1 file, 1 fixtures\nresolution: hybrid.jsonl: known after the first run measures it\n",
+    )
     corpus.write_bytes(gzip.compress(b'{"id": "d2", "title": "", "text": "x"}\n'))
     code, out, _ = run([*args, "--min-human", "0"])
     assert code == 1

@@ -75,10 +75,11 @@ def test_first_run_without_a_baseline_establishes_it(project: Project) -> None:
     }
     mrr = outcome.report.datasets[0].aggregates["mrr@10"].value  # type: ignore[union-attr]
     assert entry["aggregates"]["mrr@10"] == round(mrr, 12)
-    assert outcome.status_description == f"Baseline established: {DATASET} MRR@10 {mrr:.3f}"
+    ndcg = data["datasets"][DATASET]["aggregates"]["ndcg@10"]
+    assert outcome.status_description == f"Baseline established: {DATASET} NDCG@10 {ndcg:.3f}"
     markdown = (project.report_dir / "report.md").read_text(encoding="utf-8")
     assert (
-        markdown.splitlines()[0] == f"📌 **Baseline established: keyword.jsonl MRR@10 {mrr:.3f}**"
+        markdown.splitlines()[0] == f"📌 **Baseline established: keyword.jsonl NDCG@10 {ndcg:.3f}**"
     )
     report = json.loads((project.report_dir / "report.json").read_text(encoding="utf-8"))
     assert report["verdict"] == "baseline-established"

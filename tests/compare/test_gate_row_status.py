@@ -7,9 +7,12 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval.compare.gate import row_status
+from retrieval_eval.compare.rules import judge_drop
+from retrieval_eval.results import GatePolicy
 from retrieval_eval.settings import Threshold
 from retrieval_eval.vocabulary import RowStatus
 
+SEED = GatePolicy(rule="any-metric", tolerance=0.05, headline="mrr@10", gated=("mrr@10",))
 FLOOR = Threshold(min=0.5)  # passes at 0.6, fails at 0.4
 CEILING = Threshold(max=500.0)  # a latency ceiling: fails at 600
 
@@ -34,8 +37,10 @@ CEILING = Threshold(max=500.0)  # a latency ceiling: fails at 600
         # No baseline value: new when the dataset has a baseline, ok when it is being set.
         (None, True, None, 0.6, True, "new"),
         (None, True, None, 0.6, False, "ok"),
-        # Better than the baseline by more than float noise is an improvement.
+        # A gain is labelled by the mirror of the rule: beyond the tolerance it is an
+        # improvement, within it (as a drop within it is) ok.
         (-0.10, True, None, 0.6, True, "improved"),
+        (-0.03, True, None, 0.6, True, "ok"),
         (-1e-12, True, None, 0.6, True, "ok"),
         (0.0, True, FLOOR, 0.6, True, "ok"),
     ],
@@ -48,10 +53,12 @@ def test_row_status(
     has_baseline: bool,
     expected: RowStatus,
 ) -> None:
+    judgement = (
+        None if drop is None else judge_drop(drop, metric="mrr@10", policy=SEED, p_value=None)
+    )
     status = row_status(
-        drop,
+        judgement,
         gated=gated,
-        tolerance=0.05,
         threshold=threshold,
         current=current,
         has_baseline=has_baseline,

@@ -168,3 +168,32 @@ def test_the_share_is_informational_and_an_older_baseline_still_loads(
     assert [h["doc_id"] for h in moves["kw-01"]["holes"]] == ["travel/kyoto"]
     markdown = (labelled_project.report_dir / "report.md").read_text(encoding="utf-8")
     assert "labelled at k:" not in markdown
+
+
+def test_a_first_document_already_in_the_baselines_top_k_is_no_missing_label() -> None:
+    """ "Possibly a missing label" only for a document new in the top k and unjudged: one
+    the baseline already ranked did not make the query regress."""
+    from retrieval_eval.compare.labels import _with_holes
+    from retrieval_eval.results import QueryMove, QueryResult
+
+    now = QueryResult(
+        query_id="q1",
+        query="eggs",
+        line=1,
+        ground_truth_source="human-annotated",
+        retrieved=("unjudged", "answer"),
+        first_relevant_rank=2,
+        metrics={"mrr@10": 0.5},
+        latency_ms=1.0,
+        cost_usd=0.0,
+        unlabelled_at_k=1,
+        unlabelled_ids=("unjudged",),
+    )
+    move = QueryMove(
+        query_id="q1", query="eggs", metric="mrr@10", baseline=1.0, current=0.5,
+        rank_before=1, rank_after=2, top_after="unjudged",
+    )  # fmt: skip
+    was_there = _with_holes(move, now, before=("answer", "unjudged"))
+    assert not was_there.top_after_unlabelled and was_there.holes == ()
+    new = _with_holes(move, now, before=("answer", "other"))
+    assert new.top_after_unlabelled and [h.doc_id for h in new.holes] == ["unjudged"]

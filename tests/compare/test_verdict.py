@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval.compare.verdict import decide
-from retrieval_eval.results import DatasetReport, FixtureFailure, MetricRow
+from retrieval_eval.results import DatasetReport, FixtureFailure, GatePolicy, MetricRow
 from retrieval_eval.vocabulary import Verdict
 from tests.render.reports import dataset, mrr_row, query
 
@@ -25,6 +25,7 @@ def _dataset(
     return built.model_copy(update={"baseline_established": established})
 
 
+POLICY = GatePolicy(rule="any-metric", tolerance=0.05, headline="mrr@10", gated=("mrr@10",))
 FAILURE = FixtureFailure(
     query_id="q9", query="nothing", line=9, kind="expect_empty", message="expected no results"
 )
@@ -77,9 +78,41 @@ FAILURE = FixtureFailure(
             "passed",
             "Passed: 2 datasets, nothing to compare",
         ),
+        (
+            # A drop in the rule's review band passes, and says so first.
+            [_dataset("a.jsonl", (mrr_row(0.8, 0.77, "review"),))],
+            "passed",
+            "Passed, review: a.jsonl MRR@10 0.800 → 0.770 (−3.8%), between 2.5% and 5%",
+        ),
     ],
 )
 def test_verdict(datasets: list[DatasetReport], verdict: Verdict, headline: str) -> None:
-    decision = decide(datasets, tolerance=0.05, measures=("mrr@10",))
+    decision = decide(datasets, policy=POLICY)
     assert (decision.verdict, decision.headline) == (verdict, headline)
     assert decision.status_description == headline[:140]
+
+
+def test_a_pass_against_a_stale_baseline_says_so_in_its_headline() -> None:
+    decision = decide(
+        [_dataset("a.jsonl", (mrr_row(0.8, 0.79, "ok"),))],
+        policy=POLICY,
+        stale="baseline.json is behind the default branch (a.jsonl MRR@10 0.900 there)",
+    )
+    assert decision.headline.endswith(
+        "within 5%; baseline.json is behind the default branch (a.jsonl MRR@10 0.900 there)"
+    )
+
+
+def test_datasets_that_fail_pooled_fail_the_run() -> None:
+    from retrieval_eval.compare.rules import Judgement, Pooled
+
+    pooled = Pooled(Judgement("fail", 0.08), "ndcg@10", datasets=3, queries=75)
+    decision = decide(
+        [_dataset(name, (mrr_row(0.8, 0.78, "ok"),)) for name in ("a.jsonl", "b.jsonl")],
+        policy=POLICY,
+        pooled=pooled,
+    )
+    assert decision.verdict == "regression"
+    assert decision.headline == (
+        "Regression: 3 datasets pooled (75 queries) NDCG@10 −8.0% (tolerance 5%)"
+    )

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.render.gate_note import latency_cost_note
+from retrieval_eval.results import GatePolicy
 from tests.compare.conftest import CONFIG, Project
 from tests.render.reports import dataset, mrr_row
 
@@ -94,9 +95,27 @@ def test_each_way_a_metric_can_be_gated(gated: bool, threshold: str | None, expe
             update={"metric": "latency_p95_ms", "gated": True, "threshold": None}
         ),
     ]
-    note = latency_cost_note(dataset([], rows=rows), 0.125)
+    policy = GatePolicy(rule="any-metric", tolerance=0.125, headline="mrr@10", gated=("mrr@10",))
+    note = latency_cost_note(dataset([], rows=rows), policy)
     assert expected in note
     assert note.startswith(
         "Latency p95 (ms) fails when it rises more than 12.5% above the baseline."
     )
     assert (NOT_RELATIVE in note) is (not gated)
+
+
+def test_a_metric_with_its_own_tolerance_is_said_with_it() -> None:
+    rows = [
+        mrr_row(1.0, 1.0, "ok").model_copy(
+            update={"metric": "latency_p95_ms", "gated": True, "threshold": None}
+        ),
+    ]
+    policy = GatePolicy(
+        rule="any-metric",
+        tolerance=0.05,
+        tolerances={"latency_p95_ms": 0.3},
+        headline="mrr@10",
+        gated=("mrr@10", "latency_p95_ms"),
+    )
+    note = latency_cost_note(dataset([], rows=rows), policy)
+    assert note.startswith("Latency p95 (ms) fails when it rises more than 30% above the baseline.")

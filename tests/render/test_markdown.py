@@ -198,3 +198,18 @@ def test_whole_rendered_text() -> None:
         headline=headline,
     ).model_copy(update={"verdict": "regression"})
     assert render_markdown(regressed, max_chars=None) == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_a_heading_counts_the_queries_compared_when_some_are_new() -> None:
+    from retrieval_eval.render.filters import query_count
+
+    queries = [query(f"q{i}", "eggs") for i in range(27)]
+    one = dataset(queries, rows=[mrr_row(0.8, 0.8)], added=("q24", "q25", "q26"))
+    one = one.model_copy(
+        update={"comparison": one.comparison.model_copy(update={"common_queries": 24})}  # type: ignore[union-attr]
+    )
+    assert query_count(one) == "24 of 27 queries compared"
+    text = render_markdown(report([one]), max_chars=None)
+    assert "### hybrid.jsonl · hybrid · 24 of 27 queries compared · " in text
+    same = dataset(queries, rows=[mrr_row(0.8, 0.8)])
+    assert query_count(same) == "27 queries"

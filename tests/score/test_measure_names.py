@@ -52,3 +52,25 @@ def test_parse_measure_errors_name_the_input_and_the_accepted_forms(
     with pytest.raises(ConfigError) as error:
         parse_measure(text)
     assert str(error.value) == message
+
+
+def test_every_measure_has_one_record_that_names_its_label_trec_name_and_kernel() -> None:
+    from retrieval_eval.score.measure_names import MEASURES, Measure, metric_label, trec_shared
+
+    assert metric_label("ndcg@10") == "NDCG@10"
+    assert metric_label("hit_rate@3") == "HitRate@3"
+    assert metric_label("r_precision") == "R-Precision"
+    assert metric_label("latency_p95_ms") == "Latency p95 (ms)"
+    assert metric_label("some_new@4") == "some new@4"
+    assert trec_shared("ndcg_cut", 10) == Measure("ndcg", 10)
+    assert trec_shared("recip_rank", None) == Measure("mrr")
+    assert trec_shared("map_cut", 5) == Measure("map", 5)
+    assert trec_shared("bpref", None) is None
+    for kind, record in MEASURES.items():
+        assert record.kind == kind and callable(record.kernel)
+        if record.ours:
+            k = None if record.cut != "required" else 3
+            assert parse_measure(Measure(kind, k).name) == Measure(kind, k)
+        else:
+            with pytest.raises(ConfigError):
+                parse_measure(kind)

@@ -105,6 +105,7 @@ def _ratchet(
 ) -> None:
     """Raise the baseline to a passing run's values; only a push to the default branch may."""
     from retrieval_eval.compare.baseline import load_baseline, write_baseline
+    from retrieval_eval.compare.policy import gate_policy
     from retrieval_eval.compare.ratchet import ratchet_baseline
     from retrieval_eval.render.baseline_notices import ratchet_log, ratchet_summary
     from retrieval_eval.results import RunReport
@@ -130,7 +131,7 @@ def _ratchet(
         report.datasets,
         environment=report.environment,
         k=report.k,
-        is_gated=run.is_gated,
+        policy=gate_policy(run),
     )
     commands.append_summary(ratchet_summary(ratchet.moved, ratchet.held, baseline_name=path.name))
     for held in ratchet.held:

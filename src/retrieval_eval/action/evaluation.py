@@ -46,12 +46,14 @@ def run_and_record(
     write_baseline: bool,
     commands: RunnerFiles,
     baseline: Path | None = None,
+    stale: str | None = None,
 ) -> Evaluated:
     """Never raises for a failed evaluation: that is a verdict (``error``) to report and post.
 
     ``baseline`` is the file gated against when it is not the plan's own: on a pull request
     a scratch copy of the base commit's, never written; the history (it only draws the
-    sparklines) stays the workspace's.
+    sparklines) stays the workspace's. ``stale``: the baseline is behind the default
+    branch, in words for a passing headline.
     """
     # Imported here: the Action's settings and event handling must work (and fail clearly)
     # without paying for chromadb and onnxruntime.
@@ -78,6 +80,7 @@ def run_and_record(
                     notices=notices,
                     write_baseline=write_baseline,
                     links=plan.links,
+                    stale=stale,
                 )
             else:
                 outcome = run_evaluation(
@@ -87,6 +90,7 @@ def run_and_record(
                     write_baseline=write_baseline,
                     anthropic_api_key=settings.runner.anthropic_api_key,
                     links=plan.links,
+                    stale=stale,
                 )
     except RetrievalEvalError as error:
         _name_as_in_repository(error, run_settings.baseline, own.baseline)

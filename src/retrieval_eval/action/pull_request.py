@@ -80,7 +80,7 @@ def run_pull_request(
             plan, baseline=choice.path, base_sha=pull.base_sha, commands=commands
         )
         if stale is not None:
-            notices.append(stale)
+            notices.append(stale.notice)
         # The baseline read from the base commit is a scratch copy: never write to it.
         result = run_and_record(
             settings,
@@ -89,6 +89,7 @@ def run_pull_request(
             notices=notices,
             write_baseline=False,
             commands=commands,
+            stale=None if stale is None else stale.headline,
         )
     return _publish(
         settings, plan, pull, api, commands, _accept(settings, pull, api, commands, result)

@@ -13,7 +13,7 @@ from retrieval_eval.config.flags import overrides_from_flags, settings_flags
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.input_files import reading_within
-from retrieval_eval.settings import read_settings
+from retrieval_eval.settings import RunSettings, read_settings
 from retrieval_eval.trust.redaction import raw_stdout
 from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
@@ -66,6 +66,7 @@ def validate(
         min_human=settings.min_human,
         github_annotations=github_annotations,
         roots=settings.input_roots() or (),
+        settings=settings,
     )
 
 
@@ -77,6 +78,7 @@ def run_validate(
     min_human: int,
     github_annotations: bool,
     roots: Sequence[Path] = (),
+    settings: RunSettings | None = None,
 ) -> int:
     # The repository, the configured outside roots and the paths named on the command line
     # are where files may resolve to: a symlinked note pointing anywhere else is refused.
@@ -105,7 +107,24 @@ def run_validate(
         click.echo(f"{len(report.problems)} {noun} in {_files(files)}", err=True)
         return int(ExitCode.FAILED)
     click.echo(f"ok: {_files(files)}, {report.fixture_count} fixtures", err=True)
+    _say_resolution([path.name for path in report.datasets], settings or RunSettings())
     return int(ExitCode.OK)
+
+
+def _say_resolution(names: list[str], settings: RunSettings) -> None:
+    """What each dataset can resolve under the configured policy, from the per-query
+    spread the configured baseline recorded (when there is one)."""
+    from retrieval_eval.compare.baseline import load_baseline
+    from retrieval_eval.compare.policy import gate_policy
+    from retrieval_eval.errors import RetrievalEvalError
+    from retrieval_eval.render.terminal import baseline_resolution_lines
+
+    try:
+        baseline = load_baseline(settings.baseline)
+    except RetrievalEvalError:
+        baseline = None  # the run reports a broken baseline; here it only means no spread
+    for line in baseline_resolution_lines(baseline, gate_policy(settings), names):
+        click.echo(line, err=True)
 
 
 def _warn_about_empty_documents(corpus: Corpus) -> None:

@@ -19,42 +19,56 @@ from operator import attrgetter
 
 import numpy as np
 
-from retrieval_eval.compare.baseline import BaselineDataset, BaselineQuery
+from retrieval_eval.compare.baseline import Baseline, BaselineDataset, BaselineQuery
 from retrieval_eval.compare.labels import with_label_notes
+from retrieval_eval.compare.resolution import resolution_of
+from retrieval_eval.compare.rules import (
+    TIE_EPSILON,
+    Judgement,
+    Pooled,
+    judge_drop,
+    judge_metric,
+    judge_pooled,
+    relative_drop,
+)
 from retrieval_eval.results import (
     Comparison,
     DatasetReport,
     FixtureFailure,
+    GatePolicy,
     MetricRow,
     PairedTest,
     QueryCheck,
     QueryMove,
     QueryResult,
+    Resolution,
 )
 from retrieval_eval.score.stats import paired_differences
 from retrieval_eval.settings import RunSettings, Threshold
 from retrieval_eval.vocabulary import COST_PER_QUERY, JUDGE, LATENCY_P95, LOWER_IS_BETTER, RowStatus
 
-# Differences below this are float noise (summation order, rounding in baseline.json),
-# never a regression or an improvement.
-TIE_EPSILON = 1e-9
+__all__ = ["TIE_EPSILON", "relative_drop"]  # the gate's own, re-exported for its readers
 
 
 def gate_dataset(
-    measured: DatasetReport, baseline: BaselineDataset | None, settings: RunSettings
+    measured: DatasetReport,
+    baseline: BaselineDataset | None,
+    settings: RunSettings,
+    policy: GatePolicy,
 ) -> DatasetReport:
     """Fill in ``rows``, ``failures``, ``comparison`` and ``query_checks`` of a freshly
-    measured dataset."""
+    measured dataset. ``settings`` gives the thresholds and k; ``policy`` everything the
+    relative gate decides by."""
     pairing = None if baseline is None else _Pairing(measured.queries, baseline)
     paired: dict[str, PairedTest] = {}
     if pairing is not None:
         for metric in measured.aggregates:
-            test = _paired(metric, pairing, settings.seed)
+            test = _paired(metric, pairing, policy.seed)
             if test is not None:
                 paired[metric] = test
     comparison = None if pairing is None else compare_queries(measured, pairing, settings, paired)
     rows = tuple(
-        _row(metric, measured, pairing, settings, paired.get(metric))
+        _row(metric, measured, pairing, settings, policy, paired.get(metric))
         for metric in reported_metrics(measured)
     )
     gated = measured.model_copy(
@@ -65,25 +79,51 @@ def gate_dataset(
             "baseline_established": baseline is None,
             "query_checks": ()
             if comparison is None or baseline is None
-            else query_checks(comparison, baseline, settings),
+            else query_checks(comparison, baseline, policy),
+            "headline_metric": policy.headline_for(measured.name),
+            "resolution": dataset_resolution(measured, pairing, policy, paired),
         }
     )
     return with_label_notes(gated, baseline)
 
 
+def dataset_resolution(
+    measured: DatasetReport,
+    pairing: _Pairing | None,
+    policy: GatePolicy,
+    paired: Mapping[str, PairedTest],
+) -> Resolution | None:
+    """What the dataset can resolve on its headline metric: from the paired values when
+    there is a baseline, else from this run's per-query spread."""
+    metric = policy.headline_for(measured.name)
+    if pairing is not None:
+        pairs = pairing.pairs(metric)
+        if pairs.queries:
+            test = paired.get(metric)
+            return resolution_of(
+                pairs.baseline,
+                pairs.current,
+                metric=metric,
+                policy=policy,
+                interval=None if test is None else (test.ci_low, test.ci_high),
+            )
+    values = [q.metrics[metric] for q in measured.queries if metric in q.metrics]
+    return resolution_of(values, None, metric=metric, policy=policy)
+
+
 def query_checks(
-    comparison: Comparison, baseline: BaselineDataset, settings: RunSettings
+    comparison: Comparison, baseline: BaselineDataset, policy: GatePolicy
 ) -> tuple[QueryCheck, ...]:
     """The checks on counts of queries. Removed (or renamed) queries are checked whenever
     some are missing: a comparison over no shared query compares nothing, so it fails
     like a removed dataset, and so does one that lost more than ``max_removed_share`` of
     the baselined queries in one run. Lost first hits are checked when
-    ``max_regressed_queries`` is set."""
+    ``max_regressed_queries`` is set (per 25 queries under a rule that scales it)."""
     assert baseline.queries is not None
     baselined = len(baseline.queries)
     checks = []
     if comparison.removed:
-        limit = math.floor(settings.max_removed_share * baselined + TIE_EPSILON)
+        limit = math.floor(policy.max_removed_share * baselined + TIE_EPSILON)
         if comparison.common_queries == 0:
             limit = min(limit, baselined - 1)
         removed = len(comparison.removed)
@@ -96,15 +136,16 @@ def query_checks(
                 failed=removed > limit,
             )
         )
-    if settings.max_regressed_queries is not None:
+    regressed_limit = policy.regressed_limit(comparison.common_queries)
+    if regressed_limit is not None:
         lost = len(comparison.lost_first_hit)
         checks.append(
             QueryCheck(
                 check="lost-first-hit",
                 count=lost,
-                limit=settings.max_regressed_queries,
+                limit=regressed_limit,
                 baselined=baselined,
-                failed=lost > settings.max_regressed_queries,
+                failed=lost > regressed_limit,
             )
         )
     return tuple(checks)
@@ -134,21 +175,12 @@ def recorded_value(measured: DatasetReport, metric: str) -> float:
     return round(current_value(measured, metric), HISTORY_DIGITS)
 
 
-def relative_drop(metric: str, baseline: float, current: float) -> float:
-    """How much worse, as a fraction of the baseline (negative when better)."""
-    worse_by = current - baseline if metric in LOWER_IS_BETTER else baseline - current
-    if abs(current - baseline) < TIE_EPSILON:
-        return 0.0
-    if baseline == 0:
-        return float("inf") if worse_by > 0 else float("-inf")
-    return worse_by / baseline
-
-
 def _row(
     metric: str,
     measured: DatasetReport,
     pairing: _Pairing | None,
     settings: RunSettings,
+    policy: GatePolicy,
     paired: PairedTest | None,
 ) -> MetricRow:
     threshold = settings.threshold_for(metric, measured.name)
@@ -158,19 +190,18 @@ def _row(
     if before is not None and pairing is not None and metric not in LOWER_IS_BETTER:
         common = _common_mean(metric, pairing)
         after = current if common is None else common
-    gated = settings.is_gated(metric)
+    gated = policy.is_gated(metric, measured.name)
 
-    drop = None if before is None else relative_drop(metric, before, after)
+    judgement = None
+    if before is not None and pairing is not None:
+        judgement = _judge(metric, before, after, pairing, policy, paired)
     p_value = None if paired is None or before is None else paired.p_value
     status = row_status(
-        drop,
+        judgement,
         gated=gated,
-        tolerance=settings.tolerance,
         threshold=threshold,
         current=current,
         has_baseline=pairing is not None,
-        p_value=p_value,
-        significance=settings.significance,
     )
     delta = None if before is None else after - before
     if delta is not None and abs(delta) < TIE_EPSILON:
@@ -186,6 +217,31 @@ def _row(
         status=status,
         resolution=resolution(metric, measured, pairing if before is not None else None),
         p_value=p_value,
+    )
+
+
+def _judge(
+    metric: str,
+    before: float,
+    after: float,
+    pairing: _Pairing,
+    policy: GatePolicy,
+    paired: PairedTest | None,
+) -> Judgement:
+    """The rule on one metric: its paired per-query values, in query-id order (the paired
+    test's), or, for latency and cost, the whole runs' values by the drop alone."""
+    if metric in LOWER_IS_BETTER or paired is None:
+        return judge_drop(
+            relative_drop(metric, before, after), metric=metric, policy=policy, p_value=None
+        )
+    pairs = pairing.pairs(metric)
+    order = pairs.by_id
+    return judge_metric(
+        np.asarray(pairs.baseline, dtype=np.float64)[order],
+        np.asarray(pairs.current, dtype=np.float64)[order],
+        metric=metric,
+        policy=policy,
+        two_sided_p=paired.p_value,
     )
 
 
@@ -220,36 +276,33 @@ def within_one_query(row: MetricRow) -> bool:
 
 
 def row_status(
-    drop: float | None,
+    judgement: Judgement | None,
     *,
     gated: bool,
-    tolerance: float,
     threshold: Threshold | None,
     current: float,
     has_baseline: bool,
-    p_value: float | None = None,
-    significance: float | None = None,
 ) -> RowStatus:
-    """One metric row's status. ``drop`` is the relative drop against the baseline value
-    (None when the baseline has no value for the metric); ``current`` is what a threshold
-    checks; ``has_baseline`` is whether the dataset has a baseline entry at all. With
-    ``significance`` set, a drop beyond the tolerance whose paired test gives a p-value of
-    at least ``significance`` is "within-noise", not a regression (a drop without a paired
-    test, latency or cost, is judged by the tolerance alone)."""
-    beyond = drop is not None and gated and drop > tolerance + TIE_EPSILON
-    noise = beyond and significance is not None and p_value is not None and p_value >= significance
-    if beyond and not noise:
+    """One metric row's status. ``judgement`` is the rule's on the metric's paired values
+    (None when the baseline has no value for it); ``current`` is what a threshold checks;
+    ``has_baseline`` is whether the dataset has a baseline entry at all. A drop the rule's
+    test calls chance is "within-noise", a drop in its review band "review"; a gain is
+    "improved" only by the mirror of the rule."""
+    outcome = None if judgement is None or not gated else judgement.outcome
+    if outcome == "fail":
         return "regressed"
     if threshold is not None and not threshold.passes(current):
         return "above-ceiling" if threshold.max is not None else "below-threshold"
-    if noise:
+    if outcome == "noise":
         return "within-noise"
     if not gated:
         # Its threshold (if any) is its only gate; a move against the baseline decides nothing.
         return "ok" if threshold is not None else "not-gated"
-    if drop is None:
+    if judgement is None:
         return "new" if has_baseline else "ok"
-    if drop < -TIE_EPSILON:
+    if outcome == "review":
+        return "review"
+    if outcome == "improved":
         return "improved"
     return "ok"
 
@@ -511,3 +564,53 @@ def fixture_failures(queries: Sequence[QueryResult]) -> tuple[FixtureFailure, ..
                     )
                 )
     return tuple(failures)
+
+
+def pooled_headline(
+    datasets: Sequence[DatasetReport], baseline: Baseline | None, policy: GatePolicy
+) -> Pooled | None:
+    """The rule on every compared dataset's headline values pooled, when the rule pools:
+    datasets that each fall a little fail together."""
+    if baseline is None or not policy.spec.pooled:
+        return None
+    heads: list[tuple[list[float], list[float]]] = []
+    metrics = set()
+    for dataset in datasets:
+        entry = baseline.established(dataset.name)
+        if entry is None:
+            continue
+        metric = policy.headline_for(dataset.name)
+        pairs = _Pairing(dataset.queries, entry).pairs(metric)
+        if pairs.queries:
+            heads.append((pairs.baseline, pairs.current))
+            metrics.add(metric)
+    judgement = judge_pooled(heads, policy)
+    if judgement is None:
+        return None
+    return Pooled(
+        judgement=judgement,
+        metric=policy.headline if len(metrics) != 1 else next(iter(metrics)),
+        datasets=len(heads),
+        queries=sum(len(before) for before, _ in heads),
+    )
+
+
+def pooled_datasets(
+    datasets: Sequence[DatasetReport], pooled: Pooled | None, policy: GatePolicy
+) -> list[DatasetReport]:
+    """Once the pooled headline decides, a dataset's own regressed headline row is flagged
+    for review instead (its rule, applied to one dataset of several, fails far more
+    harmless changes than the pool)."""
+    if pooled is None:
+        return list(datasets)
+    out = []
+    for dataset in datasets:
+        head = policy.headline_for(dataset.name)
+        rows = tuple(
+            row.model_copy(update={"status": "review"})
+            if row.metric == head and row.status == "regressed"
+            else row
+            for row in dataset.rows
+        )
+        out.append(dataset.model_copy(update={"rows": rows}))
+    return out

@@ -61,5 +61,7 @@ def _with_holes(move: QueryMove, query: QueryResult, before: tuple[str, ...] | N
         for rank, doc_id in enumerate(query.retrieved, start=1)
         if doc_id in unlabelled and (doc_id not in before if before is not None else rank <= stop)
     )
-    first_unlabelled = bool(query.retrieved) and query.retrieved[0] in unlabelled
+    # "Possibly a missing label" only when the first document is new in the top k and
+    # unjudged: one the baseline already ranked there did not make this query regress.
+    first_unlabelled = any(hole.rank == 1 for hole in holes)
     return move.model_copy(update={"holes": holes, "top_after_unlabelled": first_unlabelled})

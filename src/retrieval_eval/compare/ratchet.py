@@ -17,11 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from retrieval_eval.compare.baseline import Baseline, BaselineDataset, BaselineQuery, baseline_entry
 from retrieval_eval.compare.gate import TIE_EPSILON
-from retrieval_eval.results import DatasetReport, Environment
+from retrieval_eval.results import DatasetReport, Environment, GatePolicy
 from retrieval_eval.vocabulary import JUDGE, LOWER_IS_BETTER
+
+# Why a dataset of a retriever that is not deterministic keeps its baseline.
+NOT_DETERMINISTIC = (
+    "the retriever is searched {repeats} times a query (repeats), so it is not deterministic: "
+    "a ratchet would keep its luckiest run and fail unchanged pull requests; run "
+    "`retrieval-eval baseline update` to move it"
+)
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,7 @@ def ratchet_baseline(
     *,
     environment: Environment,
     k: int,
-    is_gated: Callable[[str], bool],
+    policy: GatePolicy,
 ) -> Ratchet:
     """``previous`` with each established dataset's gated metrics raised to what ``reports``
     measured.
@@ -70,7 +78,9 @@ def ratchet_baseline(
     Only gated metrics move: the others decide nothing, and ratcheting them would rewrite
     the file on every run (latency never measures the same twice). Datasets without
     established values are left alone (the baseline-null rule writes them), as is every
-    dataset no report covers. Nothing is ever lowered.
+    dataset no report covers. Nothing is ever lowered. A retriever searched with repeats > 1
+    is not deterministic: a ratchet would keep the luckiest of its runs (an upward bias that
+    fails unchanged pull requests), so its datasets are held.
     """
     entries = dict(previous.datasets)
     moved: list[Moved] = []
@@ -79,8 +89,12 @@ def ratchet_baseline(
         recorded = previous.established(report.name)
         if recorded is None:
             continue
+        if policy.repeats > 1:
+            held.append(Held(report.name, NOT_DETERMINISTIC.format(repeats=policy.repeats)))
+            continue
         measured = baseline_entry(report, k=k)
-        entry, changes, reason = ratchet_entry(report.name, recorded, measured, is_gated)
+        gated = partial(policy.is_gated, dataset=report.name)
+        entry, changes, reason = ratchet_entry(report.name, recorded, measured, gated)
         if reason is not None:
             held.append(Held(report.name, reason))
         elif changes:

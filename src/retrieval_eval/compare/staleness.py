@@ -8,12 +8,13 @@ that gain and still pass. This does not change the verdict; it is said next to i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from retrieval_eval.compare.baseline import Baseline
 from retrieval_eval.compare.gate import HISTORY_DIGITS, TIE_EPSILON, relative_drop
 from retrieval_eval.compare.history import HistoryEntry
+from retrieval_eval.results import GatePolicy
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class StaleMetric:
     baseline: float  # what baseline.json holds
     measured: float  # what the history recorded for the base commit
     gain: float  # relative: 0.125 is 12.5% better than the baseline
+    tolerance: float  # the metric's own, which the gain is beyond
 
 
 @dataclass(frozen=True)
@@ -54,11 +56,10 @@ def stale_baseline(
     entries: Sequence[HistoryEntry],
     *,
     base_sha: str,
-    tolerance: float,
-    is_gated: Callable[[str], bool],
+    policy: GatePolicy,
 ) -> StaleBaseline | None:
     """The gated metrics the base commit measured better than the baseline by more than
-    ``tolerance`` (relative, as the gate measures a drop), or None when there are none."""
+    their tolerance (relative, as the gate measures a drop), or None when there are none."""
     if baseline is None:
         return None
     found = base_measurement(entries, base_sha)
@@ -72,13 +73,17 @@ def stale_baseline(
             continue
         for metric, measured in sorted(metrics.items()):
             before = recorded.aggregates.get(metric)
-            if before is None or not is_gated(metric):
+            if before is None or not policy.is_gated(metric, dataset):
                 continue
             # The history stores 6 decimals: compare like with like, or equal values differ.
             before = round(before, HISTORY_DIGITS)
             gain = -relative_drop(metric, before, measured)
-            if gain > tolerance + TIE_EPSILON:
-                stale.append(StaleMetric(dataset, metric, before, measured, gain))
+            if gain > policy.tolerance_for(metric) + TIE_EPSILON:
+                stale.append(
+                    StaleMetric(
+                        dataset, metric, before, measured, gain, policy.tolerance_for(metric)
+                    )
+                )
     if not stale:
         return None
     return StaleBaseline(commit=entry.commit, exact=exact, metrics=tuple(stale))

@@ -11,15 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from retrieval_eval.compare.gate import current_value, primary_metric, relative_drop
-from retrieval_eval.results import DatasetReport, MetricRow, QueryCheck, RemovedDataset
-from retrieval_eval.vocabulary import (
-    BREACHED,
-    LOWER_IS_BETTER,
-    Verdict,
-    fit_status_description,
-    metric_label,
+from retrieval_eval.compare.gate import current_value, relative_drop
+from retrieval_eval.compare.rules import Pooled
+from retrieval_eval.results import (
+    DatasetReport,
+    GatePolicy,
+    MetricRow,
+    QueryCheck,
+    RemovedDataset,
 )
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import BREACHED, LOWER_IS_BETTER, Verdict, fit_status_description
 
 
 @dataclass(frozen=True)
@@ -32,17 +34,21 @@ class Decision:
 def decide(
     datasets: Sequence[DatasetReport],
     *,
-    tolerance: float,
-    measures: Sequence[str],
+    policy: GatePolicy,
     removed: Sequence[RemovedDataset] = (),
+    pooled: Pooled | None = None,
+    stale: str | None = None,
 ) -> Decision:
+    """The verdict over every gated dataset. ``stale`` (the baseline is behind the default
+    branch by more than the tolerance, in words) is said in the headline of a pass: that
+    pass compared against numbers the default branch has already left behind."""
     regressed = [(d, r) for d in datasets for r in d.rows if r.status == "regressed"]
     breached = [(d, r) for d in datasets for r in d.rows if r.status in BREACHED]
     failures = [(d, f) for d in datasets for f in d.failures]
     checks = [(d, c) for d in datasets for c in d.query_checks if c.failed]
-    tol = f"{tolerance * 100:g}%"
+    pooled_failed = pooled is not None and pooled.judgement.outcome == "fail"
 
-    if removed or regressed or checks:
+    if removed or regressed or checks or pooled_failed:
         regressed.sort(key=lambda dr: -_drop(dr[1]))
         parts = [
             f"{r.name} removed ({r.baselined_queries} baselined "
@@ -54,14 +60,25 @@ def decide(
             : max(0, 2 - len(parts))
         ]
         parts += [f"{d.name} {_change(r)}" for d, r in regressed[: max(0, 2 - len(parts))]]
+        if pooled is not None and pooled_failed and len(parts) < 2:
+            # The pool failed; the dataset that fell most is where to look first.
+            reviews = [(d, r) for d in datasets for r in d.rows if r.status == "review"]
+            worst = max(reviews, key=lambda dr: _drop(dr[1]), default=None)
+            most = "" if worst is None else f", most in {worst[0].name} {_change(worst[1])}"
+            parts.append(f"{_pooled_text(pooled)}{most}")
         parts += [f"{d.name} {check_text(c)}" for d, c in checks if c.check == "lost-first-hit"][
             : max(0, 2 - len(parts))
         ]
         noun = "check" if checks else "metric"
-        more = _more(len(removed) + len(regressed) + len(checks) - len(parts), noun)
+        more = _more(
+            len(removed) + len(regressed) + len(checks) + int(pooled_failed) - len(parts), noun
+        )
         text = f"{'; '.join(parts)}{more}"
-        if removed or regressed:
-            text += f" (tolerance {tol})"
+        if removed or regressed or pooled_failed:
+            first = regressed[0][1].metric if regressed else policy.headline
+            tolerance, bound = policy.tolerance_for(first), policy.bound_for(first)
+            beyond = "" if bound == tolerance else f", fails beyond {_share(bound)}"
+            text += f" (tolerance {_share(tolerance)}{beyond})"
         return _decision("regression", "Regression", text)
     if breached or failures:
         parts = [
@@ -74,29 +91,90 @@ def decide(
         ]
         more = _more(len(breached) + len(failures) - len(parts), "check")
         return _decision("threshold", "Threshold breached", f"{'; '.join(parts)}{more}")
-    primary = primary_metric(measures)
     if any(d.baseline_established for d in datasets):
-        parts = [
-            f"{d.name} {metric_label(primary)} {_fmt(primary, d.aggregates[primary].value)}"
-            for d in datasets
-            if d.baseline_established and primary in d.aggregates
-        ]
+        parts = []
+        for d in datasets:
+            head = _headline_of(d, policy)
+            if d.baseline_established and head in d.aggregates:
+                parts.append(
+                    f"{d.name} {metric_label(head)} {_fmt(head, d.aggregates[head].value)}"
+                )
         return _decision("baseline-established", "Baseline established", "; ".join(parts))
+    return _passed(datasets, policy, stale, pooled)
+
+
+def _passed(
+    datasets: Sequence[DatasetReport],
+    policy: GatePolicy,
+    stale: str | None,
+    pooled: Pooled | None = None,
+) -> Decision:
+    """A pass names the pooled headline when the datasets were pooled, else the dataset
+    whose headline metric fell most; a drop flagged for review, and a baseline behind the
+    default branch, are said too."""
+    suffix = f"; {stale}" if stale else ""
+    reviews = [(d, r) for d in datasets for r in d.rows if r.status == "review"]
+    pool = ""
+    if pooled is not None:
+        pool = f"{_pooled_text(pooled)}, within {_share(policy.bound_for(pooled.metric))}"
+    if reviews:
+        d, row = max(reviews, key=lambda dr: _drop(dr[1]))
+        flagged = f"{d.name} {_change(row)}"
+        if pooled is not None:
+            return _decision("passed", "Passed, review", f"{flagged}; {pool}{suffix}")
+        return _decision(
+            "passed",
+            "Passed, review",
+            f"{flagged}, between {_share(policy.tolerance_for(row.metric) / 2)} "
+            f"and {_share(policy.tolerance_for(row.metric))}{suffix}",
+        )
+    if pooled is not None:
+        return _decision("passed", "Passed", f"{pool}{suffix}")
     compared = [(d, r) for d in datasets for r in d.rows if r.gated and r.baseline is not None]
     if not compared:
-        return _decision("passed", "Passed", f"{len(datasets)} datasets, nothing to compare")
-    d, worst = max(compared, key=lambda dr: _drop(dr[1]))
-    if _drop(worst) <= 0:
         return _decision(
-            "passed", "Passed", f"no gated metric dropped ({_plural(len(datasets), 'dataset')})"
+            "passed", "Passed", f"{len(datasets)} datasets, nothing to compare{suffix}"
+        )
+    # The headline metric's largest drop names the run; when no headline metric fell,
+    # the largest drop of any gated metric does.
+    heads = [(d, r) for d, r in compared if r.metric == _headline_of(d, policy) and _drop(r) > 0]
+    d, worst = max(heads or compared, key=lambda dr: _drop(dr[1]))
+    if _drop(worst) <= 0 and all(_drop(r) <= 0 for _, r in compared):
+        return _decision(
+            "passed",
+            "Passed",
+            f"no gated metric dropped ({_plural(len(datasets), 'dataset')}){suffix}",
         )
     if worst.status == "within-noise" and worst.p_value is not None:
         return _decision(
             "passed",
             "Passed",
-            f"largest drop {d.name} {_change(worst)}, within noise (p = {worst.p_value:.2f})",
+            f"largest drop {d.name} {_change(worst)}, within noise "
+            f"(p = {worst.p_value:.2f}){suffix}",
         )
-    return _decision("passed", "Passed", f"largest drop {d.name} {_change(worst)}, within {tol}")
+    return _decision(
+        "passed",
+        "Passed",
+        f"largest drop {d.name} {_change(worst)}, within "
+        f"{_share(policy.bound_for(worst.metric))}{suffix}",
+    )
+
+
+def _headline_of(dataset: DatasetReport, policy: GatePolicy) -> str:
+    return dataset.headline_metric or policy.headline_for(dataset.name)
+
+
+def _pooled_text(pooled: Pooled) -> str:
+    change = -pooled.judgement.drop * 100
+    shown = f"{change:+.1f}%".replace("-", "−").replace("−0.0%", "0.0%").replace("+0.0%", "0.0%")
+    return (
+        f"{pooled.datasets} datasets pooled ({pooled.queries} queries) "
+        f"{metric_label(pooled.metric)} {shown}"
+    )
+
+
+def _share(value: float) -> str:
+    return f"{value * 100:g}%"
 
 
 def check_text(check: QueryCheck) -> str:

@@ -9,12 +9,12 @@ file beside the history, and a committed copy's raw URL is what the README point
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 
 from retrieval_eval.render.filters import number
 from retrieval_eval.results import RunReport
-from retrieval_eval.vocabulary import metric_label
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import verdict_words
 
 BADGE_FILE = "retrieval-eval-badge.json"
 
@@ -22,17 +22,6 @@ BADGE_FILE = "retrieval-eval-badge.json"
 def badge_path(history: Path) -> Path:
     """Where a push run writes the badge: beside the history."""
     return history.with_name(BADGE_FILE)
-
-
-# shields.io's named colours, by verdict.
-BADGE_COLOUR: Mapping[str, str] = {
-    "passed": "brightgreen",
-    "regression": "red",
-    "threshold": "orange",
-    "baseline-established": "blue",
-    "invalid": "red",
-    "error": "lightgrey",
-}
 
 
 def badge_json(report: RunReport) -> str:
@@ -46,6 +35,6 @@ def badge_json(report: RunReport) -> str:
         "schemaVersion": 1,
         "label": f"retrieval {metric_label(metric)}",
         "message": f"{shown}{report.verdict.replace('-', ' ')}",
-        "color": BADGE_COLOUR.get(report.verdict, "lightgrey"),
+        "color": verdict_words(report.verdict).badge,
     }
     return json.dumps(badge, ensure_ascii=False) + "\n"

@@ -12,7 +12,7 @@ from retrieval_eval.compare.ratchet import Held, Moved
 from retrieval_eval.compare.staleness import StaleBaseline, StaleMetric
 from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.render.filters import number
-from retrieval_eval.vocabulary import metric_label
+from retrieval_eval.score.measure_names import metric_label
 
 # A notice is one paragraph at the top of the comment: name a few, count the rest.
 SHOWN_METRICS = 5
@@ -47,23 +47,39 @@ def _measured_at(stale: StaleBaseline, *, markdown: bool) -> str:
     return f"the last evaluated commit of the default branch ({commit})"
 
 
-def stale_notice(stale: StaleBaseline, *, baseline_name: str, tolerance: float) -> str:
+def _tolerance(stale: StaleBaseline) -> str:
+    """The tolerance the gains are beyond: one share, or each metric's when they differ."""
+    shares = sorted({_fraction(m.tolerance) for m in stale.metrics})
+    return shares[0] if len(shares) == 1 else " / ".join(shares)
+
+
+def stale_headline(stale: StaleBaseline, *, baseline_name: str) -> str:
+    """The clause a pass's headline ends with: what it compared against is behind."""
+    first = stale.metrics[0]
+    return (
+        f"{baseline_name} is behind the default branch ({first.dataset} "
+        f"{metric_label(first.metric)} {number(first.measured, first.metric)} there, "
+        f"{number(first.baseline, first.metric)} in the baseline)"
+    )
+
+
+def stale_notice(stale: StaleBaseline, *, baseline_name: str) -> str:
     where = _measured_at(stale, markdown=True)
     return (
         f"⚠️ **{escape_markdown(baseline_name)} is behind the default branch.** "
         f"The history records {where} measuring {_items(stale, markdown=True)}: more than the "
-        f"{_fraction(tolerance)} tolerance above what the gate compares against, so a change "
+        f"{_tolerance(stale)} tolerance above what the gate compares against, so a change "
         "could give that gain back and pass. Update the baseline "
         "(`retrieval-eval baseline update`), or set `baseline-update: ratchet` on the "
         "default branch's workflow."
     )
 
 
-def stale_log(stale: StaleBaseline, *, baseline_name: str, tolerance: float) -> str:
+def stale_log(stale: StaleBaseline, *, baseline_name: str) -> str:
     where = _measured_at(stale, markdown=False)
     return (
         f"{baseline_name} is behind the default branch: {where} measured "
-        f"{_items(stale, markdown=False)}, more than the {_fraction(tolerance)} tolerance above it."
+        f"{_items(stale, markdown=False)}, more than the {_tolerance(stale)} tolerance above it."
     )
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.render.filters import number, p_value, signed
 from retrieval_eval.results import ChallengerMetric, ChallengerResult, DatasetChallengers
-from retrieval_eval.vocabulary import metric_label
+from retrieval_eval.score.measure_names import metric_label
 
 DASH = "—"
 

@@ -19,7 +19,7 @@ from retrieval_eval.compare.gate import HISTORY_DIGITS, primary_metric
 from retrieval_eval.render.challengers import p_phrase
 from retrieval_eval.render.filters import number, rank, signed
 from retrieval_eval.results import DatasetChallengers, DatasetReport, QueryMove, RunReport
-from retrieval_eval.vocabulary import metric_label
+from retrieval_eval.score.measure_names import metric_label
 
 # Colours for query types, in the order types first appear; more types than colours repeat.
 PALETTE = ("#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#cf222e", "#116329", "#57606a")

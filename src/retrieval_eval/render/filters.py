@@ -6,14 +6,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from retrieval_eval.render.escape import escape_markdown
-from retrieval_eval.results import AnnFidelitySummary
-from retrieval_eval.vocabulary import (
-    COST_PER_QUERY,
-    LATENCY_P95,
-    ROW_STATUS_TEXT,
-    VERDICT_ICON,
-    metric_label,
-)
+from retrieval_eval.results import AnnFidelitySummary, DatasetReport, GatePolicy, Resolution
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import COST_PER_QUERY, LATENCY_P95, ROW_STATUS_TEXT, verdict_words
 
 T = TypeVar("T")
 
@@ -73,7 +68,56 @@ def status_text(status: str) -> str:
 
 
 def verdict_icon(verdict: str) -> str:
-    return VERDICT_ICON.get(verdict, "")
+    return verdict_words(verdict).icon
+
+
+def verdict_tone(verdict: str) -> str:
+    """The HTML report's banner: good, bad or other."""
+    return verdict_words(verdict).tone
+
+
+def query_count(dataset: DatasetReport) -> str:
+    """A dataset's queries as its heading counts them: ``24 of 27 queries compared`` when
+    some are new (or the baseline lost some), so the count agrees with the table's."""
+    comparison = dataset.comparison
+    total = pluralize(dataset.num_queries, "query", "queries")
+    if comparison is None or not (comparison.added or comparison.removed):
+        return total
+    return f"{comparison.common_queries:,} of {total} compared"
+
+
+def policy_line(policy: GatePolicy) -> str:
+    """The gate's policy in one line, as the report, the comment and the terminal say it."""
+    return policy.describe(metric_label)
+
+
+def resolution_line(resolution: Resolution) -> str:
+    """What a dataset can resolve, in one line: the report, the comment and the terminal."""
+    label = metric_label(resolution.metric)
+    size = pluralize(resolution.queries, "query", "queries")
+    if resolution.detectable_drop is None:
+        caught = f"this gate does not catch even a large drop in {label} four times in five"
+    else:
+        share = f"{resolution.detectable_drop * 100:.0f}%"
+        caught = f"this gate catches a drop in {label} of ≥ {share} four times in five"
+    tolerance = f"{resolution.tolerance * 100:g}%"
+    if resolution.queries_to_resolve is None:
+        resolve = f"no spread seen to say how many queries would resolve {tolerance}"
+    elif resolution.queries_to_resolve <= resolution.queries:
+        resolve = f"enough to resolve {tolerance}"
+    else:
+        resolve = f"≈ {resolution.queries_to_resolve:,} queries would resolve {tolerance}"
+    line = f"{size}: {caught}; {resolve}"
+    if resolution.change is not None and resolution.change_low is not None:
+        assert resolution.change_high is not None
+        line += (
+            f". This change: {percent(resolution.change * 100)} "
+            f"(95% interval {percent(resolution.change_low * 100)} to "
+            f"{percent(resolution.change_high * 100)})"
+        )
+    if resolution.source == "spread":
+        line += " (the spread between queries stands in: no query moved against a baseline)"
+    return line
 
 
 def ann_fidelity_text(fidelity: AnnFidelitySummary) -> str:
@@ -87,6 +131,9 @@ def ann_fidelity_text(fidelity: AnnFidelitySummary) -> str:
 
 FILTERS: dict[str, Callable[..., Any]] = {
     "ann_fidelity": ann_fidelity_text,
+    "policy_line": policy_line,
+    "query_count": query_count,
+    "resolution_line": resolution_line,
     "md": escape_markdown,
     "num": number,
     "signed": signed,
@@ -98,4 +145,5 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "status": status_text,
     "label": metric_label,
     "verdict_icon": verdict_icon,
+    "verdict_tone": verdict_tone,
 }

@@ -24,7 +24,6 @@ from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.summary import (
     dataset_status,
     delta_text,
-    failing_first,
     is_failing,
     metric_row,
     no_break,
@@ -102,7 +101,8 @@ def render_markdown(
     rendered with the same ``links``). ``links`` (the Action's) link each regressed query to
     its fixture's line and the report to the workflow run; without them nothing links."""
     template = template_environment().get_template(TEMPLATE)
-    datasets = failing_first(report.datasets)
+    opened = _opened(report)
+    datasets = sorted(report.datasets, key=lambda d: d.name not in opened)
     lines = _fixture_lines(report) if links is not None else {}
 
     def fixture_url(dataset: str, query_id: str) -> str | None:
@@ -116,8 +116,8 @@ def render_markdown(
             limit=limit,
             truncated=limit is not None,
             datasets=datasets,
-            failing=[d for d in datasets if is_failing(d)],
-            passing=[d for d in datasets if not is_failing(d)],
+            failing=[d for d in datasets if d.name in opened],
+            passing=[d for d in datasets if d.name not in opened],
             headline_metrics=report.measures[:HEADLINE_METRICS],
             spark_points=SPARKLINE_POINTS,
             links=links,
@@ -135,6 +135,15 @@ def render_markdown(
     while size(cut) > max_chars:  # several bytes a character: cut shorter in proportion
         cut = _cut(text, len(cut) * max_chars // size(cut))
     return cut
+
+
+def _opened(report: RunReport) -> set[str]:
+    """The datasets shown opened, first: the failing ones; when the datasets failed pooled
+    (no one of them fails alone), the ones whose own drop was flagged for review."""
+    failing = {d.name for d in report.datasets if is_failing(d)}
+    if failing or report.verdict != "regression":
+        return failing
+    return {d.name for d in report.datasets if any(r.status == "review" for r in d.rows)}
 
 
 def render_comparison(tables: Sequence[DatasetChallengers], metrics: Sequence[str]) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from retrieval_eval.render.escape import escape_markdown
-from retrieval_eval.vocabulary import VERDICT_ICON
+from retrieval_eval.vocabulary import verdict_words
 
 MAX_PROBLEMS = 50
 _LINE_CHARS = 10_000  # a line quoting a retriever's stderr is long; a comment holds 65,536
@@ -48,7 +48,7 @@ def no_report_markdown(
     workspace: Path | None = None,
 ) -> str:
     """Invalid datasets (their problems) or a failed run (its error), as a comment."""
-    icon = VERDICT_ICON.get(verdict, "⚠️")
+    icon = verdict_words(verdict).icon
     lines = [*notices, f"### {icon} retrieval-eval: {escape_markdown(verdict)}", ""]
     lines += [*escaped_lines(description), ""]
     for problem in problems[:MAX_PROBLEMS]:

@@ -13,7 +13,8 @@ from retrieval_eval.compare.gate import HISTORY_DIGITS, within_one_query
 from retrieval_eval.render.escape import escape_markdown
 from retrieval_eval.render.filters import number, p_value, percent, pluralize, signed
 from retrieval_eval.results import DatasetReport, MetricRow, RunReport
-from retrieval_eval.vocabulary import BREACHED, ROW_STATUS_TEXT, VERDICT_ICON, metric_label
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import ROW_STATUS, ROW_STATUS_TEXT, VERDICT_ICON
 
 # Eight heights, lowest first (U+2581..U+2588).
 SPARK_LEVELS = "▁▂▃▄▅▆▇█"
@@ -30,7 +31,7 @@ def is_failing(dataset: DatasetReport) -> bool:
     return (
         bool(dataset.failures)
         or any(check.failed for check in dataset.query_checks)
-        or any(row.status == "regressed" or row.status in BREACHED for row in dataset.rows)
+        or any(ROW_STATUS[row.status].failing for row in dataset.rows)
     )
 
 
@@ -56,9 +57,10 @@ def dataset_status(dataset: DatasetReport) -> str:
         return f"❌ {pluralize(len(dataset.failures), 'fixture')} failed"
     if dataset.baseline_established:
         return f"{VERDICT_ICON['baseline-established']} new baseline"
-    noise = [metric_label(row.metric) for row in dataset.rows if row.status == "within-noise"]
-    if noise:
-        return f"{ROW_STATUS_TEXT['within-noise']}: {', '.join(noise)}"
+    for status in ("review", "within-noise"):
+        named = [metric_label(row.metric) for row in dataset.rows if row.status == status]
+        if named:
+            return f"{ROW_STATUS_TEXT[status]}: {', '.join(named)}"
     if "improved" in {row.status for row in dataset.rows}:
         return ROW_STATUS_TEXT["improved"]
     return ROW_STATUS_TEXT["ok"]

@@ -12,7 +12,8 @@ from retrieval_eval.compare.gate import HISTORY_DIGITS
 from retrieval_eval.render.escape import mermaid_label
 from retrieval_eval.render.summary import failing_first, metric_row
 from retrieval_eval.results import RunReport
-from retrieval_eval.vocabulary import LOWER_IS_BETTER, metric_label
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import LOWER_IS_BETTER
 
 # Trend charts for at most this many datasets (failing first): a summary, not the report.
 MAX_TREND_CHARTS = 5

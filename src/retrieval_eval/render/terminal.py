@@ -5,48 +5,51 @@ everything; this is what a person reads before deciding to open it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
 
+from retrieval_eval.compare.baseline import Baseline
+from retrieval_eval.compare.resolution import resolution_of
 from retrieval_eval.render.filters import (
     ann_fidelity_text,
     number,
     p_value,
     percent,
+    policy_line,
     rank,
+    resolution_line,
     signed,
     status_text,
 )
-from retrieval_eval.results import DatasetReport, MetricRow, QueryMove, RunReport
-from retrieval_eval.vocabulary import BREACHED, metric_label
+from retrieval_eval.results import DatasetReport, GatePolicy, MetricRow, QueryMove, RunReport
+from retrieval_eval.score.measure_names import metric_label
+from retrieval_eval.vocabulary import ROW_STATUS, verdict_words
 
 # Worst regressed queries shown, over all datasets.
 WORST_QUERIES = 5
 _QUERY_CHARS = 60
 # Control characters (escape sequences included) never reach the terminal from a dataset.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_VERDICT_COLOUR = {
-    "passed": "green",
-    "baseline-established": "cyan",
-    "regression": "red",
-    "threshold": "red",
-    "invalid": "red",
-    "error": "yellow",
-}
 
 
 def terminal_summary(
     report: RunReport, *, report_markdown: Path | None, color: bool, hint: str = ""
 ) -> str:
     paint = _painter(color)
-    lines = [paint(report.headline, _VERDICT_COLOUR.get(report.verdict, ""), bold=True), ""]
+    lines = [
+        paint(report.headline, verdict_words(report.verdict).colour, bold=True),
+        _clean(policy_line(report.gate_policy)),
+        "",
+    ]
     width = max((len(d.name) for d in report.datasets), default=0)
     for dataset in report.datasets:
         lines.append("  " + _dataset_line(dataset, width, paint))
         if dataset.ann_fidelity is not None:
             lines.append("    " + ann_fidelity_text(dataset.ann_fidelity))
+        if dataset.resolution is not None:
+            lines.append("    " + _clean(resolution_line(dataset.resolution)))
     if report.challengers:
         lines += ["", "Challengers (reported, never gated):"]
         lines += ["  " + line for line in _challenger_lines(report)]
@@ -109,17 +112,16 @@ def _dataset_line(dataset: DatasetReport, width: int, paint: Callable[..., str])
         if row.baseline is not None
         else number(row.current, row.metric)
     )
-    status = status_text(row.status)
-    bad = row.status == "regressed" or row.status in BREACHED
-    colour = "red" if bad else "green" if row.status in ("ok", "improved") else ""
-    return f"{head}  {metric_label(row.metric)} {change}  {paint(status, colour)}"
+    status = paint(status_text(row.status), ROW_STATUS[row.status].colour)
+    return f"{head}  {metric_label(row.metric)} {change}  {status}"
 
 
 def _headline_row(dataset: DatasetReport) -> MetricRow | None:
-    """The row that decided the dataset: a failing one first, else the first gated one."""
+    """The row that decided the dataset: a failing one first, else its headline metric's."""
     rows = [r for r in dataset.rows if r.gated] or list(dataset.rows)
-    failing = [r for r in rows if r.status == "regressed" or r.status in BREACHED]
-    chosen = failing or rows
+    failing = [r for r in rows if ROW_STATUS[r.status].failing]
+    headline = [r for r in dataset.rows if r.metric == dataset.headline_metric]
+    chosen = failing or headline or rows
     return chosen[0] if chosen else None
 
 
@@ -137,3 +139,29 @@ def _painter(color: bool) -> Callable[..., str]:
         return click.style(text, fg=colour or None, bold=bold)
 
     return paint
+
+
+def baseline_resolution_lines(
+    baseline: Baseline | None, policy: GatePolicy, datasets: Sequence[str]
+) -> list[str]:
+    """Before a run (``validate``): what each dataset can resolve, from the per-query
+    spread its baseline recorded; a dataset without one says when it will be known."""
+    lines = []
+    for name in datasets:
+        entry = None if baseline is None else baseline.established(name)
+        metric = policy.headline_for(name)
+        values = (
+            [
+                value
+                for query in (entry.queries or {}).values()
+                if (value := (query.metrics or {}).get(metric)) is not None
+            ]
+            if entry is not None
+            else []
+        )
+        resolution = resolution_of(values, None, metric=metric, policy=policy)
+        if resolution is None:
+            lines.append(f"resolution: {_clean(name)}: known after the first run measures it")
+        else:
+            lines.append(f"resolution: {_clean(name)}: {_clean(resolution_line(resolution))}")
+    return lines

@@ -19,41 +19,55 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrieval_eval.score.measure_names import Measure
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
 
+# Every kernel takes the ranked hits and the cut-off (None: the whole ranking) and gives
+# one value per query; score/measure_names.py names which kernel each measure uses.
 
-def compute(hits: RankedHits, measure: Measure) -> FloatArray:
-    """Per-query values of one measure, aligned with ``hits.query_ids``."""
-    kind, k = measure.kind, measure.k
-    if kind == "num_q":
-        return np.ones(hits.num_queries, dtype=np.float64)
-    if kind == "num_ret":
-        return hits.num_ret.astype(np.float64)
-    if kind == "num_rel":
-        return hits.num_rel.astype(np.float64)
-    if kind == "num_rel_ret":
-        return _count(hits, hits.hit_rank >= 1)
-    if kind == "p":
-        assert k is not None
-        return _count(hits, hits.hit_rank <= k) / k
-    if kind == "recall":
-        assert k is not None
-        return _per_relevant(hits, _count(hits, hits.hit_rank <= k))
-    if kind == "hit_rate":
-        assert k is not None
-        return (_count(hits, hits.hit_rank <= k) > 0).astype(np.float64)
-    if kind == "r_precision":
-        within_r = hits.hit_rank <= hits.num_rel[hits.hit_query]
-        return _per_relevant(hits, _count(hits, within_r))
-    if kind == "mrr":
-        return _reciprocal_rank(hits, k)
-    if kind == "map":
-        return _average_precision(hits, k)
-    if kind == "ndcg":
-        assert k is not None
-        return _ndcg(hits, k)
-    raise ValueError(f"no kernel for {measure.name}")
+
+def num_q(hits: RankedHits, k: int | None) -> FloatArray:
+    return np.ones(hits.num_queries, dtype=np.float64)
+
+
+def num_ret(hits: RankedHits, k: int | None) -> FloatArray:
+    return hits.num_ret.astype(np.float64)
+
+
+def num_rel(hits: RankedHits, k: int | None) -> FloatArray:
+    return hits.num_rel.astype(np.float64)
+
+
+def num_rel_ret(hits: RankedHits, k: int | None) -> FloatArray:
+    return _count(hits, hits.hit_rank >= 1)
+
+
+def precision(hits: RankedHits, k: int | None) -> FloatArray:
+    assert k is not None
+    return _count(hits, hits.hit_rank <= k) / k
+
+
+def recall(hits: RankedHits, k: int | None) -> FloatArray:
+    assert k is not None
+    return _per_relevant(hits, _count(hits, hits.hit_rank <= k))
+
+
+def hit_rate(hits: RankedHits, k: int | None) -> FloatArray:
+    assert k is not None
+    return (_count(hits, hits.hit_rank <= k) > 0).astype(np.float64)
+
+
+def r_precision(hits: RankedHits, k: int | None) -> FloatArray:
+    within_r = hits.hit_rank <= hits.num_rel[hits.hit_query]
+    return _per_relevant(hits, _count(hits, within_r))
+
+
+def reciprocal_rank(hits: RankedHits, k: int | None) -> FloatArray:
+    first = _first_hit_mask(hits.hit_query)
+    if k is not None:
+        first &= hits.hit_rank <= k
+    out = np.zeros(hits.num_queries, dtype=np.float64)
+    out[hits.hit_query[first]] = 1.0 / hits.hit_rank[first]
+    return out
 
 
 def _count(hits: RankedHits, mask: np.ndarray) -> FloatArray:
@@ -73,16 +87,7 @@ def _first_hit_mask(hit_query: IntArray) -> np.ndarray:
     return first
 
 
-def _reciprocal_rank(hits: RankedHits, k: int | None) -> FloatArray:
-    first = _first_hit_mask(hits.hit_query)
-    if k is not None:
-        first &= hits.hit_rank <= k
-    out = np.zeros(hits.num_queries, dtype=np.float64)
-    out[hits.hit_query[first]] = 1.0 / hits.hit_rank[first]
-    return out
-
-
-def _average_precision(hits: RankedHits, k: int | None) -> FloatArray:
+def average_precision(hits: RankedHits, k: int | None) -> FloatArray:
     # i-th relevant document of its query (1-based), from the (query, rank) order.
     first = _first_hit_mask(hits.hit_query)
     starts = np.flatnonzero(first)
@@ -95,7 +100,8 @@ def _average_precision(hits: RankedHits, k: int | None) -> FloatArray:
     return _per_relevant(hits, summed.astype(np.float64))
 
 
-def _ndcg(hits: RankedHits, k: int) -> FloatArray:
+def ndcg(hits: RankedHits, k: int | None) -> FloatArray:
+    assert k is not None
     within = hits.hit_rank <= k
     gains = hits.hit_gain[within] / np.log2(hits.hit_rank[within] + 1.0)
     dcg = np.bincount(hits.hit_query[within], weights=gains, minlength=hits.num_queries)

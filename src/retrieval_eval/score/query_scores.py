@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from retrieval_eval.score.kernels import compute
-from retrieval_eval.score.measure_names import parse_measure
+from retrieval_eval.score.measure_names import compute, parse_measure
 from retrieval_eval.score.ranked import from_mappings
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -145,19 +146,40 @@ def paired_differences(
     )
 
 
-def sign_flip_p_value(diffs: FloatArray, *, seed: int = 0, resamples: int = 10_000) -> float:
-    """Two-sided p-value of "mean difference is 0" under random sign flips of the pairs."""
+Alternative = Literal["two-sided", "less", "greater"]
+
+
+def sign_flip_p_value(
+    diffs: FloatArray,
+    *,
+    seed: int = 0,
+    resamples: int = 10_000,
+    alternative: Alternative = "two-sided",
+) -> float:
+    """p-value of "mean difference is 0" under random sign flips of the pairs.
+
+    ``alternative``: "two-sided" (a mean as far from 0 either way), "less" (as low: the
+    evidence that the current run is worse) or "greater" (as high)."""
     n = diffs.size
     if n == 0:
         return 1.0
-    observed = abs(float(diffs.mean()))
+    signed_mean = float(diffs.mean())
+    observed = {"two-sided": abs(signed_mean), "less": -signed_mean, "greater": signed_mean}[
+        alternative
+    ]
     tolerance = 1e-12 * max(1.0, float(np.abs(diffs).max()))
+
+    def statistic(means: FloatArray) -> FloatArray:
+        if alternative == "two-sided":
+            return np.abs(means)
+        return -means if alternative == "less" else means
+
     if n <= _EXACT_SIGN_FLIPS_UP_TO:
         patterns = (
             np.arange(1 << n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)[None, :]
         )
         signs = 1.0 - 2.0 * (patterns & 1)
-        flipped = np.abs((signs * diffs).mean(axis=1))
+        flipped = statistic((signs * diffs).mean(axis=1))
         return float(np.count_nonzero(flipped >= observed - tolerance) / flipped.size)
     rng = np.random.default_rng(seed)
     magnitudes, counts = np.unique(np.abs(diffs[diffs != 0.0]), return_counts=True)
@@ -171,13 +193,14 @@ def sign_flip_p_value(diffs: FloatArray, *, seed: int = 0, resamples: int = 10_0
 
         def draw(rows: int) -> FloatArray:
             plus = rng.binomial(counts, 0.5, size=(rows, magnitudes.size))
-            return np.asarray(np.abs(((2 * plus - counts) @ magnitudes) / n), dtype=np.float64)
+            means = ((2 * plus - counts) @ magnitudes) / n
+            return np.asarray(statistic(means), dtype=np.float64)
     else:
         width = n
 
         def draw(rows: int) -> FloatArray:
             signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, n))
-            return np.asarray(np.abs((signs * diffs).mean(axis=1)), dtype=np.float64)
+            return np.asarray(statistic((signs * diffs).mean(axis=1)), dtype=np.float64)
 
     extreme = sum(
         int(np.count_nonzero(flipped >= observed - tolerance))

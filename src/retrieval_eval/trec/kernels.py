@@ -37,8 +37,7 @@ import math
 
 import numpy as np
 
-from retrieval_eval.score.kernels import compute
-from retrieval_eval.score.measure_names import Measure
+from retrieval_eval.score.measure_names import Measure, compute, trec_shared
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
 from retrieval_eval.trec.graded import gain_measure
 from retrieval_eval.trec.hits import TrecHits
@@ -51,30 +50,18 @@ _NO_CUT = 1 << 62
 RELSTRING_LENGTH = 10
 _GAIN_FAMILIES = frozenset({"G", "ndcg_rel", "Rndcg", "rbp", "rbp_resid"})
 
-# Families the shared kernels already compute (trec_eval name -> our kind).
-_SHARED: dict[str, Measure] = {
-    "num_q": Measure("num_q"),
-    "num_ret": Measure("num_ret"),
-    "num_rel": Measure("num_rel"),
-    "num_rel_ret": Measure("num_rel_ret"),
-    "map": Measure("map"),
-    "Rprec": Measure("r_precision"),
-    "recip_rank": Measure("mrr"),
-}
-_SHARED_CUT = {"P": "p", "recall": "recall", "map_cut": "map", "success": "hit_rate"}
-
 
 def trec_values(hits: TrecHits, measure: TrecMeasure, level: int) -> FloatArray:
     """Per-query values of one measure, aligned with ``hits.query_ids``."""
     family, param = measure.family, measure.param
     ranked = hits.ranked(level)
-    if family in _SHARED:
-        return compute(ranked, _SHARED[family])
-    if family in _SHARED_CUT:
-        return compute(ranked, Measure(_SHARED_CUT[family], int(param or 0)))  # type: ignore[arg-type]
     if family in ("ndcg", "ndcg_cut"):
+        # Gains are the grades whatever the relevance level; trec_eval's ndcg is uncut.
         cut = _NO_CUT if family == "ndcg" else int(param or 0)
         return compute(hits.ranked(1), Measure("ndcg", cut))
+    shared = trec_shared(family, param)
+    if shared is not None:
+        return compute(ranked, shared)
     if family == "gm_map":
         return _logs(compute(ranked, Measure("map")))
     if family in ("bpref", "infAP"):
