@@ -36,6 +36,7 @@ class Evaluated:
     report_json: Path | None
     report_markdown: Path | None
     metrics: dict[str, dict[str, float]]
+    report_html: Path | None = None
 
 
 def run_and_record(
@@ -111,6 +112,7 @@ def run_and_record(
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
     if outcome.error is not None:
+        commands.relay("retrieval-eval's error, as reported", str(outcome.error))
         commands.error(str(outcome.error), file=outcome.error.shown_file, line=outcome.error.line)
     for warning in outcome.warnings:
         commands.warning(warning)
@@ -143,6 +145,7 @@ def run_and_record(
         report_json=outcome.report_json,
         report_markdown=outcome.report_markdown,
         metrics=outcome.metrics,
+        report_html=outcome.report_html,
     )
     record_results(commands, result, summary)
     return result
@@ -196,6 +199,9 @@ def failed(
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
     from retrieval_eval.render.no_report import no_report_markdown, shown_path
 
+    # The message can quote what a retriever printed: in full in the log, where the runner
+    # reads no command in it, then as the one-line annotation.
+    commands.relay("retrieval-eval's error, as reported", str(error))
     commands.error(str(error), file=error.shown_file, line=error.line)
     # The status has 140 characters: name the file as the repository does, not the runner.
     where = ""
@@ -230,6 +236,7 @@ def record_results(commands: RunnerFiles, result: Evaluated, summary_markdown: s
         outputs={
             "report-json": str(result.report_json or ""),
             "report-markdown": str(result.report_markdown or ""),
+            "report-html": str(result.report_html or ""),
             "metrics": json.dumps(result.metrics, separators=(",", ":"), sort_keys=True),
         },
     )

@@ -10,6 +10,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from retrieval_eval.action.acceptance import (
+    ACCEPTABLE,
+    Refusal,
+    acceptance_summary,
+    accepted,
+    check_acceptance,
+)
 from retrieval_eval.action.baseline_source import (
     BaselineChoice,
     baseline_at_base,
@@ -65,10 +72,14 @@ def run_pull_request(
             result = failed(error, commands, settings, plan.notices)
             return _publish(settings, plan, pull, api, commands, result)
         notices = list(plan.notices)
-        if choice.changed_by_pr:
+        # The adoption pull request adds the baseline: its own notice says so, once.
+        if choice.changed_by_pr and not plan.adoption:
             notices.append(change_notice(choice))
             commands.warning(change_notice(choice).replace("**", ""), title="baseline changed")
-        commands.info(f"Gating against {choice.repo_path} from the {choice.origin}.")
+        if plan.adoption:
+            commands.info(f"No {choice.repo_path} at the base commit: this run establishes it.")
+        else:
+            commands.info(f"Gating against {choice.repo_path} from the {choice.origin}.")
         stale = stale_baseline_notice(
             plan, baseline=choice.path, base_sha=pull.base_sha, commands=commands
         )
@@ -84,7 +95,33 @@ def run_pull_request(
             commands=commands,
             stale=None if stale is None else stale.headline,
         )
-    return _publish(settings, plan, pull, api, commands, result)
+    return _publish(
+        settings, plan, pull, api, commands, _accept(settings, pull, api, commands, result)
+    )
+
+
+def _accept(
+    settings: ActionSettings,
+    pull: PullRequestActivity,
+    api: GitHubApi,
+    commands: RunnerFiles,
+    result: Evaluated,
+) -> Evaluated:
+    """A regression a maintainer accepted with the label is ``accepted``; asked of GitHub
+    on every run, so a label whose author cannot write, or that is gone, accepts nothing."""
+    if result.verdict not in ACCEPTABLE:
+        return result
+    found = check_acceptance(api, pull, settings.accept_label)
+    if found is None:
+        return result
+    if isinstance(found, Refusal):
+        commands.warning(found.reason, title="regression not accepted")
+        return result
+    result = accepted(result, found)
+    commands.record(
+        result.verdict, result.status_description, summary=acceptance_summary(result, found)
+    )
+    return result
 
 
 def _log_changes(changes: ChangedFiles, path_filter: PathFilter, commands: RunnerFiles) -> None:
@@ -137,7 +174,7 @@ def _skip(
         "skipped",
         description,
         summary=f"### ⏭️ retrieval-eval {description}\n",
-        outputs={"report-json": "", "report-markdown": "", "metrics": "{}"},
+        outputs={"report-json": "", "report-markdown": "", "report-html": "", "metrics": "{}"},
     )
     skipped = Evaluated("skipped", ExitCode.OK, "", description, None, None, {})
     code = _publish(settings, plan, pull, api, commands, skipped)
