@@ -291,10 +291,13 @@ def test_the_release_script_refuses_a_python_base_not_named_by_digest(
     assert "could not ask" not in completed.stderr  # refused before the registry
 
 
-def _line_of(text: str) -> int:
-    """The line of the scaffold that names the Action (it moves as the module grows)."""
-    lines = (REPO_ROOT / "src/retrieval_eval/author/scaffold.py").read_text().splitlines()
-    return next(number for number, line in enumerate(lines, 1) if line.startswith(text))
+WORKFLOW = ".github/workflows/retrieval-eval.yml"
+
+
+def _line_of(text: str, path: str = "src/retrieval_eval/author/scaffold.py") -> int:
+    """The first line of ``path`` that starts with ``text`` (it moves as the file grows)."""
+    lines = (REPO_ROOT / path).read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if line.strip().startswith(text))
 
 
 @pytest.mark.parametrize(
@@ -307,7 +310,8 @@ def _line_of(text: str) -> int:
         ),
         (
             ("Dockerfile", "/org/retrieval-eval-base:", "/acme/retrieval-eval-base:"),
-            ".github/workflows/retrieval-eval.yml:15: names the owner org, "
+            f".github/workflows/retrieval-eval.yml:{_line_of('- uses: org/', WORKFLOW)}: "
+            "names the owner org, "
             "but this release runs in acme/retrieval-eval",
         ),
         (
