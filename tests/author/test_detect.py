@@ -542,9 +542,12 @@ NOTES = Path(__file__).resolve().parents[1] / "docs"
 
 
 def make_retriever():
-    pages = sorted(NOTES.glob("*.md"))
-    documents = [Document(page.read_text(), metadata={"page": page.stem}) for page in pages]
-    return BM25Retriever.from_documents(documents, k=10)
+    chunks = [
+        Document(paragraph, metadata={"page": page.stem})
+        for page in sorted(NOTES.glob("*.md"))
+        for paragraph in page.read_text().split("\\n\\n")
+    ]
+    return BM25Retriever.from_documents(chunks, k=10)
 """
 
 
@@ -594,3 +597,19 @@ def test_init_wires_a_langchain_retriever_that_runs_once_its_id_key_is_filled_in
     (dataset,) = report["datasets"]
     assert dataset["retriever"] == "langchain"
     assert dataset["aggregates"]["mrr@10"]["value"] == 1.0
+    # Each page is two chunks (title, body): the adapter asks deeper until 10 pages a query
+    # stand behind more than 10 chunks. Counted in the report, not in the retriever's
+    # settings (which the baseline keeps and compares).
+    collapse = dataset["collapse"]
+    assert collapse["documents"] == 20 * 10
+    histogram = {int(n): documents for n, documents in collapse["histogram"].items()}
+    assert sum(n * documents for n, documents in histogram.items()) == collapse["results"]
+    assert sum(histogram.values()) == collapse["documents"] < collapse["results"]
+    assert histogram.get(2, 0) > 0
+    assert "collapse" not in json.dumps(dataset["retriever_config"])
+    markdown = (tmp_path / "retrieval-eval-report" / "report.md").read_text()
+    shown = ", ".join(f"{documents} from {n}" for n, documents in sorted(histogram.items()))
+    assert (
+        f"Collapse: {collapse['results']} results (chunks) made {collapse['documents']} "
+        f"documents (documents from 1, 2, ... results: {shown}); informational, not gated."
+    ) in markdown

@@ -325,7 +325,7 @@ _FRAMEWORK_ITEMS = {"langchain": "Document", "llamaindex": "node"}
 
 def _imported(tree: ast.Module) -> set[str]:
     """The top-level packages the module imports, anywhere in it."""
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name.split(".")[0] for alias in node.names)

@@ -239,7 +239,7 @@ def _existing(root: Path) -> dict[str, object]:
 def _custom_table(data: Mapping[str, object], notes: Mapping[str, str] | None = None) -> str:
     """The body of a `[retrievers.custom]` table holding what ``data`` sets, each key of
     ``notes`` preceded by its note as a comment."""
-    lines = []
+    lines: list[str] = []
     for key, value in data.items():
         if notes and key in notes:
             lines.extend("# " + line for line in textwrap.wrap(notes[key], width=88))
