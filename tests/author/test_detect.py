@@ -297,6 +297,7 @@ def test_code_init_cannot_call_gets_a_commented_adapter_that_runs_once_edited(
     (dataset,) = report["datasets"]
     assert dataset["retriever"] == "custom"
     assert dataset["aggregates"]["mrr@10"]["value"] == 1.0
+    assert dataset["collapse"] is None  # it does not collapse results itself
 
 
 def test_init_counts_the_notes_a_run_indexes(tmp_path: Path) -> None:
@@ -613,3 +614,16 @@ def test_init_wires_a_langchain_retriever_that_runs_once_its_id_key_is_filled_in
         f"Collapse: {collapse['results']} results (chunks) made {collapse['documents']} "
         f"documents (documents from 1, 2, ... results: {shown}); informational, not gated."
     ) in markdown
+    # Sharded, each shard counts its own queries, and the merge adds them up.
+    shards = []
+    for index in (1, 2):
+        shard = tmp_path / f"shard-{index}"
+        done = retrieval_eval(
+            "run", "--shard", f"{index}/2", "--report-dir", str(shard), cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+        shards.append(str(shard))
+    merged = retrieval_eval("merge", "--report-dir", "merged", *shards, cwd=tmp_path)
+    assert merged.returncode == 0, merged.stderr
+    (merged_dataset,) = json.loads((tmp_path / "merged" / "report.json").read_text())["datasets"]
+    assert merged_dataset["collapse"] == collapse
