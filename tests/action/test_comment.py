@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pydantic import SecretStr
 
 from retrieval_eval.action.comment import (
@@ -151,6 +152,7 @@ def test_a_body_at_the_limit_is_accepted_and_an_oversized_one_is_cut_to_fit(
     assert [len(c["body"]) for c in github.comments_on(7)] == [65_536, 65_536]
 
 
+@pytest.mark.slow
 def test_a_github_app_token_updates_its_own_comment(tmp_path: Path) -> None:
     """An app's installation token cannot read /user either, and posts as `<app>[bot]`:
     the second run edits that comment instead of adding one more on every push."""

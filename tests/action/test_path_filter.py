@@ -255,6 +255,7 @@ def _pattern_and_a_path_near_it(draw: st.DrawFn) -> tuple[str, str]:
     return pattern, path
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(pair=_pattern_and_a_path_near_it())
 def test_the_linear_matcher_agrees_with_the_wcmatch_one_on_near_misses(
@@ -264,6 +265,7 @@ def test_the_linear_matcher_agrees_with_the_wcmatch_one_on_near_misses(
     assert glob_matches(pattern, path) is _wcmatch_glob_matches(pattern, path)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @example(pattern="**/**/b", path="b")
 @example(pattern="a/**", path="a")

@@ -38,6 +38,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_keyword_and_semantic_files_validate_and_a_copied_paraphrase_is_regenerated(
     project: Path,
 ) -> None:
@@ -96,6 +97,7 @@ def test_keyword_and_semantic_files_validate_and_a_copied_paraphrase_is_regenera
         assert lisbon[0]["query"] == scripted[("travel/lisbon", 2)]
 
 
+@pytest.mark.slow
 def test_a_rerun_is_answered_from_the_cache_and_writes_the_same_bytes(project: Path) -> None:
     with FakeAnthropic(responder=writer()) as fake:
         first = retrieval_eval(
@@ -124,6 +126,7 @@ def test_existing_files_are_not_replaced_without_force(project: Path) -> None:
     assert (project / "datasets" / "semantic.jsonl").read_text() == "mine\n"
 
 
+@pytest.mark.slow
 def test_a_malformed_answer_fails_loudly_and_writes_nothing(project: Path) -> None:
     with FakeAnthropic(responder=lambda body: (200, "Sure! Here is a query: budget travel")) as f:
         result = retrieval_eval(
@@ -134,6 +137,7 @@ def test_a_malformed_answer_fails_loudly_and_writes_nothing(project: Path) -> No
     assert not (project / "datasets").exists()
 
 
+@pytest.mark.slow
 def test_the_cost_cap_stops_before_it_is_passed(project: Path) -> None:
     with FakeAnthropic(responder=writer()) as fake:
         result = retrieval_eval(
@@ -156,6 +160,7 @@ def test_the_cost_cap_stops_before_it_is_passed(project: Path) -> None:
     assert len(_lines(project / "datasets" / "keyword.jsonl")) == len(fake.requests)
 
 
+@pytest.mark.slow
 def test_a_query_no_retriever_finds_is_flagged_not_kept(project: Path) -> None:
     def nonsense(body: dict[str, Any]) -> tuple[int, str]:
         return 200, answer("zyxxy qwop flurb", [], "")
@@ -179,6 +184,7 @@ def test_a_query_no_retriever_finds_is_flagged_not_kept(project: Path) -> None:
     assert "warning: fewer than 2: the corpus ran out of documents" in result.stderr
 
 
+@pytest.mark.slow
 def test_tags_add_a_filtered_case_and_an_expect_empty_case(project: Path) -> None:
     with FakeAnthropic(responder=writer()) as fake:
         result = retrieval_eval(
@@ -227,6 +233,7 @@ def test_a_well_formed_reply_is_parsed_whatever_its_text(
     assert list(parsed.expected_keywords) == keywords
 
 
+@pytest.mark.slow
 def test_a_ci_log_shows_how_many_fixtures_are_made_as_it_goes(project: Path) -> None:
     """generate printed nothing while it indexed and asked Claude; now each step shows
     its progress (the thresholds at zero, so this does not depend on the machine)."""

@@ -14,6 +14,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.author.cli import retrieval_eval
 from tests.author.fake_writer import writer
 from tests.support.fake_anthropic import FakeAnthropic
@@ -32,6 +34,7 @@ min_human = 0
 """
 
 
+@pytest.mark.slow
 def test_generated_queries_retrieve_their_source_on_cranfield(
     tmp_path: Path, cranfield_beir: Path
 ) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.compare.conftest import Project
 from tests.compare.test_label_judging import KEY, _answer
 from tests.compare.test_labels import BASELINE_RUN, CONFIG, PR_RUN, write_run
@@ -22,6 +24,7 @@ def _crlf_with_bom(path: Path) -> bytes:
     return data
 
 
+@pytest.mark.slow
 def test_accepting_a_hole_labels_it_and_rejecting_one_keeps_it_out(tmp_path: Path) -> None:
     project = Project(tmp_path)
     (tmp_path / "retrieval-eval.toml").write_text(CONFIG, encoding="utf-8")

@@ -21,6 +21,8 @@ import subprocess
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from retrieval_eval.index.model_install import default_model_dir
 from tests.action.git_repo import GIT_ENV, commit_all, git
 from tests.author.cli import retrieval_eval
@@ -64,6 +66,7 @@ def quickstart_commands(readme: str) -> list[list[str]]:
     return [c[1:] for c in quickstart_lines(readme) if c[0] == "retrieval-eval"]
 
 
+@pytest.mark.slow
 def test_the_readme_quickstart_ends_in_a_gated_baseline(tmp_path: Path, repo_root: Path) -> None:
     commands = quickstart_commands((repo_root / "README.md").read_text())
     assert [c[0] for c in commands] == [

@@ -166,6 +166,7 @@ def _tiny_collection(root: Path) -> Path:
     return beir
 
 
+@pytest.mark.slow
 def test_a_whole_run_through_the_console_script(gp: ModuleType, tmp_path: Path) -> None:
     beir = _tiny_collection(tmp_path)
     out = tmp_path / "rates.json"

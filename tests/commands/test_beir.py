@@ -193,6 +193,7 @@ def test_like_ties_score_the_same_in_beir_and_in_trec_on_its_run(tmp_path: Path)
     assert scores[0] == 1.0  # a retriever's score is written exactly where it does not tie
 
 
+@pytest.mark.slow
 def test_like_on_cranfield_scores_the_same_in_beir_and_in_trec(
     cranfield_beir: Path, tmp_path: Path
 ) -> None:
@@ -209,6 +210,7 @@ def test_like_on_cranfield_scores_the_same_in_beir_and_in_trec(
     judged=st.sets(st.integers(0, 11), min_size=1, max_size=6),
     retriever=st.sampled_from(["like", "bm25"]),
 )
+@pytest.mark.slow
 def test_any_tied_ranking_scores_the_same_in_trec_on_the_run(
     tmp_path: Path, words: list[str], judged: set[int], retriever: str
 ) -> None:

@@ -35,6 +35,7 @@ def test_a_missing_key_is_reported_before_any_indexing(project: Path) -> None:
     assert not (project / "datasets" / "keyword.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_a_fully_cached_generation_needs_no_key(project: Path) -> None:
     args = ("generate", "--types", "keyword", "--per-file", "3", "--check-with", "bm25")
     with FakeAnthropic(responder=writer()) as fake:
@@ -49,6 +50,7 @@ def test_a_fully_cached_generation_needs_no_key(project: Path) -> None:
     assert "0 API calls, 3 cached" in again.stdout
 
 
+@pytest.mark.slow
 def test_the_default_leaves_room_to_reject_and_no_room_is_warned(project: Path) -> None:
     with FakeAnthropic(responder=writer()) as fake:
         default = retrieval_eval(
@@ -68,6 +70,7 @@ def test_the_default_leaves_room_to_reject_and_no_room_is_warned(project: Path) 
     assert "use --per-file 25" in tight.stderr
 
 
+@pytest.mark.slow
 def test_append_adds_fixtures_and_keeps_every_reviewed_line(project: Path) -> None:
     args = ("generate", "--types", "keyword", "--per-file", "3", "--check-with", "bm25")
     with FakeAnthropic(responder=writer()) as fake:

@@ -73,6 +73,7 @@ def _judged_run(project: Project, fake: FakeAnthropic, *flags: str) -> dict[str,
     return report
 
 
+@pytest.mark.slow
 def test_holes_are_judged_calibration_is_measured_and_a_rerun_asks_nothing(
     project: Project,
 ) -> None:
@@ -124,6 +125,7 @@ def test_holes_are_judged_calibration_is_measured_and_a_rerun_asks_nothing(
     assert "| expected document | 8 | 1 |" in markdown
 
 
+@pytest.mark.slow
 def test_the_cost_cap_stops_label_calls_and_says_how_far_they_got(project: Project) -> None:
     # Each label call may cost up to about $0.0006 (its prompt, generously counted, and 32
     # reply tokens): $0.002 buys a few of them.
@@ -139,6 +141,7 @@ def test_the_cost_cap_stops_label_calls_and_says_how_far_they_got(project: Proje
     assert calibration["sample_size"] < 16
 
 
+@pytest.mark.slow
 def test_a_malformed_label_fails_the_run_and_is_not_kept(project: Project) -> None:
     def garbled(body: dict[str, Any]) -> tuple[int, str]:
         if "You label search results." in body["messages"][0]["content"]:
@@ -157,6 +160,7 @@ def test_a_malformed_label_fails_the_run_and_is_not_kept(project: Project) -> No
     assert moves[0]["holes"][0]["judge"]["relevant"] is True  # asked again, not the bad reply
 
 
+@pytest.mark.slow
 def test_the_calibration_sample_is_seeded(project: Project) -> None:
     config = CONFIG + '\n[judge]\nbase_url = "{url}"\ncalibration_sample = 6\n'
     with FakeAnthropic(api_key=KEY, responder=_answer) as fake:

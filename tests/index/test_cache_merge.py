@@ -76,6 +76,7 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_shard_caches_merge_into_one_that_a_run_embeds_nothing_with(project: Path) -> None:
     counts = []
     for index in (1, 2):
@@ -105,6 +106,7 @@ def test_shard_caches_merge_into_one_that_a_run_embeds_nothing_with(project: Pat
     assert (dataset["embedded_texts"], dataset["cached_embeddings"]) == (len(QUERIES), len(NOTES))
 
 
+@pytest.mark.slow
 def test_shard_caches_of_another_model_merge_with_that_model_named(project: Path) -> None:
     """With `[retrievers.dense] model` set, the shards embed with that model and
     `cache merge --model` checks the caches against it; the default model is refused."""
@@ -174,6 +176,7 @@ def test_int8_model_installs_pinned_and_embeds_close_to_fp32(
     assert cosine.min() > 0.99
 
 
+@pytest.mark.slow
 def test_every_command_finds_the_model_named_by_the_image(project: Path, tmp_path: Path) -> None:
     """Inside the container image HOME is fresh and empty; the image names its model folder
     in RETRIEVAL_EVAL_MODEL_DIR, and the command-line tools must find it there."""

@@ -1,17 +1,19 @@
 """A pull request's base commit: its configuration, read before anything the pull
 request configures is resolved.
 
-The gate's settings and the trust settings come from there (``retrieval_eval.prepare``
-names them), like the baseline: otherwise a pull request could loosen its own gate
+Every setting the option table (``retrieval_eval.config``) does not declare under test is
+read from there, like the baseline: otherwise a pull request could loosen its own gate
 (``gated = []``, a wider ``tolerance``, a ``baseline`` path the base commit has no file
-at) or widen what its own code may see (drop a name from ``secret_env``, turn the judge on
-and send the Anthropic key to its own ``base_url``). The pull request's values for them are
-reported as a proposal that takes effect after merging. The retriever, its settings and its
-code are the pull request's own: they are what it proposes, and what is evaluated.
+at), widen what its own code may see (drop a name from ``secret_env``, turn the judge on
+and send the Anthropic key to its own ``base_url``) or lift its own bounds (price the judge
+at nothing, a retriever ``timeout_s`` of a week). The pull request's values for them are
+reported as a proposal that takes effect after merging. The retriever's settings (less
+their bounds), the challengers and the retriever's code are the pull request's own: they
+are what it proposes, and what is evaluated.
 
 A base commit with neither a configuration nor a baseline is the adoption run: the pull
-request that adds retrieval-eval is evaluated with its own settings and establishes the
-baseline.
+request that adds retrieval-eval is evaluated with its own settings, less the bounds and
+the trust settings, and establishes the baseline.
 """
 
 from __future__ import annotations
