@@ -455,6 +455,18 @@ class AnnFidelitySummary(_Frozen):
     )
 
 
+class CollapseSummary(_Frozen):
+    """How the results of a retriever that collapses them itself (a framework's: LangChain,
+    LlamaIndex) became documents: several chunks of one document are one hit. Counted over
+    the dataset's search (the first repeat); informational."""
+
+    results: int = Field(description="results (chunks) behind the documents returned")
+    documents: int = Field(description="documents returned over the dataset's queries")
+    histogram: dict[int, int] = Field(
+        description="documents by how many results stood behind each, e.g. {1: 25, 2: 5}"
+    )
+
+
 class LabelCoverage(_Frozen):
     """How much of what the retriever returned the golden sets say anything about (like
     trec_eval's judged share of num_ret). Informational: it never changes the verdict."""
@@ -573,6 +585,11 @@ class DatasetReport(_Frozen):
     )
     labels: LabelCoverage | None = Field(
         default=None, description="the labelled share of the results at k (informational)"
+    )
+    collapse: CollapseSummary | None = Field(
+        default=None,
+        description="how a framework retriever's results collapsed to documents; None for "
+        "retrievers that do not collapse results themselves",
     )
     calibration: Calibration | None = Field(
         default=None, description="the judge's agreement with the human labels, when judged"

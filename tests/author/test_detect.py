@@ -14,7 +14,15 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.author.detect import detect
+from retrieval_eval.author.detect import (
+    COLLECTION_PLACEHOLDER,
+    ID_KEY_PLACEHOLDER,
+    Detected,
+    detect,
+)
+from retrieval_eval.retrieval.config import FrameworkConfig
+from retrieval_eval.retrieval.external.engines_config import ENGINE_CONFIGS
+from retrieval_eval.retrieval.external.frameworks import FRAMEWORKS
 from tests.author.cli import retrieval_eval
 
 
@@ -289,6 +297,7 @@ def test_code_init_cannot_call_gets_a_commented_adapter_that_runs_once_edited(
     (dataset,) = report["datasets"]
     assert dataset["retriever"] == "custom"
     assert dataset["aggregates"]["mrr@10"]["value"] == 1.0
+    assert dataset["collapse"] is None  # it does not collapse results itself
 
 
 def test_init_counts_the_notes_a_run_indexes(tmp_path: Path) -> None:
@@ -333,8 +342,60 @@ def test_any_module_text_is_detected_without_failing(source: str) -> None:
         detected = detect(root)
     assert detected.code_dirs == ("search",)
     assert detected.adapter is not None
-    if detected.wiring is not None:
-        assert detected.wiring.table["python"].startswith("search.retriever:")  # type: ignore[union-attr]
+    _check_wiring(detected)
+
+
+def _check_wiring(detected: Detected) -> None:
+    """A wiring names the module it was found in and a table its retriever accepts."""
+    wiring = detected.wiring
+    if wiring is None:
+        return
+    assert wiring.file == "search/retriever.py"
+    if wiring.retriever == "custom":
+        assert str(wiring.table["python"]).startswith("search.retriever:")
+    elif wiring.retriever in FRAMEWORKS:
+        FrameworkConfig.model_validate(wiring.table)
+        assert str(wiring.table["object"]).startswith("search.retriever:")
+    else:
+        ENGINE_CONFIGS[wiring.retriever].model_validate(wiring.table)
+
+
+# Lines a module building a framework's retriever or reaching an engine is made of.
+_FRAGMENTS = [
+    "from langchain_core.retrievers import BaseRetriever",
+    "from llama_index.core import VectorStoreIndex",
+    "import lancedb",
+    "from qdrant_client import QdrantClient",
+    "from pymilvus import MilvusClient",
+    "NAME = 'docs'",
+    "NAME = 'not a name!'",
+    "client = QdrantClient(path='q')",
+    "client = MilvusClient('m.db')",
+    "db = lancedb.connect('l')",
+    "table = db.open_table(NAME)",
+    "client.search(collection_name=NAME, data=[])",
+    "client.query_points('docs', query=[1.0])",
+    "retriever = store.as_retriever()",
+    "r: BaseRetriever = build()",
+    "def make():\n    return index.as_retriever(similarity_top_k=5)",
+    "def make(x):\n    return index.as_retriever()",
+    "def make() -> BaseRetriever:\n    r = BM25Retriever.from_documents(docs)\n    return r",
+    "x = Thing.from_documents(",
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(lines=st.lists(st.sampled_from(_FRAGMENTS), max_size=8))
+def test_any_framework_or_engine_module_is_detected_without_failing(lines: list[str]) -> None:
+    """Modules made of the lines the framework and engine rules read, in any order and
+    combination (some not valid Python): detection never fails, and what it wires is a
+    table the retriever's own settings accept."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "search").mkdir()
+        (root / "search" / "retriever.py").write_text("\n".join(lines) + "\n")
+        detected = detect(root)
+    _check_wiring(detected)
 
 
 @settings(max_examples=30, deadline=None)
@@ -381,3 +442,188 @@ def test_a_kept_configuration_is_not_announced_as_wired(tmp_path: Path) -> None:
     config = tomllib.loads((tmp_path / "retrieval-eval.toml").read_text())
     assert config["corpus"] == "kb"
     assert config["retrievers"]["custom"] == {"python": "search.retriever:make_retriever"}
+
+
+@pytest.mark.parametrize(
+    ("source", "retriever", "table"),
+    [
+        # LangChain: a function returning `.as_retriever()`, directly or through a name.
+        ("from langchain_core.vectorstores import InMemoryVectorStore\n"
+         "def make_retriever():\n    store = InMemoryVectorStore(embedding=E())\n"
+         "    return store.as_retriever(search_kwargs={'k': 10})\n",
+         "langchain", {"object": "search.retriever:make_retriever"}),
+        ("from langchain_community.retrievers import BM25Retriever\n"
+         "def build(k=10):\n    retriever = BM25Retriever.from_documents(DOCS, k=k)\n"
+         "    return retriever\n",
+         "langchain", {"object": "search.retriever:build"}),
+        # A module-level attribute, and a function annotated as returning a BaseRetriever.
+        ("from langchain_qdrant import QdrantVectorStore\nfrom qdrant_client import QdrantClient\n"
+         "retriever = QdrantVectorStore(client=QdrantClient(), collection_name='docs')"
+         ".as_retriever()\n",
+         "langchain", {"object": "search.retriever:retriever"}),
+        ("from langchain_core.retrievers import BaseRetriever\n"
+         "def team() -> BaseRetriever:\n    return ours()\n",
+         "langchain", {"object": "search.retriever:team"}),
+        # LlamaIndex: an index's retriever, or one of its retriever classes.
+        ("from llama_index.core import VectorStoreIndex\n"
+         "index = VectorStoreIndex.from_documents(DOCS)\n"
+         "retriever = index.as_retriever(similarity_top_k=10)\n",
+         "llamaindex", {"object": "search.retriever:retriever"}),
+        ("from llama_index.core.retrievers import VectorIndexRetriever\n"
+         "def make():\n    return VectorIndexRetriever(index=INDEX)\n",
+         "llamaindex", {"object": "search.retriever:make"}),
+        # Engines: the collection when a literal (or a module constant) names it.
+        ("from qdrant_client import QdrantClient\nCOLLECTION = 'docs'\n"
+         "client = QdrantClient(url=URL)\n"
+         "def search(v):\n    return client.query_points(COLLECTION, query=v)\n",
+         "qdrant", {"index": "existing", "collection": "docs"}),
+        ("import lancedb\ndb = lancedb.connect('data/db')\ntable = db.open_table('notes')\n",
+         "lancedb", {"index": "existing", "collection": "notes"}),
+        ("from pymilvus import MilvusClient\nclient = MilvusClient('milvus.db')\n"
+         "def search(v):\n    return client.search(collection_name='kb', data=[v])\n",
+         "milvus", {"index": "existing", "collection": "kb"}),
+        # Not a literal: a placeholder the user edits, said so in a comment.
+        ("from pymilvus import MilvusClient\nimport os\nclient = MilvusClient(URI)\n"
+         "def search(v):\n    return client.search(collection_name=os.environ['C'], data=[v])\n",
+         "milvus", {"index": "existing", "collection": COLLECTION_PLACEHOLDER}),
+    ],
+)  # fmt: skip
+def test_init_writes_the_table_of_a_framework_retriever_or_engine_collection(
+    tmp_path: Path, source: str, retriever: str, table: dict[str, object]
+) -> None:
+    _notes(tmp_path / "kb", 3)
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "retriever.py").write_text(source)
+
+    result = retrieval_eval("init", cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert f"retriever: {retriever}, " in result.stdout
+    text = (tmp_path / "retrieval-eval.toml").read_text()
+    config = tomllib.loads(text)
+    expected = dict(table)
+    if retriever in FRAMEWORKS:
+        expected["id_key"] = ID_KEY_PLACEHOLDER
+        # What the placeholder stands for, on the lines above it.
+        assert "# EDIT: the metadata key of each" in text.split("id_key =")[0]
+    if expected.get("collection") == COLLECTION_PLACEHOLDER:
+        assert "# EDIT: the name of the collection" in text.split("collection =")[0]
+    assert config["retrievers"] == {retriever: expected}
+    assert config["dataset_retrievers"] == dict.fromkeys(
+        ("semantic.jsonl", "keyword.jsonl", "hybrid.jsonl"), retriever
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # Both frameworks imported: which one the object is, parsing cannot tell.
+        "import langchain\nimport llama_index\nretriever = index.as_retriever()\n",
+        # A framework imported, but the retriever built only with an argument.
+        "from langchain_core.vectorstores import InMemoryVectorStore\n"
+        "def make(store):\n    return store.as_retriever()\n",
+        # `.as_retriever()` without either framework imported.
+        "retriever = store.as_retriever()\n",
+        # An engine's package imported, its client never made.
+        "import qdrant_client\nVERSION = qdrant_client.__version__\n",
+    ],
+)
+def test_what_parsing_cannot_settle_is_not_wired(tmp_path: Path, source: str) -> None:
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "retriever.py").write_text(source)
+    assert detect(tmp_path).wiring is None
+
+
+LANGCHAIN_BM25 = """from pathlib import Path
+
+from langchain_community.retrievers import BM25Retriever
+from langchain_core.documents import Document
+
+NOTES = Path(__file__).resolve().parents[1] / "docs"
+
+
+def make_retriever():
+    chunks = [
+        Document(paragraph, metadata={"page": page.stem})
+        for page in sorted(NOTES.glob("*.md"))
+        for paragraph in page.read_text().split("\\n\\n")
+    ]
+    return BM25Retriever.from_documents(chunks, k=10)
+"""
+
+
+def test_init_wires_a_langchain_retriever_that_runs_once_its_id_key_is_filled_in(
+    tmp_path: Path,
+) -> None:
+    """The team's own LangChain BM25 retriever: init writes [retrievers.langchain] with the
+    id key to fill in; a run on the placeholder stops naming the keys results carry, and
+    with the key filled in, `run` evaluates the retriever and reports its collapse."""
+    (tmp_path / "docs").mkdir()
+    for n in range(20):
+        (tmp_path / "docs" / f"page-{n}.md").write_text(f"# Page {n}\n\nword{n} common text\n")
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "__init__.py").write_text("")
+    (tmp_path / "search" / "retriever.py").write_text(LANGCHAIN_BM25)
+
+    result = retrieval_eval("init", cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert "retriever: langchain, object = 'search.retriever:make_retriever'" in result.stdout
+    fixtures = [
+        {
+            "query_id": f"kw-{n}",
+            "query": f"word{n}",
+            "retrieval_type": "keyword",
+            "expected_top_k_ids": [f"page-{n}"],
+            "ground_truth_source": "human-annotated",
+        }
+        for n in range(20)
+    ]
+    (tmp_path / "datasets" / "keyword.jsonl").write_text(
+        "".join(json.dumps(f) + "\n" for f in fixtures)
+    )
+    placeholder = retrieval_eval("run", cwd=tmp_path)
+    assert placeholder.returncode == 2, placeholder.stdout + placeholder.stderr
+    assert f"{ID_KEY_PLACEHOLDER!r}" in placeholder.stderr
+    assert "(its keys: page)" in placeholder.stderr
+
+    config_path = tmp_path / "retrieval-eval.toml"
+    config_path.write_text(
+        config_path.read_text().replace(f'id_key = "{ID_KEY_PLACEHOLDER}"', 'id_key = "page"')
+    )
+    run = retrieval_eval("run", cwd=tmp_path)
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads((tmp_path / "retrieval-eval-report" / "report.json").read_text())
+    (dataset,) = report["datasets"]
+    assert dataset["retriever"] == "langchain"
+    assert dataset["aggregates"]["mrr@10"]["value"] == 1.0
+    # Each page is two chunks (title, body): the adapter asks deeper until 10 pages a query
+    # stand behind more than 10 chunks. Counted in the report, not in the retriever's
+    # settings (which the baseline keeps and compares).
+    collapse = dataset["collapse"]
+    assert collapse["documents"] == 20 * 10
+    histogram = {int(n): documents for n, documents in collapse["histogram"].items()}
+    assert sum(n * documents for n, documents in histogram.items()) == collapse["results"]
+    assert sum(histogram.values()) == collapse["documents"] < collapse["results"]
+    assert histogram.get(2, 0) > 0
+    assert "collapse" not in json.dumps(dataset["retriever_config"])
+    markdown = (tmp_path / "retrieval-eval-report" / "report.md").read_text()
+    shown = ", ".join(f"{documents} from {n}" for n, documents in sorted(histogram.items()))
+    assert (
+        f"Collapse: {collapse['results']} results (chunks) made {collapse['documents']} "
+        f"documents (documents from 1, 2, ... results: {shown}); informational, not gated."
+    ) in markdown
+    # Sharded, each shard counts its own queries, and the merge adds them up.
+    shards = []
+    for index in (1, 2):
+        shard = tmp_path / f"shard-{index}"
+        done = retrieval_eval(
+            "run", "--shard", f"{index}/2", "--report-dir", str(shard), cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+        shards.append(str(shard))
+    merged = retrieval_eval("merge", "--report-dir", "merged", *shards, cwd=tmp_path)
+    assert merged.returncode == 0, merged.stderr
+    (merged_dataset,) = json.loads((tmp_path / "merged" / "report.json").read_text())["datasets"]
+    assert merged_dataset["collapse"] == collapse

@@ -68,3 +68,14 @@ def test_no_queries_means_no_searches_at_all(notes: Corpus) -> None:
     retriever.index(notes)
     assert run_queries(retriever, [], 5) == []
     assert retriever.log == []
+
+
+def test_on_warm_runs_between_the_warm_up_and_the_recorded_searches(notes: Corpus) -> None:
+    """What a collapsing retriever has counted at on_warm is the warm-up alone, so the
+    report's counts cover the recorded searches only."""
+    retriever = LoggedLike()
+    retriever.index(notes)
+    searched_at_warm: list[int] = []
+    run_queries(retriever, QUERIES, 5, on_warm=lambda: searched_at_warm.append(len(retriever.log)))
+    assert searched_at_warm == [1]
+    assert len(retriever.log) == 1 + len(QUERIES)

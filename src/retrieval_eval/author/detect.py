@@ -2,8 +2,9 @@
 
 Detection is a guess the user confirms: `init` prints what it chose and why, and
 `--corpus` overrides it. Nothing here reads file contents beyond a small prefix, except the
-Python modules of the retrieval code, which are parsed (never imported) to find the object
-`[retrievers.custom]` can call: each kind of entry point is one rule in `WIRING_RULES`.
+Python modules of the retrieval code, which are parsed (never imported) to find what a run
+can evaluate as it is: an object `[retrievers.custom]` can call, a LangChain or LlamaIndex
+retriever, or a Qdrant, LanceDB or Milvus collection. Each kind is one rule in `WIRING_RULES`.
 """
 
 from __future__ import annotations
@@ -81,10 +82,12 @@ class Wiring:
     """A retriever init can configure as found: `[retrievers.<retriever>]` holds `table`,
     and every dataset file is served by it."""
 
-    retriever: str  # a retriever name of [dataset_retrievers]: "custom"
+    retriever: str  # a retriever name of [dataset_retrievers]: "custom", "langchain", ...
     table: Mapping[str, object]  # e.g. {"python": "search.retriever:make_retriever"}
     file: str  # the module it was found in, relative, / separators
     reason: str  # what was found there, for init's output and the configuration's comment
+    # A comment written above a key of the table: what a placeholder stands for.
+    notes: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -304,9 +307,261 @@ def _called_name(node: ast.expr | None) -> str | None:
     return None
 
 
-# Each kind of entry point init can wire, most specific first. A new kind (a framework's
-# retriever object, say) is one more function here.
-WIRING_RULES: tuple[WiringRule, ...] = (_factory_rule, _class_rule)
+# --- A framework's retriever: [retrievers.langchain] / [retrievers.llamaindex] ---------------
+
+# The value init writes for `id_key`: nothing in the code says which metadata key holds the
+# document id, so the user replaces it (a run stops on it, naming the keys results carry).
+ID_KEY_PLACEHOLDER = "EDIT-ME"
+# The packages whose import marks a module as building that framework's retriever: their
+# names start so (langchain, langchain_core, langchain_qdrant, llama_index, ...).
+_FRAMEWORK_IMPORTS = {"langchain": "langchain", "llamaindex": "llama_index"}
+_FRAMEWORK_TYPES = {"langchain": "LangChain", "llamaindex": "LlamaIndex"}
+_ID_KEY_NOTE = (
+    "EDIT: the metadata key of each {item} the retriever returns that holds the document's "
+    "id in the corpus (a run stops on the placeholder, naming the keys results carry)"
+)
+_FRAMEWORK_ITEMS = {"langchain": "Document", "llamaindex": "node"}
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    """The top-level packages the module imports, anywhere in it."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`a.b.c` for a name or an attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _makes_retriever(node: ast.expr | None) -> str | None:
+    """What a framework's retriever is made by, when ``node`` makes one: `x.as_retriever()`,
+    `BM25Retriever.from_documents(...)`, `VectorIndexRetriever(...)`; else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "as_retriever":
+        return "as_retriever()"
+    name = _dotted(node.func)
+    if name is None:
+        return None
+    parts = name.split(".")
+    made = parts[-2] if len(parts) > 1 and parts[-1].startswith("from_") else parts[-1]
+    return f"{name}()" if made.endswith("Retriever") else None
+
+
+def _retriever_annotation(node: ast.expr | None) -> str | None:
+    name = _called_name(node) if not isinstance(node, ast.Attribute) else _dotted(node)
+    return name if name is not None and name.split(".")[-1].endswith("Retriever") else None
+
+
+def _framework_object(tree: ast.Module) -> tuple[str, str] | None:
+    """(the module-level attribute holding or returning a retriever, what makes it)."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            made = _makes_retriever(node.value)
+            if made is None and isinstance(node, ast.AnnAssign):
+                made = _retriever_annotation(node.annotation)
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if made is not None and names and not names[0].startswith("_"):
+                return names[0], made
+        if (
+            isinstance(node, ast.FunctionDef)
+            and not node.name.startswith("_")
+            and _callable_without_arguments(node.args, method=False)
+        ):
+            made = _retriever_annotation(node.returns)
+            for item in ast.walk(node):
+                if made is None and isinstance(item, ast.Return):
+                    made = _makes_retriever(item.value)
+            if made is None:
+                # `retriever = index.as_retriever(); ...; return retriever`
+                returned = {
+                    item.value.id
+                    for item in ast.walk(node)
+                    if isinstance(item, ast.Return) and isinstance(item.value, ast.Name)
+                }
+                made = next(
+                    (
+                        _makes_retriever(item.value)
+                        for item in ast.walk(node)
+                        if isinstance(item, ast.Assign)
+                        and any(isinstance(t, ast.Name) and t.id in returned for t in item.targets)
+                        and _makes_retriever(item.value)
+                    ),
+                    None,
+                )
+            if made is not None:
+                return node.name, made
+    return None
+
+
+def _framework_rule(framework: str) -> WiringRule:
+    def rule(module: PythonModule) -> Wiring | None:
+        uses = {
+            f
+            for f, prefix in _FRAMEWORK_IMPORTS.items()
+            for package in _imported(module.tree)
+            if package.startswith(prefix)
+        }
+        if uses != {framework}:
+            return None  # neither, or both: which one the object is, parsing cannot tell
+        found = _framework_object(module.tree)
+        if found is None:
+            return None
+        attribute, made = found
+        table: dict[str, object] = {
+            "object": f"{module.module}:{attribute}",
+            "id_key": ID_KEY_PLACEHOLDER,
+        }
+        if module.cwd is not None:
+            table["cwd"] = module.cwd
+        kind = (
+            "returns"
+            if any(isinstance(n, ast.FunctionDef) and n.name == attribute for n in module.tree.body)
+            else "is"
+        )
+        return Wiring(
+            framework,
+            table,
+            module.file,
+            f"{module.file}: {attribute} {kind} a {_FRAMEWORK_TYPES[framework]} retriever ({made})",
+            {"id_key": _ID_KEY_NOTE.format(item=_FRAMEWORK_ITEMS[framework])},
+        )
+
+    rule.__name__ = f"_{framework}_rule"
+    return rule
+
+
+# --- An engine's collection: [retrievers.qdrant] / [retrievers.lancedb] / [retrievers.milvus] ---
+
+# The collection name init writes when the code names it by a value parsing cannot read.
+COLLECTION_PLACEHOLDER = "EDIT-ME"
+# Per engine: the client it is reached by (the call's last dotted names), the package
+# whose import marks it, and the methods naming a collection (first argument or keyword).
+_ENGINE_CLIENTS = {
+    "qdrant": (("QdrantClient", "AsyncQdrantClient"), "qdrant_client", "collection_name"),
+    "lancedb": (("lancedb.connect", "lancedb.connect_async"), "lancedb", "name"),
+    "milvus": (("MilvusClient",), "pymilvus", "collection_name"),
+}
+_COLLECTION_METHODS = {
+    "qdrant": frozenset(
+        {"search", "query_points", "query", "create_collection", "recreate_collection",
+         "get_collection", "upsert", "scroll", "search_batch", "query_batch_points",
+         "collection_exists", "count"}
+    ),
+    "lancedb": frozenset({"open_table", "create_table"}),
+    "milvus": frozenset(
+        {"search", "query", "create_collection", "insert", "upsert", "load_collection",
+         "describe_collection", "has_collection", "get"}
+    ),
+}  # fmt: skip
+_COLLECTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,199}$")  # what an engine table accepts
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level `NAME = "literal"` assignments."""
+    found = {}
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = node.value.value
+    return found
+
+
+def _engine_rule(engine: str) -> WiringRule:
+    clients, package, keyword = _ENGINE_CLIENTS[engine]
+
+    def rule(module: PythonModule) -> Wiring | None:
+        if package not in _imported(module.tree):
+            return None
+        calls = [n for n in ast.walk(module.tree) if isinstance(n, ast.Call)]
+        client = next(
+            (
+                name
+                for call in calls
+                if (name := _dotted(call.func)) is not None
+                and any(name == c or name.endswith("." + c) for c in clients)
+            ),
+            None,
+        )
+        if client is None:
+            return None
+        constants = _constants(module.tree)
+        names: list[str] = []
+        for call in calls:
+            method = (
+                isinstance(call.func, ast.Attribute)
+                and call.func.attr in _COLLECTION_METHODS[engine]
+            )
+            # `collection_name=` names a collection in any call (a framework's store too);
+            # LanceDB's `name=` only in its own methods, and a first argument likewise.
+            given = next(
+                (
+                    k.value
+                    for k in call.keywords
+                    if k.arg == keyword and (method or keyword != "name")
+                ),
+                None,
+            )
+            if given is None and method and call.args:
+                given = call.args[0]
+            if isinstance(given, ast.Constant) and isinstance(given.value, str):
+                names.append(given.value)
+            elif isinstance(given, ast.Name) and given.id in constants:
+                names.append(constants[given.id])
+        literal = next((n for n in names if _COLLECTION.match(n)), None)
+        table: dict[str, object] = {
+            "index": "existing",
+            "collection": literal or COLLECTION_PLACEHOLDER,
+        }
+        notes = {}
+        if literal is None:
+            notes["collection"] = (
+                f"EDIT: the name of the collection {module.file} searches "
+                "(the code does not name it by a literal)"
+            )
+        named = f', collection "{literal}"' if literal else ""
+        return Wiring(
+            engine,
+            table,
+            module.file,
+            f"{module.file}: {client}(){named}",
+            notes,
+        )
+
+    rule.__name__ = f"_{engine}_rule"
+    return rule
+
+
+# Each kind of entry point init can wire, most specific first: an object meeting our
+# contract, then a framework's retriever (which may sit on an engine the module also
+# reaches), then an engine's collection. A new kind is one more function here.
+WIRING_RULES: tuple[WiringRule, ...] = (
+    _factory_rule,
+    _class_rule,
+    _framework_rule("langchain"),
+    _framework_rule("llamaindex"),
+    _engine_rule("qdrant"),
+    _engine_rule("lancedb"),
+    _engine_rule("milvus"),
+)
 
 
 def adapter_hint(modules: list[PythonModule]) -> AdapterHint:

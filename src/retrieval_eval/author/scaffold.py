@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -102,7 +103,9 @@ def plan_files(
         "wired_by": wired_by,
         # Another retriever's table a wiring rule found (a framework's store, say).
         "wired_name": wiring.retriever if wired is not None and wiring is not None else "",
-        "wired_table": _custom_table(wired) if wired is not None else "",
+        "wired_table": (
+            _custom_table(wired, wiring.notes) if wired is not None and wiring is not None else ""
+        ),
         "dataset_retrievers": (
             _custom_table(dataset_retrievers) if dataset_retrievers is not None else ""
         ),
@@ -233,9 +236,15 @@ def _existing(root: Path) -> dict[str, object]:
         return {}  # reading the configuration itself reports what is wrong with it
 
 
-def _custom_table(data: Mapping[str, object]) -> str:
-    """The body of a `[retrievers.custom]` table holding what ``data`` sets."""
-    return "\n".join(f"{_toml_key(key)} = {_toml_value(value)}" for key, value in data.items())
+def _custom_table(data: Mapping[str, object], notes: Mapping[str, str] | None = None) -> str:
+    """The body of a `[retrievers.custom]` table holding what ``data`` sets, each key of
+    ``notes`` preceded by its note as a comment."""
+    lines: list[str] = []
+    for key, value in data.items():
+        if notes and key in notes:
+            lines.extend("# " + line for line in textwrap.wrap(notes[key], width=88))
+        lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+    return "\n".join(lines)
 
 
 def _toml_key(key: str) -> str:

@@ -23,7 +23,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from retrieval_eval.compare.challengers import Scores, Side
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
-from retrieval_eval.results import AnnFidelitySummary, DatasetReport, Latency, QueryResult
+from retrieval_eval.results import (
+    AnnFidelitySummary,
+    CollapseSummary,
+    DatasetReport,
+    Latency,
+    QueryResult,
+)
 from retrieval_eval.score.labels import label_coverage
 from retrieval_eval.score.latency import cost_summary, latency_summary
 from retrieval_eval.score.measurements import aggregates, breakdowns, fingerprint_of_records
@@ -353,6 +359,7 @@ def _merge_dataset(
                 [(s.report.repeats, s.report.num_scored) for s in shares if s.report.repeats]
             ),
             "ann_fidelity": _ann_fidelity(shares),
+            "collapse": _collapse(shares),
         }
     )
 
@@ -365,6 +372,22 @@ def _ann_fidelity(shares: Sequence[PartialDataset]) -> AnnFidelitySummary | None
     queries = sum(m.queries for m in measured)
     recall = sum(m.recall * m.queries for m in measured) / queries
     return measured[0].model_copy(update={"queries": queries, "recall": recall})
+
+
+def _collapse(shares: Sequence[PartialDataset]) -> CollapseSummary | None:
+    """Each shard counted its own queries' documents: the sum."""
+    counted = [s.report.collapse for s in shares if s.report.collapse is not None]
+    if not counted:
+        return None
+    histogram: dict[int, int] = {}
+    for summary in counted:
+        for n, documents in summary.histogram.items():
+            histogram[n] = histogram.get(n, 0) + documents
+    return CollapseSummary(
+        results=sum(c.results for c in counted),
+        documents=sum(c.documents for c in counted),
+        histogram=dict(sorted(histogram.items())),
+    )
 
 
 def _queries_missing(shares: Sequence[PartialDataset]) -> int | None:

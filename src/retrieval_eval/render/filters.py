@@ -6,7 +6,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from retrieval_eval.render.escape import escape_markdown
-from retrieval_eval.results import AnnFidelitySummary, DatasetReport, GatePolicy, Resolution
+from retrieval_eval.results import (
+    AnnFidelitySummary,
+    CollapseSummary,
+    DatasetReport,
+    GatePolicy,
+    Resolution,
+)
 from retrieval_eval.score.measure_names import metric_label
 from retrieval_eval.vocabulary import COST_PER_QUERY, LATENCY_P95, ROW_STATUS_TEXT, verdict_words
 
@@ -129,8 +135,19 @@ def ann_fidelity_text(fidelity: AnnFidelitySummary) -> str:
     )
 
 
+def collapse_text(collapse: CollapseSummary) -> str:
+    """The one sentence report.md gives a framework retriever's collapse of results."""
+    shown = ", ".join(f"{documents} from {n}" for n, documents in collapse.histogram.items())
+    return (
+        f"Collapse: {pluralize(collapse.results, 'result')} (chunks) made "
+        f"{pluralize(collapse.documents, 'document')} (documents from 1, 2, ... results: "
+        f"{shown or 'none'}); informational, not gated"
+    )
+
+
 FILTERS: dict[str, Callable[..., Any]] = {
     "ann_fidelity": ann_fidelity_text,
+    "collapse": collapse_text,
     "policy_line": policy_line,
     "query_count": query_count,
     "resolution_line": resolution_line,

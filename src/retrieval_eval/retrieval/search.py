@@ -174,6 +174,9 @@ class SearchedDataset:
     # The approximate index's recall@k of exact search (informational, never gated); None
     # when the retriever has no approximate index to measure or measuring is off.
     ann_fidelity: AnnFidelity | None = None
+    # Documents by how many results stood behind each, for a retriever that collapses its
+    # results itself (ReportsCollapse), over the first repeat; None for the others.
+    collapse: Mapping[int, int] | None = None
 
     def passages(self) -> dict[str, tuple[tuple[str, str], ...]]:
         """Each query's ranked (doc id, chunk text): what the LLM judge reads."""
@@ -207,17 +210,32 @@ def search_dataset(
         )
         for lf in fixtures
     ]
-    collapsed_before = retriever.collapsed() if isinstance(retriever, ReportsCollapse) else None
+    # A collapsing retriever's counts before the first repeat's recorded searches (after
+    # its warm-up, which would otherwise count one query twice).
+    collapsed_before: Mapping[int, int] | None = None
+
+    def warmed() -> None:
+        nonlocal collapsed_before
+        if not runs and isinstance(retriever, ReportsCollapse):
+            collapsed_before = dict(retriever.collapsed())
+
     title = f"{path.name}: searching with {label or name}"
     if repeats > 1:
         title += f", {repeats} times"
     runs: list[list[TimedResult]] = []
+    collapse: dict[int, int] | None = None
     with step(
         title, len(queries) * repeats, interactive=interactive, log=log, pace=pace
     ) as advance:
         try:
             for _ in range(repeats):
-                runs.append(run_queries(retriever, queries, k, on_result=lambda _: advance(1)))
+                runs.append(
+                    run_queries(
+                        retriever, queries, k, on_result=lambda _: advance(1), on_warm=warmed
+                    )
+                )
+                if len(runs) == 1:
+                    collapse = _collapse(path, retriever, collapsed_before, log)
         except RetrievalEvalError:
             raise
         except Exception as error:
@@ -225,7 +243,6 @@ def search_dataset(
                 f"retriever {label or name!r} failed: {error}", file=path
             ) from error
     timed = runs[0]
-    _log_collapse(path, retriever, collapsed_before, log)
     _warn_about_unknown_ids(path, timed, pool.corpus, log)
     fidelity = _ann_fidelity(path, retriever, queries, k, log)
     after = pool.embedding_counts()
@@ -242,6 +259,7 @@ def search_dataset(
         queries_missing=len(missing) if missing is not None else None,
         repeats=tuple(tuple(run) for run in runs[1:]),
         ann_fidelity=fidelity,
+        collapse=collapse,
     )
 
 
@@ -261,24 +279,25 @@ def _ann_fidelity(
     return None
 
 
-def _log_collapse(
+def _collapse(
     path: Path, retriever: Retriever, before: Mapping[int, int] | None, log: Log
-) -> None:
+) -> dict[int, int] | None:
     """How many results (chunks) stood behind each document this dataset's search
-    returned, for a retriever that collapses them itself."""
+    returned, for a retriever that collapses them itself (logged, and kept for the report)."""
     if before is None or not isinstance(retriever, ReportsCollapse):
-        return
+        return None
     now = retriever.collapsed()
     counts = {n: now.get(n, 0) - before.get(n, 0) for n in now}
     counts = {n: documents for n, documents in sorted(counts.items()) if documents > 0}
     if not counts:
-        return
+        return counts
     results = sum(n * documents for n, documents in counts.items())
     shown = ", ".join(f"{documents} from {n}" for n, documents in counts.items())
     log(
         f"{path.name}: {results} results collapsed to {sum(counts.values())} documents "
         f"(documents from 1, 2, ... results: {shown})"
     )
+    return counts
 
 
 def _warn_about_unknown_ids(

@@ -42,7 +42,8 @@ class TimedResult:
 class QueryListRetriever(Protocol):
     """A retriever that answers the whole query list itself: by query id (a run file),
     or with several queries in flight (a search service). It measures each query's
-    latency the way ``run_queries`` does and calls ``on_result`` in query order."""
+    latency the way ``run_queries`` does and calls ``on_result`` in query order, and
+    ``on_warm`` once its unrecorded warm-up is done (at the start when it runs none)."""
 
     def search_queries(
         self,
@@ -50,6 +51,7 @@ class QueryListRetriever(Protocol):
         k: int,
         *,
         on_result: Callable[[TimedResult], None] | None = None,
+        on_warm: Callable[[], None] | None = None,
     ) -> list[TimedResult]: ...
 
 
@@ -114,13 +116,16 @@ def run_queries(
     k: int,
     *,
     on_result: Callable[[TimedResult], None] | None = None,
+    on_warm: Callable[[], None] | None = None,
 ) -> list[TimedResult]:
-    """Search every query once, in order; ``on_result`` lets a caller show progress."""
+    """Search every query once, in order; ``on_result`` lets a caller show progress, and
+    ``on_warm`` (called once the unrecorded warm-up is done) read counts of the recorded
+    searches alone."""
     if not queries:
         return []
     if isinstance(retriever, QueryListRetriever):
-        return retriever.search_queries(queries, k, on_result=on_result)
-    return search_one_by_one(retriever, queries, k, on_result=on_result)
+        return retriever.search_queries(queries, k, on_result=on_result, on_warm=on_warm)
+    return search_one_by_one(retriever, queries, k, on_result=on_result, on_warm=on_warm)
 
 
 def search_one_by_one(
@@ -129,12 +134,15 @@ def search_one_by_one(
     k: int,
     *,
     on_result: Callable[[TimedResult], None] | None = None,
+    on_warm: Callable[[], None] | None = None,
 ) -> list[TimedResult]:
     """One ``search`` per query, each timed on its own, after one unrecorded warm-up."""
     if not queries:
         return []
     warm_up = queries[0]
     retriever.search(warm_up.text, k, warm_up.tags)
+    if on_warm is not None:
+        on_warm()
     results: list[TimedResult] = []
     for query in queries:
         started = time.perf_counter()

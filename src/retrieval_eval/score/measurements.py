@@ -21,6 +21,7 @@ from retrieval_eval.results import (
     Aggregate,
     AnnFidelitySummary,
     BreakdownRow,
+    CollapseSummary,
     DatasetReport,
     Latency,
     QueryResult,
@@ -145,6 +146,7 @@ def measure_dataset(
         cached_embeddings=None if counts is None else counts[1],
         repeats=spread,
         ann_fidelity=_fidelity(searched.ann_fidelity),
+        collapse=_collapse(searched.collapse),
         labels=label_coverage(queries, k),
         groundedness_left_out=NEEDS_TEXT if textless else None,
     )
@@ -266,6 +268,16 @@ def _fidelity(fidelity: AnnFidelity | None) -> AnnFidelitySummary | None:
         return None
     return AnnFidelitySummary(
         index=fidelity.index, k=fidelity.k, queries=fidelity.queries, recall=fidelity.recall
+    )
+
+
+def _collapse(counts: Mapping[int, int] | None) -> CollapseSummary | None:
+    if counts is None:
+        return None
+    return CollapseSummary(
+        results=sum(n * documents for n, documents in counts.items()),
+        documents=sum(counts.values()),
+        histogram=dict(sorted(counts.items())),
     )
 
 

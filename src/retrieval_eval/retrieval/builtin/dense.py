@@ -206,6 +206,7 @@ class DenseRetriever:
         k: int,
         *,
         on_result: Callable[[TimedResult], None] | None = None,
+        on_warm: Callable[[], None] | None = None,
     ) -> list[TimedResult]:
         """A dataset's queries, embedded ``batch_size`` at a time in one model pass each
         instead of a model call per query, after one unrecorded warm-up search (and, when
@@ -215,10 +216,12 @@ class DenseRetriever:
         chunk vectors."""
         if type(self).search is not DenseRetriever.search:
             # a store that answers ``search`` in its own way (chroma's existing collection)
-            return search_one_by_one(self, queries, k, on_result=on_result)
+            return search_one_by_one(self, queries, k, on_result=on_result, on_warm=on_warm)
         if not queries:
             return []
         self._warm_up_search(k)
+        if on_warm is not None:
+            on_warm()
         results: list[TimedResult] = []
         size = max(self.config.batch_size, 1)
         for start in range(0, len(queries), size):

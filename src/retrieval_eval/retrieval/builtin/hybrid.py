@@ -141,6 +141,7 @@ class HybridRetriever:
         k: int,
         *,
         on_result: Callable[[TimedResult], None] | None = None,
+        on_warm: Callable[[], None] | None = None,
     ) -> list[TimedResult]:
         """A dataset's queries, each side answering the whole list as it would on its own
         (dense: its embeddings in one model pass per batch; each side with its own warm-up),
@@ -150,7 +151,9 @@ class HybridRetriever:
         if self.reranker is not None or not any(
             isinstance(retriever, QueryListRetriever) for retriever in self.sides.values()
         ):
-            return search_one_by_one(self, queries, k, on_result=on_result)
+            return search_one_by_one(self, queries, k, on_result=on_result, on_warm=on_warm)
+        if on_warm is not None:
+            on_warm()  # each side warms itself up below; the fusion needs none
         answers = {
             side: run_queries(retriever, queries, self.config.depth)
             for side, retriever in self.sides.items()

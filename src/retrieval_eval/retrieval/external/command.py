@@ -136,13 +136,16 @@ class CommandRetriever:
         k: int,
         *,
         on_result: Callable[[TimedResult], None] | None = None,
+        on_warm: Callable[[], None] | None = None,
     ) -> list[TimedResult]:
         """Every query: in `search_many` requests when the retriever declared it can take
         them, else one `search` each. In a batch, each query's latency is the request's
         time divided by its queries (the mean; one slow query is spread over its batch)."""
         if self._batch is None or not queries:
-            return search_one_by_one(self, queries, k, on_result=on_result)
+            return search_one_by_one(self, queries, k, on_result=on_result, on_warm=on_warm)
         self._search_many(queries[:1], k)  # the unrecorded warm-up, as one by one
+        if on_warm is not None:
+            on_warm()
         results: list[TimedResult] = []
         for start in range(0, len(queries), self._batch):
             batch = queries[start : start + self._batch]

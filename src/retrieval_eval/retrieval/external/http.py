@@ -92,10 +92,13 @@ class HttpRetriever:
         k: int,
         *,
         on_result: Callable[[TimedResult], None] | None = None,
+        on_warm: Callable[[], None] | None = None,
     ) -> list[TimedResult]:
         """One unrecorded warm-up query, then every query, ``concurrency`` in flight."""
         warm_up = queries[0]
         self._ask(warm_up.text, k, warm_up.tags)
+        if on_warm is not None:
+            on_warm()
         results: list[TimedResult] = []
         with ThreadPoolExecutor(
             max_workers=self.config.concurrency, thread_name_prefix="retrieval-eval-http"

@@ -216,7 +216,10 @@ class RunFileRetriever:
         k: int,
         *,
         on_result: Callable[[TimedResult], None] | None = None,
+        on_warm: Callable[[], None] | None = None,
     ) -> list[TimedResult]:
+        if on_warm is not None:
+            on_warm()  # answers are read from the file: nothing to warm up
         self.queries_missing = [q.query_id for q in queries if q.query_id not in self._runs]
         runs = self._runs
         if isinstance(runs, TrecRun):  # hits made for these queries only, in one pass
