@@ -146,17 +146,21 @@ def trec_per_query(qrels: Path, run: Path) -> dict[str, dict[str, float]]:
 
 
 def per_query_values(
-    qrels: Path, runs: Mapping[str, Path], cache: Path
+    qrels: Path, runs: Mapping[str, Path], cache: Path, queries: Sequence[str] | None = None
 ) -> tuple[list[str], np.ndarray]:
-    """``(queries, values[variant, metric, query])`` for every variant, cached in ``cache``."""
+    """``(queries, values[variant, metric, query])`` for every variant, cached in ``cache``.
+    With ``queries``, in that order, 0 for a query the qrels have nothing relevant for
+    (trec_eval leaves such a query out)."""
     stored: dict[str, Any] = json.loads(cache.read_text()) if cache.exists() else {}
     for name, run in runs.items():
         if name not in stored:
             stored[name] = trec_per_query(qrels, run)
             cache.write_text(json.dumps(stored))
-    queries = sorted(stored[next(iter(runs))], key=_natural)
+    if queries is None:
+        queries = sorted(stored[next(iter(runs))], key=_natural)
+    empty = dict.fromkeys(METRICS, 0.0)
     values = np.array(
-        [[[stored[name][q][m] for q in queries] for m in METRICS] for name in runs],
+        [[[stored[name].get(q, empty)[m] for q in queries] for m in METRICS] for name in runs],
         dtype=np.float64,
     )
     return queries, values
@@ -256,6 +260,7 @@ def draw_stats(
     signs: np.ndarray,
     margins: Sequence[float] = (TOLERANCE,),
     full: bool = True,
+    one_sided: bool = True,
 ) -> Stats:
     """Stats of the draws ``idx`` (draws × n query positions) of one change, whose values
     are ``base`` and ``pr`` (metric × query). A test is run only on the draws whose
@@ -268,8 +273,9 @@ def draw_stats(
     diffs = p - b
     p2 = np.ones_like(drop)
     p1 = np.ones(drop.shape[1])
-    down = drop[NDCG] > TIE_EPSILON
-    p1[down] = flip_p(diffs[NDCG][down], signs, "less")
+    if one_sided:
+        down = drop[NDCG] > TIE_EPSILON
+        p1[down] = flip_p(diffs[NDCG][down], signs, "less")
     p_ni: dict[float, np.ndarray] = {}
     if full:
         for m in range(len(METRICS)):
@@ -294,6 +300,7 @@ class Rule:
     fails: Callable[[Stats], np.ndarray]
     flags: Callable[[Stats], np.ndarray] | None = None
     pooled: bool = False
+    tests: str = "full"  # the tests it reads: "full", "one" (NDCG@10 one-sided) or "none"
 
 
 def beyond(stats: Stats, metric: int, threshold: float) -> np.ndarray:
@@ -379,8 +386,8 @@ def rules() -> list[Rule]:
             "P2, or more than 2 queries lose their first hit",
             either(lambda s: any_metric(s, 0.05, 0.05), lambda s: s.lost > 2),
         ),
-        Rule("P3d_tol5_head", "NDCG@10 alone drops > 5%", head(0.05)),
-        Rule("P3e_mid2.5_ndcg", "NDCG@10 alone drops > 2.5%", head(0.025)),
+        Rule("P3d_tol5_head", "NDCG@10 alone drops > 5%", head(0.05), tests="none"),
+        Rule("P3e_mid2.5_ndcg", "NDCG@10 alone drops > 2.5%", head(0.025), tests="none"),
         Rule(
             "B_band5_flag2.5",
             "NDCG@10: fail > 5%, flag for review 2.5–5%",
@@ -388,12 +395,13 @@ def rules() -> list[Rule]:
             flags=lambda s: beyond(s, NDCG, 0.025) & ~beyond(s, NDCG, 0.05),
         ),
     ]
-    for threshold in (0.0, 0.01, 0.015, 0.02, 0.03, 0.04):
+    for threshold in (0.0, 0.01, 0.015, 0.02, 0.03, 0.04, 0.075, 0.1):
         out.append(
             Rule(
                 f"T_ndcg_{threshold * 100:g}",
                 f"NDCG@10 alone drops > {threshold:.1%}",
                 head(threshold),
+                tests="none",
             )
         )
     for threshold in (0.0, 0.025, 0.05):
@@ -403,6 +411,7 @@ def rules() -> list[Rule]:
                     f"O1_{threshold * 100:g}_a{alpha:g}",
                     f"NDCG@10 drops > {threshold:.1%} and one-sided p < {alpha:g}",
                     head(threshold, alpha, side="one"),
+                    tests="one",
                 )
             )
     for alpha in (0.05, 0.1, 0.2, 0.3, 0.5):
@@ -449,6 +458,14 @@ def rules() -> list[Rule]:
 
 
 POOLED = ("P3e_mid2.5_ndcg", "T_ndcg_2", "O1_0_a0.2", "C_5_0_a0.2", "C_5_1_a0.2", "C_5_2_a0.2")
+# (pooled rule, per-dataset guard): fail when the pooled rule fails or any one dataset fails
+# the guard ("POOL3:<rule>+ANY3:<guard>"; the guard the rule itself: per dataset or pooled).
+GUARDED = (
+    ("P3e_mid2.5_ndcg", "P3e_mid2.5_ndcg"),
+    ("P3e_mid2.5_ndcg", "P3d_tol5_head"),
+    ("P3e_mid2.5_ndcg", "T_ndcg_7.5"),
+    ("P3e_mid2.5_ndcg", "T_ndcg_10"),
+)
 
 
 # ---------------------------------------------------------------- simulating
@@ -490,6 +507,9 @@ def simulate(
     queries = values.shape[2]
     by_name = {rule.name: rule for rule in all_rules}
     all_rules = list(by_name.values())
+    level = max((rule.tests for rule in all_rules), key=("none", "one", "full").index)
+    pooled_rules = [by_name[name] for name in POOLED if name in by_name]
+    guarded = [(by_name[p], by_name[g]) for p, g in GUARDED if p in by_name and g in by_name]
     for n in sizes:
         signs = sign_patterns(n, resamples, seed)
         signs_pooled = sign_patterns(pools * n, resamples, seed)
@@ -498,21 +518,41 @@ def simulate(
         for number, (a, b) in enumerate(pairs):
             rng = np.random.default_rng([seed, n, number])
             idx = rng.integers(0, queries, size=(draws, pools * n))
-            stats = draw_stats(values[a], values[b], idx[:, :n], signs)
+            stats = draw_stats(
+                values[a],
+                values[b],
+                idx[:, :n],
+                signs,
+                full=level == "full",
+                one_sided=level != "none",
+            )
             for rule in all_rules:
                 results.setdefault(rule.name, []).append(rule.fails(stats).mean())
                 if rule.flags is not None:
                     flags.setdefault(rule.name, []).append(rule.flags(stats).mean())
-            pooled = draw_stats(values[a], values[b], idx, signs_pooled, full=False)
+            if not pooled_rules and not guarded:
+                continue
+            one = level != "none"
+            pooled = draw_stats(values[a], values[b], idx, signs_pooled, full=False, one_sided=one)
             parts = [stats] + [
-                draw_stats(values[a], values[b], idx[:, k * n : (k + 1) * n], signs, full=False)
+                draw_stats(
+                    values[a],
+                    values[b],
+                    idx[:, k * n : (k + 1) * n],
+                    signs,
+                    full=False,
+                    one_sided=one,
+                )
                 for k in range(1, pools)
             ]
-            for name in POOLED:
-                rule = by_name[name]
-                results.setdefault(f"POOL3:{name}", []).append(rule.fails(pooled).mean())
+            for rule in pooled_rules:
+                results.setdefault(f"POOL3:{rule.name}", []).append(rule.fails(pooled).mean())
                 any_part = np.any([rule.fails(part) for part in parts], axis=0)
-                results.setdefault(f"ANY3:{name}", []).append(any_part.mean())
+                results.setdefault(f"ANY3:{rule.name}", []).append(any_part.mean())
+            for rule, guard in guarded:
+                either_way = rule.fails(pooled) | np.any([guard.fails(p) for p in parts], axis=0)
+                name = f"POOL3:{rule.name}+ANY3:{guard.name}"
+                results.setdefault(name, []).append(either_way.mean())
         for name, rates in results.items():
             study.fails.setdefault(name, {})[n] = np.array(rates)
         for name, rates in flags.items():
@@ -581,6 +621,20 @@ def _cell(value: float | None) -> str:
     if math.isinf(value):
         return ">100"
     return f"{value:.0f}"
+
+
+SUMMARY = ("FP5-10", "FP10-20", "FF0-5", "near0", "D80")
+
+
+def summary(stored: Mapping[str, Any], sizes: Sequence[int] = (25, 100)) -> list[str]:
+    """One row per rule: its shortfall and the target columns at 25 and 100 queries."""
+    head = " | ".join(f"{c} @{n}" for n in sizes for c in SUMMARY)
+    lines = [f"| rule | shortfall | {head} |", "|---|--:|" + "--:|" * (len(SUMMARY) * len(sizes))]
+    for name, by_n in stored["rates"].items():
+        rows = {int(n): row for n, row in by_n.items()}
+        cells = " | ".join(_cell(rows[n][c]) for n in sizes for c in SUMMARY)
+        lines.append(f"| {name} | {shortfall(rows):.1f} | {cells} |")
+    return lines
 
 
 # ---------------------------------------------------------------- choosing a rule
@@ -656,7 +710,7 @@ def judge_qrels(
 def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
     observed = float((a == b).mean())
     chance = float(a.mean() * b.mean() + (1 - a.mean()) * (1 - b.mean()))
-    return (observed - chance) / (1 - chance)
+    return math.nan if chance >= 1 else (observed - chance) / (1 - chance)
 
 
 def judged_values(
@@ -678,7 +732,9 @@ def judged_values(
     pairs = [(q, d) for q in pool for d in pool[q]]
     human = np.array([qrels.get(q, {}).get(d, 0) > 0 for q, d in pairs])
     judged = np.array([d in labels.get(q, {}) for q, d in pairs])
-    queries, values = per_query_values(path, runs, folder / f"judge_k{kappa:g}_s{seed}.json")
+    queries, _ = per_query_values(directory / "qrels" / "test.tsv", runs, folder / "per_query.json")
+    cache = folder / f"judge_k{kappa:g}_s{seed}.json"
+    _, values = per_query_values(path, runs, cache, queries)
     return queries, values, cohen_kappa(human, judged)
 
 
@@ -713,19 +769,20 @@ def simulate_tier(
             pr = np.concatenate(
                 [human[b][:, idx[:, :human_n]], judged[b][:, idx[:, human_n:]]], axis=2
             )
-            stats = _stats_of(base, pr, signs)
+            stats = _stats_of(base, pr, signs, rule.tests)
             rates_by_change.append(rule.fails(stats).mean())
         out[tier] = np.array(rates_by_change)
     return out
 
 
-def _stats_of(base: np.ndarray, pr: np.ndarray, signs: np.ndarray) -> Stats:
-    """draw_stats of values already drawn: (metric, draws, n) each."""
+def _stats_of(base: np.ndarray, pr: np.ndarray, signs: np.ndarray, tests: str) -> Stats:
+    """draw_stats of values already drawn, (metric, draws, n) each, with the tests a rule
+    reads (the others left at p = 1)."""
     metrics, draws, n = base.shape
     flat_b = base.reshape(metrics, draws * n)
     flat_p = pr.reshape(metrics, draws * n)
     idx = np.arange(draws * n).reshape(draws, n)
-    return draw_stats(flat_b, flat_p, idx, signs)
+    return draw_stats(flat_b, flat_p, idx, signs, full=tests == "full", one_sided=tests != "none")
 
 
 # ---------------------------------------------------------------- the product's test
@@ -778,7 +835,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--judge-draws", type=int, default=500)
     parser.add_argument("--choose", nargs="+", type=Path, metavar="JSON")
     parser.add_argument("--show", type=Path, metavar="JSON", help="print a stored --json's table")
+    parser.add_argument("--summary", type=Path, metavar="JSON", help="one row per rule, N 25, 100")
     args = parser.parse_args(argv)
+    if args.summary:
+        print("\n".join(summary(json.loads(args.summary.read_text()))))
+        return 0
     if args.show:
         stored = json.loads(args.show.read_text())
         wanted = args.rules.split(",") if args.rules else list(stored["rates"])
@@ -811,7 +872,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     all_rules = rules()
     if args.rules:
         wanted = set(args.rules.split(","))
-        all_rules = [r for r in all_rules if r.name in wanted or r.name in POOLED]
+        all_rules = [r for r in all_rules if r.name in wanted]
     print(
         f"{collection_name(directory)}: {len(queries)} judged queries, {len(names)} variants, "
         f"{len(changes(len(names)))} changes, {args.draws} draws per change and N"

@@ -52,8 +52,8 @@ def time_limit(seconds: float, *, setting: str = "time_limit_s") -> Iterator[Non
         where = f"in the step '{running}'" if running else "before its first step"
         raise TimeLimitError(
             f"the evaluation took longer than {setting} ({seconds:g} s) and was stopped "
-            f"{where}; make that step faster, or raise {setting} in the default branch's "
-            "configuration"
+            f"{where}; make that step faster, or raise {setting} in the configuration (on a "
+            "pull request, the base commit's is used)"
         )
 
     previous = signal.signal(signal.SIGALRM, expire)

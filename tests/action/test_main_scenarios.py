@@ -501,7 +501,7 @@ def test_a_bad_input_names_itself_and_exits_2_with_a_summary(repo: Repo) -> None
     first, last = _without_masks(result.stdout).splitlines()
     assert first == (
         "::error::the Action's inputs are not valid:%0A"
-        "  - input `tolerance`: accepts a number from 0 to 1 (0.05 = 5%25), got 'lots'%0A"
+        "  - input `tolerance`: accepts a number from 0 to 1, got 'lots'%0A"
         "  - input `comment`: accepts update | new | off, got 'sticky'"
     )
     # The log ends with the verdict, cut to a status description's length.

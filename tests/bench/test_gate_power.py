@@ -147,8 +147,8 @@ def test_choose_picks_on_one_collection_and_shows_the_other(gp: ModuleType) -> N
     assert "chosen on b: bad" in text
 
 
-def test_a_whole_run_through_the_console_script(gp: ModuleType, tmp_path: Path) -> None:
-    beir = tmp_path / "tiny" / "beir"
+def _tiny_collection(root: Path) -> Path:
+    beir = root / "tiny" / "beir"
     (beir / "qrels").mkdir(parents=True)
     words = ["wing lift drag", "engine thrust fuel", "heat flux wall", "shock wave mach", "lift"]
     (beir / "corpus.jsonl").write_text(
@@ -163,6 +163,11 @@ def test_a_whole_run_through_the_console_script(gp: ModuleType, tmp_path: Path) 
     (beir / "qrels" / "test.tsv").write_text(
         "query-id\tcorpus-id\tscore\n1\td0\t2\n1\td4\t1\n2\td1\t1\n3\td3\t1\n4\td2\t1\n"
     )
+    return beir
+
+
+def test_a_whole_run_through_the_console_script(gp: ModuleType, tmp_path: Path) -> None:
+    beir = _tiny_collection(tmp_path)
     out = tmp_path / "rates.json"
     code = gp.main(
         [
@@ -188,3 +193,70 @@ def test_a_whole_run_through_the_console_script(gp: ModuleType, tmp_path: Path) 
     assert set(data["rates"]) >= {"P1_tol5_any4", "P2i_init_sig05_mrq2", "POOL3:T_ndcg_2"}
     runs = sorted(p.name for p in (tmp_path / "work" / "tiny" / "runs").iterdir())
     assert runs == ["bm25.run", "bm25_stop_none.run", "like.run"]
+
+
+def test_the_judge_table_through_the_console_script(gp: ModuleType, tmp_path: Path) -> None:
+    # Four queries: the judge's labels leave some query nothing relevant, which trec_eval
+    # leaves out; the tier's values still line up with the human queries.
+    beir = _tiny_collection(tmp_path)
+    out = tmp_path / "judge.json"
+    code = gp.main(
+        [
+            str(beir),
+            "--work",
+            str(tmp_path / "work"),
+            "--variants",
+            "bm25,like",
+            "--judge-only",
+            "--judge-rule",
+            "P3e_mid2.5_ndcg",
+            "--judge-draws",
+            "20",
+            "--resamples",
+            "50",
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    rows = json.loads(out.read_text())["judge"]["P3e_mid2.5_ndcg"]
+    assert set(rows) == {"human"} | {f"{k}/{t}" for k in (0.4, 0.6, 0.8) for t in (100, 200, 400)}
+    for kappa in (0.4, 0.6, 0.8):
+        folder = tmp_path / "work" / "tiny"
+        _, values, _ = gp.judged_values(
+            beir, {"bm25": folder / "runs" / "bm25.run"}, folder, kappa, 0
+        )
+        assert values.shape == (1, 4, 4)
+
+
+def test_a_judged_tier_adds_its_queries_to_the_human_set(gp: ModuleType) -> None:
+    rng = np.random.default_rng(3)
+    human = rng.uniform(0.2, 0.8, size=(4, 80))
+    small = human * np.where(rng.random(80) < 0.5, 0.9, 1.0)  # about 5% worse, unevenly
+    values = np.stack([human, small])
+    rule = next(r for r in gp.rules() if r.name == "P3e_mid2.5_ndcg")
+    # A judge that agrees with the people: the tier only adds queries, so the 5% drop is
+    # caught more often with it than by 25 human queries alone.
+    rates = gp.simulate_tier(
+        values, values, rule, human_n=25, tiers=(0, 200), draws=200, resamples=100, seed=0
+    )
+    drop = gp.changes(2).index((0, 1))
+    assert rates[200][drop] > rates[0][drop]
+    assert rates[200][drop] > 0.9
+    # A judge whose labels say nothing: its tier hides the drop.
+    flat = np.stack([human, human])
+    blind = gp.simulate_tier(
+        values, flat, rule, human_n=25, tiers=(400,), draws=200, resamples=100, seed=0
+    )
+    assert blind[400][drop] < rates[0][drop]
+
+
+def test_stored_rates_are_shown_again(gp: ModuleType, tmp_path: Path, capsys) -> None:
+    row = {c: 1.0 for c in gp.COLUMNS}
+    stored = {"rates": {"P3e_mid2.5_ndcg": {"25": row, "100": row}}}
+    path = tmp_path / "rates.json"
+    path.write_text(json.dumps(stored))
+    assert gp.main(["--summary", str(path)]) == 0
+    assert "| P3e_mid2.5_ndcg | 0.0 | 1 |" in capsys.readouterr().out
+    assert gp.main(["--show", str(path)]) == 0
+    assert "| P3e_mid2.5_ndcg | 100 | 1 |" in capsys.readouterr().out

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from retrieval_eval.index.embedding_cache import CACHE_FILE, EmbeddingCache, row_key, text_key
+from retrieval_eval.index.embedding_cache import (
+    CACHE_FILE,
+    MAX_QUERY_SECONDS,
+    EmbeddingCache,
+    row_key,
+    text_key,
+)
 from retrieval_eval.index.embedding_recipe import embedding_recipe
 
 MODEL = "a" * 64
@@ -222,3 +232,20 @@ def test_merging_carries_the_queries_seconds_with_their_vectors(tmp_path: Path) 
             source.close()
         assert merged.get_timed(MODEL, ["q"], recipe=QUERY_RECIPE)["q"][1] == 0.5
         assert list(merged.get_many(MODEL, ["p"])) == ["p"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(stored=st.floats(allow_nan=True, allow_infinity=True, width=64))
+def test_a_stored_query_time_is_served_exactly_when_it_is_plausible(stored: float) -> None:
+    """Whatever number a row holds, it is served as it was stored or not at all."""
+    with tempfile.TemporaryDirectory() as folder, EmbeddingCache(Path(folder)) as cache:
+        cache.put_many(MODEL, {"q": _vector(5)}, recipe=QUERY_RECIPE, seconds={"q": stored})
+        if not math.isnan(stored):  # SQLite stores NaN as NULL, which the column refuses
+            with cache._db:  # as a forged file would hold it, past put_many's own check
+                cache._db.execute(
+                    "INSERT OR REPLACE INTO query_seconds VALUES (?, ?)",
+                    (row_key(QUERY_RECIPE, text_key("q")), stored),
+                )
+        timed = cache.get_timed(MODEL, ["q"], recipe=QUERY_RECIPE)
+    plausible = math.isfinite(stored) and 0.0 <= stored < MAX_QUERY_SECONDS
+    assert (timed["q"][1] if timed else None) == (stored if plausible else None)

@@ -123,8 +123,10 @@ def proposal_notice(ready: Prepared) -> str | None:
     changes = "; ".join(f"{escape_markdown(b)} → {escape_markdown(a)}" for b, a in ready.proposed)
     origin = escape_markdown(ready.gate_origin or "")
     return (
-        "⚙️ **This pull request changes settings that decide the verdict or what its code may "
-        f"reach; each takes effect after merge.** This run used {origin}. Proposed: {changes}."
+        "⚙️ **This pull request changes settings a pull request's run takes from its base "
+        "commit (the verdict, what its code may reach, its bounds); each takes effect after "
+        "merge.**"
+        f" This run used {origin}. Proposed: {changes}."
     )
 
 

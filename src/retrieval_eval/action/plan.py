@@ -88,9 +88,9 @@ def build_plan(
     elif (notice := proposal_notice(ready)) is not None:
         notices.append(notice)
         commands.warning(
-            "This pull request changes settings that decide the verdict or what its code may "
-            "reach; they take effect after merge: "
-            + "; ".join(f"{b} → {a}" for b, a in ready.proposed),
+            "This pull request changes settings a pull request's run takes from its base "
+            "commit (the verdict, what its code may reach, its bounds); they take effect after "
+            "merge: " + "; ".join(f"{b} → {a}" for b, a in ready.proposed),
             title="gate settings changed",
         )
     return RunPlan(

@@ -22,7 +22,7 @@ from retrieval_eval.settings import Commit, Option, RunSettings, declared
 # A new engine's `timeout_s`, `max_answer_bytes` or `url` is a bound without a declaration.
 BOUND_NAME = re.compile(
     r"(^|_)(timeout|url|env|usd|cost|budget|size|bytes|chars|retries|concurrency|backoff|"
-    r"threads|workers|queries|dir|limit|max)(_|$)|_s$"
+    r"threads|workers|queries|dir|limit|max|uri|host|endpoint|port)(_|$)|_s$"
 )
 # Under-test tables whose keys a bound rule applies to (the retriever tables).
 _RETRIEVER_TABLES = ("retrievers",)
