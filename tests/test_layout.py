@@ -335,6 +335,7 @@ CROSS_CUTTING = {
     "test_examples.py": "the command retrievers in examples/, run as a user runs them",
     "test_layout.py": "the package's layout, and these names",
     "author/test_quickstart.py": "the README's Quickstart, run as written",
+    "author/test_newcomer.py": "a team's first week, init to a regressing pull request",
     "render/test_screenshot_script.py": "scripts/screenshot/, which draws the README's picture",
     "action/test_fake_github.py": "the suite's own fake GitHub API (tests/support/fake_github.py)",
     "bench/test_gate_power.py": "bench/gate_power.py, the gate's error-rate benchmark",

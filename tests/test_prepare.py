@@ -133,3 +133,68 @@ def test_a_note_linked_outside_the_repository_is_refused(tmp_path: Path, command
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "private.md" in done.stderr and "outside" in done.stderr, done.stderr
     assert "Not part of the repository" not in done.stdout + done.stderr
+
+
+# Where a pull request's engine settings are read from, in a process of its own (preparing
+# withholds secrets from the process environment).
+ENGINE_TRUST = """\
+import json, sys
+from pathlib import Path
+from retrieval_eval.prepare import BaseCommit, prepare
+from retrieval_eval.settings import read_settings
+
+base_dir, pr_dir = Path(sys.argv[1]), Path(sys.argv[2])
+base = BaseCommit(
+    settings=read_settings(
+        workdir=pr_dir, config_file=base_dir / "retrieval-eval.toml", overrides={}
+    ),
+    origin="base",
+    configured=True,
+)
+prepared = prepare(workdir=pr_dir, config_file=None, overrides={}, base=base)
+tables = {
+    name: getattr(prepared.settings.retrievers, name).model_dump(mode="json")
+    for name in ("qdrant", "milvus")
+}
+print(json.dumps({"tables": tables, "proposed": [list(p) for p in prepared.proposed]}))
+"""
+
+
+def test_a_pull_request_cannot_send_an_engine_s_secret_to_its_own_server(
+    tmp_path: Path,
+) -> None:
+    """Where an engine is reached, which secret goes there and the time bound are the base
+    commit's; the collection and its keys are the pull request's (the system under test).
+    An engine the base commit has no table for runs with the defaults: embedded, no key."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "pr").mkdir()
+    (tmp_path / "base" / "retrieval-eval.toml").write_text(
+        '[retrievers.qdrant]\nurl_env = "QDRANT_URL"\napi_key_env = "QDRANT_API_KEY"\n'
+        'index = "existing"\ncollection = "notes"\nid_key = "doc_id"\n'
+    )
+    (tmp_path / "pr" / "retrieval-eval.toml").write_text(
+        '[retrievers.qdrant]\nurl = "https://theirs.example/qdrant"\n'
+        'api_key_env = "QDRANT_API_KEY"\ntimeout_s = 3000\n'
+        'index = "existing"\ncollection = "notes_v2"\nid_key = "doc"\n\n'
+        '[retrievers.milvus]\nurl = "https://theirs.example/milvus"\ntoken_env = "MILVUS_TOKEN"\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", ENGINE_TRUST, str(tmp_path / "base"), str(tmp_path / "pr")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    qdrant, milvus = answer["tables"]["qdrant"], answer["tables"]["milvus"]
+    assert (qdrant["url"], qdrant["url_env"], qdrant["api_key_env"]) == (
+        None,
+        "QDRANT_URL",
+        "QDRANT_API_KEY",
+    )
+    assert qdrant["timeout_s"] == 30
+    assert (qdrant["collection"], qdrant["id_key"]) == ("notes_v2", "doc")
+    assert (milvus["url"], milvus["url_env"], milvus["token_env"]) == (None, None, None)
+    proposed = dict(answer["proposed"])
+    assert "retrievers.qdrant.url: (none)" in proposed
+    assert proposed["retrievers.qdrant.url: (none)"] == "https://theirs.example/qdrant"

@@ -197,7 +197,8 @@ def test_an_unknown_retriever_for_a_dataset_stops_the_run_before_any_search(
     assert done.stderr == (
         "error: retrieval-eval.toml: bad value for 'dataset_retrievers': "
         "unknown retriever 'Dense' for semantic.jsonl; choose one of: dense, bm25, like, "
-        "hybrid, custom, postgres, chroma, http, run-file\n"
+        "hybrid, custom, postgres, chroma, http, run-file, qdrant, lancedb, milvus, langchain, "
+        "llamaindex\n"
     )
 
 

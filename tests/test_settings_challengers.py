@@ -10,12 +10,13 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.settings import DEFAULT_DATASET_RETRIEVERS, RunSettings, load_settings
 from tests.support.action import run_cli
 
 KINDS = ("dense", "bm25", "like", "hybrid")
 NAMES = st.from_regex(r"[a-z][a-z0-9_-]{0,11}", fullmatch=True).filter(
-    lambda name: name not in (*KINDS, "custom", "postgres", "chroma", "http", "run-file")
+    lambda name: name not in RETRIEVER_NAMES
 )
 BM25 = st.fixed_dictionaries(
     {},

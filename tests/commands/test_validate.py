@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,18 +17,21 @@ from tests.validate.dataset_builders import fixture, full_dataset, line, write_d
 CONSOLE_SCRIPT = Path(sys.executable).with_name("retrieval-eval")
 
 
-def run(args: list[str]) -> tuple[int, str, str]:
+def run(args: list[str], cwd: Path | None = None) -> tuple[int, str, str]:
     """The console script in its own process, as a user runs it, with this test's
-    environment (GITHUB_ACTIONS as the test sets it) and no API keys."""
+    environment (GITHUB_ACTIONS as the test sets it) and no API keys. By default it runs in
+    an empty folder: in a folder with a configuration file, `validate` checks the ids
+    against the corpus that file names."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    done = subprocess.run(
-        [str(CONSOLE_SCRIPT), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        cwd=Path(__file__).parent,  # a folder with no baseline.json
-    )
+    with tempfile.TemporaryDirectory() as empty:
+        done = subprocess.run(
+            [str(CONSOLE_SCRIPT), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=cwd or empty,
+            check=False,
+        )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -235,6 +239,7 @@ def test_output_piped_into_head_stops_quietly(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        cwd=tmp_path,  # no configuration file here, so no corpus to announce
     )
     assert process.stdout is not None and process.stderr is not None
     assert process.stdout.readline().startswith(f"{dataset}:1: not valid JSON")
@@ -259,3 +264,34 @@ def test_an_empty_corpus_file_is_an_error_not_a_corpus_without_documents(
         f'error: {corpus}: no documents in this file; a corpus file holds one {{"id", "title", '
         '"text"} object per line\n'
     )
+
+
+def test_without_corpus_the_ids_are_checked_against_the_configured_corpus(
+    tmp_path: Path,
+) -> None:
+    """A misspelt id once passed `validate datasets` and failed only with `--corpus`."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "doc-a.md").write_text("# A\n\nalpha\n")
+    (tmp_path / "retrieval-eval.toml").write_text('corpus = "notes"\n')
+    full_dataset(tmp_path / "datasets" / "semantic.jsonl", "semantic")
+    full_dataset(tmp_path / "datasets" / "keyword.jsonl", "keyword")
+    good = run(["validate", "datasets"], cwd=tmp_path)
+    with (tmp_path / "datasets" / "keyword.jsonl").open("a") as handle:
+        handle.write(line(fixture("kw-typo", "keyword", expected_top_k_ids=["doc-b"])))
+
+    code, out, err = run(["validate", "datasets"], cwd=tmp_path)
+
+    assert good == (
+        0,
+        "",
+        "checking expected ids against the configured corpus notes (--corpus to name another)\n"
+        "ok: 2 files, 40 fixtures\n"
+        "resolution: semantic.jsonl: known after the first run measures it\n"
+        "resolution: keyword.jsonl: known after the first run measures it\n",
+    )
+    assert code == 1
+    assert out == (
+        "datasets/keyword.jsonl:21: expected id 'doc-b' is not in the corpus (notes); "
+        "did you mean 'doc-a'?\n"
+    )
+    assert err.endswith("1 problem in 1 file of the 2 files validated\n")

@@ -58,7 +58,8 @@ def test_sections_are_collapsible_details() -> None:
         report(
             [
                 dataset(
-                    [query("q1", "lemon tart", rank=2)],
+                    # Two queries: a group holding every query would repeat the dataset's row.
+                    [query("q1", "lemon tart", rank=2), query("q2", "pear tart", rank=1)],
                     rows=[mrr_row(1.0, 0.5, "regressed")],
                     moves=[move],
                     breakdowns=[breakdown],
@@ -91,7 +92,7 @@ def test_sections_are_collapsible_details() -> None:
     paired = next(t for t in page.tables if t[0][1] == "Queries")
     assert paired == [
         ["Metric", "Queries", "Mean Δ", "95% CI", "p-value"],
-        ["MRR@10", "1", "−0.050", "[−0.120, +0.010]", "0.200"],
+        ["MRR@10", "2", "−0.050", "[−0.120, +0.010]", "0.200"],
     ]
     assert ["tag: recipes", "1", "0.500"] in table_with_header(page, "Group")
     assert "timings on shared CI runners vary between identical runs" in page.text
@@ -213,3 +214,21 @@ def test_a_heading_counts_the_queries_compared_when_some_are_new() -> None:
     assert "### hybrid.jsonl · hybrid · 24 of 27 queries compared · " in text
     same = dataset(queries, rows=[mrr_row(0.8, 0.8)])
     assert query_count(same) == "27 queries"
+
+
+def test_passing_datasets_fold_their_explanations_into_one_line() -> None:
+    """Inside the fold of passing datasets the notes every table shares are said once, and a
+    breakdown whose one group holds every query (it repeats the dataset's row) is left out."""
+    one_group = BreakdownRow(dimension="retrieval_type", group="hybrid", n=1, metrics={})
+    passing = [
+        dataset(
+            [query("q1", "lemon tart", rank=1)], rows=[mrr_row(1.0, 1.0, "ok")], name=name
+        ).model_copy(update={"breakdowns": (one_group,)})
+        for name in ("hybrid.jsonl", "keyword.jsonl", "semantic.jsonl")
+    ]
+    text = render_markdown(report(passing), max_chars=None)
+
+    fold = text.split("<details><summary>3 passing datasets: full tables</summary>")[1]
+    assert fold.count("p: the paired randomization test") == 1
+    assert fold.count("Current minus baseline, per query") == 1
+    assert "Breakdown by query type and tag" not in fold

@@ -47,6 +47,7 @@ def test_the_contract_declares_each_capability_the_run_uses() -> None:
         "Closeable": ("close",),
         "ReportsWarnings": ("warnings",),
         "ReportsMissingQueries": ("queries_missing",),
+        "ReportsCollapse": ("collapsed",),
         "SearchesMany": ("search_many",),
         "EmbeddingCounters": ("texts_embedded", "cache_hits"),
         "CountsEmbeddings": ("embedding",),
@@ -54,6 +55,7 @@ def test_the_contract_declares_each_capability_the_run_uses() -> None:
         "MeasuresAnnFidelity": ("ann_fidelity",),
         "QueryListRetriever": ("search_queries",),
         "ShowsIndexProgress": ("set_index_progress",),
+        "EstimatesIndexing": ("set_index_estimate",),
     }
 
 

@@ -158,6 +158,7 @@ OUTPUTS: tuple[OutputSpec, ...] = (
     ),
     OutputSpec("report-json", "Path of `report.json` (empty when nothing was evaluated)."),
     OutputSpec("report-markdown", "Path of `report.md` (empty when nothing was evaluated)."),
+    OutputSpec("report-html", "Path of `report.html` (empty when nothing was evaluated)."),
     OutputSpec("comment-url", "URL of the pull request comment written (empty when none was)."),
     OutputSpec("metrics", "Compact JSON: dataset file -> metric -> current value."),
 )

@@ -36,6 +36,7 @@ class Evaluated:
     report_json: Path | None
     report_markdown: Path | None
     metrics: dict[str, dict[str, float]]
+    report_html: Path | None = None
 
 
 def run_and_record(
@@ -143,6 +144,7 @@ def run_and_record(
         report_json=outcome.report_json,
         report_markdown=outcome.report_markdown,
         metrics=outcome.metrics,
+        report_html=outcome.report_html,
     )
     record_results(commands, result, summary)
     return result
@@ -230,6 +232,7 @@ def record_results(commands: RunnerFiles, result: Evaluated, summary_markdown: s
         outputs={
             "report-json": str(result.report_json or ""),
             "report-markdown": str(result.report_markdown or ""),
+            "report-html": str(result.report_html or ""),
             "metrics": json.dumps(result.metrics, separators=(",", ":"), sort_keys=True),
         },
     )

@@ -67,8 +67,15 @@ def build_plan(
         try:
             if isinstance(activity, PullRequestActivity):
                 base = base_commit(settings, activity, api, overrides=overrides, scratch=scratch)
-                commands.info(f"The gate and trust settings come from {base.origin}.")
             adoption = base is not None and base.adoption
+            if adoption:
+                commands.info(
+                    "This pull request adds retrieval-eval (its base commit has no "
+                    "configuration and no baseline): it is evaluated with its own settings, "
+                    "thresholds included, and establishes the baseline."
+                )
+            elif base is not None:
+                commands.info(f"The gate and trust settings come from {base.origin}.")
             ready = prepare(
                 workdir=runner.workspace,
                 config_file=settings.config,

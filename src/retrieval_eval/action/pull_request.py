@@ -65,10 +65,14 @@ def run_pull_request(
             result = failed(error, commands, settings, plan.notices)
             return _publish(settings, plan, pull, api, commands, result)
         notices = list(plan.notices)
-        if choice.changed_by_pr:
+        # The adoption pull request adds the baseline: its own notice says so, once.
+        if choice.changed_by_pr and not plan.adoption:
             notices.append(change_notice(choice))
             commands.warning(change_notice(choice).replace("**", ""), title="baseline changed")
-        commands.info(f"Gating against {choice.repo_path} from the {choice.origin}.")
+        if plan.adoption:
+            commands.info(f"No {choice.repo_path} at the base commit: this run establishes it.")
+        else:
+            commands.info(f"Gating against {choice.repo_path} from the {choice.origin}.")
         stale = stale_baseline_notice(
             plan, baseline=choice.path, base_sha=pull.base_sha, commands=commands
         )
@@ -137,7 +141,7 @@ def _skip(
         "skipped",
         description,
         summary=f"### ⏭️ retrieval-eval {description}\n",
-        outputs={"report-json": "", "report-markdown": "", "metrics": "{}"},
+        outputs={"report-json": "", "report-markdown": "", "report-html": "", "metrics": "{}"},
     )
     skipped = Evaluated("skipped", ExitCode.OK, "", description, None, None, {})
     code = _publish(settings, plan, pull, api, commands, skipped)

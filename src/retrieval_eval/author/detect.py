@@ -1,17 +1,21 @@
 """What `retrieval-eval init` finds in a repository: the corpus and the retrieval code.
 
 Detection is a guess the user confirms: `init` prints what it chose and why, and
-`--corpus` overrides it. Nothing here reads file contents beyond a small prefix.
+`--corpus` overrides it. Nothing here reads file contents beyond a small prefix, except the
+Python modules of the retrieval code, which are parsed (never imported) to find the object
+`[retrievers.custom]` can call: each kind of entry point is one rule in `WIRING_RULES`.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from retrieval_eval.load.markdown_notes import is_note_name
+from retrieval_eval.load.markdown_notes import count_notes, is_note_name
 
 # Folders never searched: version control, virtual environments, dependencies, caches.
 _SKIPPED_DIRS = frozenset(
@@ -57,7 +61,11 @@ _NAME_WORDS = re.compile(r"[a-z0-9]+")
 # Tests of the retriever do not change its numbers; their folders stay out of `paths`.
 _TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__"})
 _PREFIX_BYTES = 64 * 1024
+# A retrieval module longer than this is not parsed for its entry point (it is still code).
+_PARSED_BYTES = 512 * 1024
 _MAX_FILES = 20_000
+# The members a factory's object must have (retrieval/external/factory_host.py checks them).
+CONTRACT_METHODS = ("index", "search", "describe")
 
 
 @dataclass(frozen=True)
@@ -69,17 +77,55 @@ class CorpusGuess:
 
 
 @dataclass(frozen=True)
+class Wiring:
+    """A retriever init can configure as found: `[retrievers.<retriever>]` holds `table`,
+    and every dataset file is served by it."""
+
+    retriever: str  # a retriever name of [dataset_retrievers]: "custom"
+    table: Mapping[str, object]  # e.g. {"python": "search.retriever:make_retriever"}
+    file: str  # the module it was found in, relative, / separators
+    reason: str  # what was found there, for init's output and the configuration's comment
+
+
+@dataclass(frozen=True)
+class AdapterHint:
+    """Retrieval code init found but cannot call as it is: the adapter it writes imports
+    `symbol` from `module` and calls its `method` (`method` None: `symbol` is a function).
+    All None when no Python class or function looked like the search."""
+
+    module: str | None = None  # dotted, importable with `cwd` first on sys.path
+    symbol: str | None = None
+    method: str | None = None
+    file: str | None = None
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class PythonModule:
+    """A parsed module of the retrieval code, as a wiring rule sees it."""
+
+    file: str  # relative, / separators
+    module: str  # dotted name, importable with `cwd` first on sys.path
+    cwd: str | None  # "src" for a src/ layout, else None (the repository)
+    tree: ast.Module
+
+
+@dataclass(frozen=True)
 class Detected:
     corpus: CorpusGuess | None
     code_dirs: tuple[str, ...]  # folders holding retrieval code, relative, / separators
     # Markdown in a documentation folder (`docs/`), not chosen while anything else was found.
     skipped_docs: CorpusGuess | None = None
+    wiring: Wiring | None = None
+    adapter: AdapterHint | None = None
+    modules: tuple[PythonModule, ...] = field(default=(), repr=False)
 
 
 def detect(root: Path) -> Detected:
     markdown: dict[str, int] = {}
     candidates: list[CorpusGuess] = []
     code_dirs: set[str] = set()
+    modules: list[PythonModule] = []
     seen = 0
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS and not d.startswith("."))
@@ -106,19 +152,209 @@ def detect(root: Path) -> Detected:
                 candidates.append(CorpusGuess(_rel(path, root), "bear", 0, "a Bear database"))
             elif path.suffix in _CODE_SUFFIXES and _is_retrieval_code(path, rel):
                 code_dirs.add(rel or ".")
-    roots = _markdown_roots(markdown)
+                parsed = _parse_module(path, root) if path.suffix == ".py" else None
+                if parsed is not None:
+                    modules.append(parsed)
+    roots = [_loader_count(guess, root) for guess in _markdown_roots(markdown)]
     docs = [r for r in roots if _in_docs(r.path)]
     candidates.extend(r for r in roots if not _in_docs(r.path))
     corpus = max(candidates, key=_rank, default=None)
     in_docs = max(docs, key=_rank, default=None)
+    found = Detected(
+        corpus=corpus,
+        code_dirs=_outermost(code_dirs),
+        skipped_docs=in_docs,
+        wiring=wire(modules),
+        adapter=adapter_hint(modules) if code_dirs else None,
+        modules=tuple(modules),
+    )
     if corpus is None and in_docs is not None:
         # Nothing else to choose: a documentation folder is the corpus (docs/notes/ often is).
         reason = f"{in_docs.documents} Markdown notes in a documentation folder"
-        return Detected(
+        return replace(
+            found,
             corpus=CorpusGuess(in_docs.path, "markdown", in_docs.documents, reason),
-            code_dirs=_outermost(code_dirs),
+            skipped_docs=None,
         )
-    return Detected(corpus=corpus, code_dirs=_outermost(code_dirs), skipped_docs=in_docs)
+    return found
+
+
+def _loader_count(guess: CorpusGuess, root: Path) -> CorpusGuess:
+    """The folder's notes as the corpus loader counts them (README.md and build/ included),
+    so init's count is the number of documents a run indexes, less empty notes."""
+    notes = count_notes(root / guess.path)
+    return CorpusGuess(guess.path, guess.kind, notes, f"{notes} Markdown notes")
+
+
+# --- Wiring: the object [retrievers.custom] can call -----------------------------------
+
+WiringRule = Callable[[PythonModule], Wiring | None]
+
+
+def wire(modules: list[PythonModule]) -> Wiring | None:
+    """The first rule of `WIRING_RULES` that matches a module (modules in path order)."""
+    for rule in WIRING_RULES:
+        for module in sorted(modules, key=lambda m: (m.file.count("/"), m.file)):
+            wiring = rule(module)
+            if wiring is not None:
+                return wiring
+    return None
+
+
+def _contract_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    """Top-level classes with `name`, `index`, `search` and `describe`."""
+    found = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        methods = {item.name: item for item in node.body if isinstance(item, ast.FunctionDef)}
+        if all(name in methods for name in CONTRACT_METHODS) and _has_name(node):
+            found[node.name] = node
+    return found
+
+
+def _has_name(node: ast.ClassDef) -> bool:
+    for item in ast.walk(node):
+        targets: list[ast.expr] = []
+        if isinstance(item, ast.Assign):
+            targets = item.targets
+        elif isinstance(item, ast.AnnAssign):
+            targets = [item.target]
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id == "name":
+                return True
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == "name"
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                return True
+    return any(
+        isinstance(item, ast.FunctionDef)
+        and item.name == "name"
+        and any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list)
+        for item in node.body
+    )
+
+
+def _callable_without_arguments(arguments: ast.arguments, *, method: bool) -> bool:
+    positional = [*arguments.posonlyargs, *arguments.args][1 if method else 0 :]
+    required_positional = len(positional) - len(arguments.defaults)
+    required_keywords = sum(default is None for default in arguments.kw_defaults)
+    return required_positional <= 0 and required_keywords == 0
+
+
+def _table(module: PythonModule, attribute: str) -> dict[str, object]:
+    table: dict[str, object] = {"python": f"{module.module}:{attribute}"}
+    if module.cwd is not None:
+        table["cwd"] = module.cwd
+    return table
+
+
+def _factory_rule(module: PythonModule) -> Wiring | None:
+    """A module-level function, callable with no arguments, that returns (by its
+    annotation or a `return` of a call) a class of the module meeting the contract."""
+    classes = _contract_classes(module.tree)
+    for node in module.tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+            continue
+        if not _callable_without_arguments(node.args, method=False):
+            continue
+        returned = {_called_name(node.returns)} | {
+            _called_name(item.value) for item in ast.walk(node) if isinstance(item, ast.Return)
+        }
+        made = sorted(name for name in returned if name in classes)
+        if made:
+            return Wiring(
+                "custom",
+                _table(module, node.name),
+                module.file,
+                f"{module.file}: {node.name}() returns {made[0]}, which has name, "
+                + ", ".join(f"{m}()" for m in CONTRACT_METHODS),
+            )
+    return None
+
+
+def _class_rule(module: PythonModule) -> Wiring | None:
+    """A class meeting the contract whose constructor needs no argument."""
+    for name, node in _contract_classes(module.tree).items():
+        init = next(
+            (i for i in node.body if isinstance(i, ast.FunctionDef) and i.name == "__init__"),
+            None,
+        )
+        if init is None or _callable_without_arguments(init.args, method=True):
+            return Wiring(
+                "custom",
+                _table(module, name),
+                module.file,
+                f"{module.file}: class {name} has name, "
+                + ", ".join(f"{m}()" for m in CONTRACT_METHODS),
+            )
+    return None
+
+
+def _called_name(node: ast.expr | None) -> str | None:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value  # a string annotation: -> "DocsSearch"
+    return None
+
+
+# Each kind of entry point init can wire, most specific first. A new kind (a framework's
+# retriever object, say) is one more function here.
+WIRING_RULES: tuple[WiringRule, ...] = (_factory_rule, _class_rule)
+
+
+def adapter_hint(modules: list[PythonModule]) -> AdapterHint:
+    """The class or function an adapter should call: the first class with a `search` or
+    `retrieve` method, else the first such top-level function."""
+    ordered = sorted(modules, key=lambda m: (m.file.count("/"), m.file))
+    for module in ordered:
+        for node in module.tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            method = next(
+                (
+                    item.name
+                    for item in node.body
+                    if isinstance(item, ast.FunctionDef) and _SEARCH_NAME.match(item.name)
+                ),
+                None,
+            )
+            if method is not None:
+                return AdapterHint(module.module, node.name, method, module.file, module.cwd)
+    for module in ordered:
+        for node in module.tree.body:
+            if isinstance(node, ast.FunctionDef) and _SEARCH_NAME.match(node.name):
+                return AdapterHint(module.module, node.name, None, module.file, module.cwd)
+    return AdapterHint()
+
+
+_SEARCH_NAME = re.compile(r"^(?:search|retrieve|query)\w*$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _parse_module(path: Path, root: Path) -> PythonModule | None:
+    rel = path.relative_to(root)
+    parts = list(rel.with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    cwd = None
+    if len(parts) > 1 and parts[0] == "src":
+        cwd, parts = "src", parts[1:]
+    if not parts or not all(_IDENTIFIER.match(part) for part in parts):
+        return None  # not importable by that name (`my-search/x.py`)
+    try:
+        if path.stat().st_size > _PARSED_BYTES:
+            return None
+        tree = ast.parse(path.read_bytes(), filename=str(rel))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return PythonModule(rel.as_posix(), ".".join(parts), cwd, tree)
 
 
 def _in_docs(rel: str) -> bool:

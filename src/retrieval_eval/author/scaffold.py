@@ -9,6 +9,7 @@ load it, and each workflow must parse as YAML with the job and steps we wrote.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,9 +20,11 @@ import yaml
 from jinja2 import PackageLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from retrieval_eval.author.detect import Detected
+from retrieval_eval.author.detect import AdapterHint, Detected
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_bytes, atomic_write_text
+from retrieval_eval.load.fixtures import RETRIEVAL_TYPES
+from retrieval_eval.render.links import REPORT_ARTIFACT
 from retrieval_eval.retrieval.config import CustomConfig
 from retrieval_eval.settings import RunSettings
 
@@ -34,6 +37,8 @@ PUBLISH_WORKFLOW = Path(".github/workflows/retrieval-eval-publish.yml")
 BASELINE_WORKFLOW = Path(".github/workflows/retrieval-eval-baseline.yml")
 WORKFLOWS = (WORKFLOW, BASELINE_WORKFLOW, PUBLISH_WORKFLOW)
 DATASETS_README = "README.md"
+# The module name of the adapter init suggests, beside the code it adapts.
+ADAPTER_MODULE = "retrieval_eval_adapter"
 
 Outcome = Literal["written", "unchanged", "kept", "overwritten", "appended"]
 
@@ -59,17 +64,30 @@ def plan_files(
     action: str = ACTION,
     code_paths: Sequence[str] = (),
     custom: Mapping[str, object] | None = None,
+    dataset_retrievers: Mapping[str, object] | None = None,
 ) -> list[PlannedFile]:
-    env = SandboxedEnvironment(
-        loader=PackageLoader("retrieval_eval.author", "templates"),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,  # TOML, YAML and Markdown; every value is quoted by the templates
-    )
+    """The files init writes. ``custom`` and ``dataset_retrievers`` are the tables the
+    existing configuration holds (kept as they are); without them, what detection wired."""
+    env = _environment()
     guess = detected.corpus
     reason = guess.reason if guess is not None and guess.path == corpus else ""
+    wired_by = ""
+    wired: Mapping[str, object] | None = None  # the table a wiring rule found
+    wiring = detected.wiring
+    if wiring is not None and wiring.retriever != "custom" and custom is None:
+        wired, wired_by = wiring.table, wiring.reason  # `[retrievers.<its name>]`
+    elif wiring is not None and (custom is None or dict(custom) == dict(wiring.table)):
+        # Wired now, or kept as init wired it before: the same file either way.
+        custom = dict(wiring.table)
+        wired_by = wiring.reason
+    serving = wiring.retriever if wired is not None and wiring is not None else "custom"
+    if dataset_retrievers is None and (custom is not None or wired is not None):
+        dataset_retrievers = {f"{kind}.jsonl": serving for kind in RETRIEVAL_TYPES}
+    adapter = (
+        adapter_plan(detected.adapter, env)
+        if custom is None and wired is None and detected.adapter is not None
+        else None
+    )
     values = {
         "corpus": _toml_string(corpus),
         "corpus_reason": reason,
@@ -77,8 +95,18 @@ def plan_files(
         "action": action,
         "paths": workflow_paths(detected, corpus=corpus, datasets=datasets, code_paths=code_paths),
         "fork_safe": fork_safe,
+        "artifact": REPORT_ARTIFACT,
+        "report_dir": RunSettings().report_dir.as_posix(),
         # A configured [retrievers.custom] survives `init --force`.
         "custom_table": _custom_table(custom) if custom is not None else "",
+        "wired_by": wired_by,
+        # Another retriever's table a wiring rule found (a framework's store, say).
+        "wired_name": wiring.retriever if wired is not None and wiring is not None else "",
+        "wired_table": _custom_table(wired) if wired is not None else "",
+        "dataset_retrievers": (
+            _custom_table(dataset_retrievers) if dataset_retrievers is not None else ""
+        ),
+        "adapter": adapter,
         # The datasets start at the minimum size validation accepts: a tenth of it may lose
         # its answer before the gate fails on the count alone.
         "queries": RunSettings().min_fixtures,
@@ -101,6 +129,72 @@ def plan_files(
     return files
 
 
+@dataclass(frozen=True)
+class AdapterPlan:
+    """The commented adapter of the configuration: where to save it and what it says."""
+
+    path: str  # relative to the repository
+    python: str  # the `[retrievers.custom] python` value naming its factory
+    cwd: str | None
+    lines: list[str]  # the module's source, one line each
+    target: str  # what it adapts, for the comment
+
+
+def _environment() -> SandboxedEnvironment:
+    return SandboxedEnvironment(
+        loader=PackageLoader("retrieval_eval.author", "templates"),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,  # TOML, YAML and Markdown; every value is quoted by the templates
+    )
+
+
+def adapter_plan(hint: AdapterHint, env: SandboxedEnvironment | None = None) -> AdapterPlan:
+    """The adapter from the contract (`retrieval_eval.api`) to the code init found."""
+    env = env or _environment()
+    if hint.module is None or hint.symbol is None or hint.file is None:
+        values = {
+            "target": "your search code",
+            "import_line": "from my_search import MySearch  # EDIT: your code",
+            "name": "custom",
+            "build": "MySearch(...)",
+            "call": "self.engine.search(query, depth)",
+        }
+        folder, target, module = "", "your search code", ADAPTER_MODULE
+    else:
+        package = hint.module.rpartition(".")[0]
+        folder = Path(hint.file).parent.as_posix()
+        target = f"{hint.symbol} ({hint.file})"
+        values = {
+            "target": f"{hint.module}.{hint.symbol}",
+            "import_line": f"from {hint.module} import {hint.symbol}",
+            "name": _kebab(hint.symbol),
+            "build": f"{hint.symbol}(...)" if hint.method is not None else "corpus.documents",
+            "call": (
+                f"self.engine.{hint.method}(query, depth)"
+                if hint.method is not None
+                else f"{hint.symbol}(query, depth)"
+            ),
+        }
+        module = f"{package}.{ADAPTER_MODULE}" if package else ADAPTER_MODULE
+    source = env.get_template("custom-adapter.py.j2").render(values)
+    path = f"{folder}/{ADAPTER_MODULE}.py" if folder and folder != "." else f"{ADAPTER_MODULE}.py"
+    return AdapterPlan(
+        path=path,
+        python=f"{module}:make_retriever",
+        cwd=hint.cwd,
+        lines=source.rstrip("\n").split("\n"),
+        target=target,
+    )
+
+
+def _kebab(name: str) -> str:
+    words = [w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", name)]
+    return "-".join(words) or "custom"
+
+
 def workflow_paths(
     detected: Detected, *, corpus: str, datasets: str, code_paths: Sequence[str] = ()
 ) -> list[str]:
@@ -121,16 +215,22 @@ def workflow_paths(
 
 def existing_custom_table(root: Path) -> Mapping[str, object] | None:
     """The `[retrievers.custom]` table of the configuration file, as written there."""
-    try:
-        data = tomllib.loads((root / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None  # reading the configuration itself reports what is wrong with it
-    table = (
-        data.get("retrievers", {}).get("custom")
-        if isinstance(data.get("retrievers"), dict)
-        else None
-    )
+    retrievers = _existing(root).get("retrievers")
+    table = retrievers.get("custom") if isinstance(retrievers, dict) else None
     return table if isinstance(table, dict) else None
+
+
+def existing_dataset_retrievers(root: Path) -> Mapping[str, object] | None:
+    """The `[dataset_retrievers]` table of the configuration file, as written there."""
+    table = _existing(root).get("dataset_retrievers")
+    return table if isinstance(table, dict) else None
+
+
+def _existing(root: Path) -> dict[str, object]:
+    try:
+        return tomllib.loads((root / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # reading the configuration itself reports what is wrong with it
 
 
 def _custom_table(data: Mapping[str, object]) -> str:
@@ -170,13 +270,17 @@ def custom_code_paths(custom: CustomConfig | None, root: Path) -> list[str]:
     files: list[Path] = []
     if custom.python is not None:
         module = custom.python.partition(":")[0].split(".")
+        base = Path()  # the module is imported from `cwd`, else the repository
+        if custom.cwd is not None:
+            cwd = (root / custom.cwd).resolve()
+            base = cwd.relative_to(root.resolve()) if cwd.is_relative_to(root.resolve()) else base
         for candidate in (Path(*module).with_suffix(".py"), Path(*module) / "__init__.py"):
-            if (root / candidate).is_file():
-                files.append(candidate)
+            if (root / base / candidate).is_file():
+                files.append(base / candidate)
                 break
         else:
             # Not found as a file: the top package's folder is still the best guess.
-            files.append(Path(module[0]) / "__init__.py")
+            files.append(base / module[0] / "__init__.py")
     for word in custom.command or []:
         base = root / (custom.cwd or Path("."))
         candidate = (base / word).resolve()

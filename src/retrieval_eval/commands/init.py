@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.author.detect import RETRIEVAL_NAMES, detect
+from retrieval_eval.author.detect import RETRIEVAL_NAMES, Detected, detect
 from retrieval_eval.author.scaffold import (
     CONFIG,
     GITIGNORE,
@@ -17,6 +17,7 @@ from retrieval_eval.author.scaffold import (
     check_workflow,
     custom_code_paths,
     existing_custom_table,
+    existing_dataset_retrievers,
     gitignore_lines,
     plan_files,
     write_files,
@@ -83,20 +84,31 @@ def init(corpus: str | None, datasets: str, fork_safe: bool, force: bool, root: 
         )
     custom = existing.retrievers.custom if existing is not None else None
     code_paths = custom_code_paths(custom, root)
-    found_code = [f"{folder}/**" for folder in detected.code_dirs] + code_paths
+    found_code = list(dict.fromkeys([f"{folder}/**" for folder in detected.code_dirs] + code_paths))
     if found_code:
         click.echo("retrieval code: " + ", ".join(p.removesuffix("/**") for p in found_code))
     else:
         click.echo(_NO_RETRIEVER_WARNING, err=True)
+    kept_custom = existing_custom_table(root) if custom is not None else None
     planned = plan_files(
         detected,
         corpus=corpus,
         datasets=datasets,
         fork_safe=fork_safe,
         code_paths=code_paths,
-        custom=existing_custom_table(root) if custom is not None else None,
+        custom=kept_custom,
+        dataset_retrievers=existing_dataset_retrievers(root) if existing is not None else None,
     )
     results = write_files(root, planned, force=force)
+    config_kept = any(r.path == CONFIG and r.outcome == "kept" for r in results)
+    _say_retriever(detected, wired=kept_custom is None and not config_kept, found_code=found_code)
+    if kept_custom is None and config_kept and detected.wiring is not None:
+        click.echo(
+            f"note: found {detected.wiring.reason}, but {CONFIG} exists and was kept; "
+            "run `retrieval-eval init --force` to configure it (your [retrievers.custom] "
+            "and [dataset_retrievers] tables, if any, are kept)",
+            err=True,
+        )
     gitignore, _ = add_gitignore(root)
     results.append(WrittenFile(GITIGNORE, gitignore))
     (root / datasets).mkdir(parents=True, exist_ok=True)
@@ -160,6 +172,26 @@ warning: no retrieval code found (looked for files and folders named
     python = "module:factory"
   then run `retrieval-eval init --force` (it keeps that table and adds its folder to
   `paths`), or add its folder to `paths` in {WORKFLOW}, e.g. `src/my_search/**`."""
+
+
+def _say_retriever(detected: Detected, *, wired: bool, found_code: list[str]) -> None:
+    """What init configured to be evaluated: the retriever it wired, or why not."""
+    if not wired:
+        return
+    if detected.wiring is not None:
+        wiring = detected.wiring
+        table = ", ".join(f"{key} = {value!r}" for key, value in wiring.table.items())
+        click.echo(
+            f"retriever: {wiring.retriever}, {table} ({wiring.reason}); "
+            "every dataset file is evaluated with it"
+        )
+    elif found_code and detected.adapter is not None:
+        click.echo(
+            f"retriever: not wired; {CONFIG} holds a commented adapter to your code "
+            "(save it, edit its two EDIT lines, uncomment [retrievers.custom]); "
+            "until then the built-in retrievers are evaluated",
+            err=True,
+        )
 
 
 def _relative(path: Path, root: Path) -> str:

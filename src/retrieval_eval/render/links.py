@@ -10,6 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
+# The documentation a comment links to (the owner is the one `init`'s ACTION names; a test
+# holds the two equal).
+DOCS_URL = "https://github.com/org/retrieval-eval/blob/main/docs"
+# How a Python factory gets the packages it imports, in the Action's container.
+FACTORY_PACKAGES_DOCS = f"{DOCS_URL}/retrievers.md#packages-a-python-factory-needs"
+
+# The artifact the workflows `init` writes upload the report folder as (report.html among
+# it); the comment links to the run's artifacts by this name.
+REPORT_ARTIFACT = "retrieval-eval-report"
+
 
 @dataclass(frozen=True)
 class ReportLinks:
@@ -27,6 +37,11 @@ class ReportLinks:
             blob_url=f"{server}/{repository}/blob/{quote(sha, safe='')}",
             datasets_path=datasets_path.strip("/"),
         )
+
+    @property
+    def artifacts_url(self) -> str:
+        """The run's artifacts, where the workflow's upload step put report.html."""
+        return f"{self.run_url}#artifacts"
 
     def fixture_url(self, dataset: str, line: int) -> str:
         """The fixture's line in the dataset file, e.g. ``…/blob/SHA/datasets/x.jsonl#L12``."""

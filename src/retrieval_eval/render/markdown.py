@@ -20,7 +20,7 @@ from retrieval_eval.render.challengers import FILTERS as CHALLENGER_FILTERS
 from retrieval_eval.render.filters import FILTERS
 from retrieval_eval.render.gate_note import latency_cost_note
 from retrieval_eval.render.labels import LABEL_FILTERS
-from retrieval_eval.render.links import ReportLinks
+from retrieval_eval.render.links import REPORT_ARTIFACT, ReportLinks
 from retrieval_eval.render.summary import (
     dataset_status,
     delta_text,
@@ -121,6 +121,7 @@ def render_markdown(
             headline_metrics=report.measures[:HEADLINE_METRICS],
             spark_points=SPARKLINE_POINTS,
             links=links,
+            artifact=REPORT_ARTIFACT,
             fixture_url=fixture_url,
         )
 

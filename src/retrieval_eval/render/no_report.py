@@ -11,14 +11,19 @@ escapes literally.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from retrieval_eval.render.escape import escape_markdown
+from retrieval_eval.render.links import FACTORY_PACKAGES_DOCS
 from retrieval_eval.vocabulary import verdict_words
 
 MAX_PROBLEMS = 50
 _LINE_CHARS = 10_000  # a line quoting a retriever's stderr is long; a comment holds 65,536
+_COULD_NOT_EVALUATE = "retrieval-eval could not evaluate:"
+# Python's words for a package the importing environment lacks.
+_MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
 def escaped_lines(text: object) -> list[str]:
@@ -47,10 +52,15 @@ def no_report_markdown(
     notices: Sequence[str] = (),
     workspace: Path | None = None,
 ) -> str:
-    """Invalid datasets (their problems) or a failed run (its error), as a comment."""
+    """Invalid datasets (their problems) or a failed run (its error), as a comment: the
+    verdict, then what went wrong, then the notices of the run (they are about the baseline
+    or the settings, and matter only once the run works)."""
     icon = verdict_words(verdict).icon
-    lines = [*notices, f"### {icon} retrieval-eval: {escape_markdown(verdict)}", ""]
-    lines += [*escaped_lines(description), ""]
+    lines = [f"### {icon} retrieval-eval: {escape_markdown(verdict)}", ""]
+    # The status description of a failed run is its error: quoted below, said once.
+    quoted = escaped_lines(error) if error is not None else []
+    said = [line for line in escaped_lines(description) if not any(q in line for q in quoted)]
+    lines += [*(said or [_COULD_NOT_EVALUATE]), ""]
     for problem in problems[:MAX_PROBLEMS]:
         file, line = getattr(problem, "file", None), getattr(problem, "line", None)
         where = "" if file is None else shown_path(file, workspace) + (f":{line}" if line else "")
@@ -59,5 +69,27 @@ def no_report_markdown(
     if len(problems) > MAX_PROBLEMS:
         lines.append(f"- … and {len(problems) - MAX_PROBLEMS} more (see the job's annotations)")
     if error is not None:
-        lines += ["", "\n>\n".join(f"> {line}" for line in escaped_lines(error))]
+        lines += ["", "\n>\n".join(f"> {line}" for line in quoted)]
+        missing = missing_module(str(error))
+        if missing is not None:
+            lines += ["", missing_module_hint(missing)]
+    if notices:
+        lines += ["", *notices]
     return "\n".join(lines) + "\n"
+
+
+def missing_module(text: str) -> str | None:
+    """The module an import error names, when ``text`` quotes one."""
+    found = _MISSING_MODULE.search(text)
+    return found.group(1) if found else None
+
+
+def missing_module_hint(module: str) -> str:
+    """Where the fix is: the factory runs with retrieval-eval's Python, not the runner's."""
+    return (
+        f"`{escape_markdown(module)}` is not installed where the retriever runs: a Python factory "
+        "runs with the Python that runs retrieval-eval (in the Action, the container's, which "
+        "holds retrieval-eval's own packages only), so a package installed on your machine or "
+        "by an earlier step is not there. "
+        f"[How a factory gets its packages]({FACTORY_PACKAGES_DOCS})."
+    )

@@ -119,6 +119,15 @@ class ReportsMissingQueries(Protocol):
 
 
 @runtime_checkable
+class ReportsCollapse(Protocol):
+    """Collapses results (chunks) into documents itself (a framework's retriever): how many
+    documents it returned with 1, 2, ... results behind them, counted since it was built.
+    The run logs each dataset's share after searching it."""
+
+    def collapsed(self) -> Mapping[int, int]: ...
+
+
+@runtime_checkable
 class SearchesMany(Protocol):
     """Answers many queries at once, each exactly as ``search`` would (dense: one
     batched model pass for every query's embedding). Used where nothing is timed per

@@ -78,8 +78,8 @@ def resolve_defaults(
         return resolved
     for engine in ENGINES:
         table = getattr(resolved, engine)
-        if table is not None and table.path is not None:
-            placed = table.model_copy(update={"path": (workdir / table.path).resolve()})
+        if table is not None and table.local_dir is not None:
+            placed = table.model_copy(update={"local_dir": (workdir / table.local_dir).resolve()})
             resolved = resolved.model_copy(update={engine: placed})
     if resolved.custom is not None:
         resolved = resolved.model_copy(update={"custom": _in(workdir, resolved.custom)})
@@ -128,6 +128,13 @@ def choose_dense_model(
             DEFAULT_MODEL,
             f'auto: [retrievers.chroma] index = "existing" holds {DEFAULT_MODEL} vectors',
         )
+    for engine in ENGINES:
+        table = getattr(config, engine)
+        if table is not None and table.index == "existing":
+            return DenseModelChoice(
+                DEFAULT_MODEL,
+                f'auto: [retrievers.{engine}] index = "existing" is searched with {DEFAULT_MODEL}',
+            )
     # The size in words, not the count: the merge of a sharded run, which has no corpus to
     # count, says the same, and the line stays put while documents are added.
     above = documents > AUTO_INT8_ABOVE

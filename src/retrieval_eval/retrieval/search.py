@@ -23,6 +23,7 @@ from retrieval_eval.retrieval.base import (
     CountsEmbeddings,
     HasReranker,
     MeasuresAnnFidelity,
+    ReportsCollapse,
     ReportsMissingQueries,
     ReportsWarnings,
     Retriever,
@@ -206,6 +207,7 @@ def search_dataset(
         )
         for lf in fixtures
     ]
+    collapsed_before = retriever.collapsed() if isinstance(retriever, ReportsCollapse) else None
     title = f"{path.name}: searching with {label or name}"
     if repeats > 1:
         title += f", {repeats} times"
@@ -223,6 +225,7 @@ def search_dataset(
                 f"retriever {label or name!r} failed: {error}", file=path
             ) from error
     timed = runs[0]
+    _log_collapse(path, retriever, collapsed_before, log)
     _warn_about_unknown_ids(path, timed, pool.corpus, log)
     fidelity = _ann_fidelity(path, retriever, queries, k, log)
     after = pool.embedding_counts()
@@ -256,6 +259,26 @@ def _ann_fidelity(
     except Exception as error:  # a client library's own error (a timeout, a refusal)
         log(f"warning: {path.name}: ANN fidelity not measured: {type(error).__name__}: {error}")
     return None
+
+
+def _log_collapse(
+    path: Path, retriever: Retriever, before: Mapping[int, int] | None, log: Log
+) -> None:
+    """How many results (chunks) stood behind each document this dataset's search
+    returned, for a retriever that collapses them itself."""
+    if before is None or not isinstance(retriever, ReportsCollapse):
+        return
+    now = retriever.collapsed()
+    counts = {n: now.get(n, 0) - before.get(n, 0) for n in now}
+    counts = {n: documents for n, documents in sorted(counts.items()) if documents > 0}
+    if not counts:
+        return
+    results = sum(n * documents for n, documents in counts.items())
+    shown = ", ".join(f"{documents} from {n}" for n, documents in counts.items())
+    log(
+        f"{path.name}: {results} results collapsed to {sum(counts.values())} documents "
+        f"(documents from 1, 2, ... results: {shown})"
+    )
 
 
 def _warn_about_unknown_ids(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import RETRIEVAL_TYPES, LocatedFixture
+from retrieval_eval.load.markdown_notes import NOTE_SUFFIXES
 from retrieval_eval.validate.problems import Problem
 
 # Above this many documents a "did you mean" search over every id costs more than it helps.
@@ -48,6 +49,11 @@ def check_counts(
             )
         )
     return problems
+
+
+# How a Markdown corpus names its notes (load/markdown_notes.py), said when an id was
+# written as a file path.
+_ID_RULE = "(a note's id is its path in the corpus folder, without .md, with / separators)"
 
 
 class CorpusRules:
@@ -99,6 +105,9 @@ class CorpusRules:
 
     def _missing_id_message(self, doc_id: str) -> str:
         message = f"expected id {doc_id!r} is not in the corpus ({self._location})"
+        written = self._as_written(doc_id)
+        if written is not None:
+            return message + f"; did you mean {written!r}? {_ID_RULE}"
         if len(self._ids) <= _SUGGEST_MAX_IDS:
             if self._sorted_ids is None:
                 self._sorted_ids = sorted(self._ids)
@@ -106,3 +115,20 @@ class CorpusRules:
             if close:
                 message += f"; did you mean {close[0]!r}?"
         return message
+
+    def _as_written(self, doc_id: str) -> str | None:
+        """The corpus id ``doc_id`` names when written as a file path: with its note
+        suffix, the corpus folder in front, a leading ``./`` or ``\\`` separators (a few
+        lookups, whatever the corpus's size)."""
+        path = doc_id.replace("\\", "/").removeprefix("./")
+        folder = Path(self._location).name + "/"
+        bases = [path, path.removeprefix(folder)] if path.startswith(folder) else [path]
+        candidates = list(bases)
+        for base in bases:
+            for suffix in NOTE_SUFFIXES:
+                if base.lower().endswith(suffix):
+                    candidates.append(base[: -len(suffix)])
+        for candidate in candidates:
+            if candidate != doc_id and candidate in self._ids:
+                return candidate
+        return None

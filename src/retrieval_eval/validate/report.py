@@ -33,6 +33,24 @@ class ValidationReport:
     def ok(self) -> bool:
         return not self.problems
 
+    def summary(self) -> str:
+        """The last line `validate` prints: problems counted in the files that hold them."""
+        validated = _files(len(self.datasets))
+        if not self.problems:
+            return f"ok: {validated}, {self.fixture_count} fixtures"
+        noun = "problem" if len(self.problems) == 1 else "problems"
+        holding = len({problem.file for problem in self.problems})
+        where = (
+            f"in {validated}"
+            if holding == len(self.datasets)
+            else f"in {_files(holding)} of the {validated} validated"
+        )
+        return f"{len(self.problems)} {noun} {where}"
+
+
+def _files(count: int) -> str:
+    return f"{count} file" if count == 1 else f"{count} files"
+
 
 def validate_datasets(
     paths: Sequence[Path],

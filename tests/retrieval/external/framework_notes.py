@@ -8,7 +8,8 @@ interface, with each chunk's document id and tags in its metadata: searched exac
 LangChain's BM25 retriever indexes whole notes.
 
 Each function is what ``object = "module:function"`` names; the factory host calls it
-with the table's ``options``.
+with the table's ``options`` (``corpus``: another corpus than the notes, e.g. a BEIR
+folder for `retrieval-eval beir`).
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ def _detach(embedding: TextEmbedding) -> None:
         embedding.cache = None
 
 
-def _chunks(embedding: TextEmbedding) -> tuple[Corpus, list[Chunk]]:
-    corpus = load_corpus(CORPUS)
+def _chunks(embedding: TextEmbedding, path: str | None) -> tuple[Corpus, list[Chunk]]:
+    corpus = load_corpus(Path(path) if path else CORPUS)
     dense = DenseConfig()
     chunks = chunk_corpus(
         corpus,
@@ -59,7 +60,10 @@ def _metadata(corpus: Corpus, chunk: Chunk, id_key: str) -> dict[str, Any]:
 
 
 def langchain_vector_store(
-    cache_dir: str | None = None, model_dir: str | None = None, id_key: str = "doc_id"
+    cache_dir: str | None = None,
+    model_dir: str | None = None,
+    id_key: str = "doc_id",
+    corpus: str | None = None,
 ) -> Any:
     from langchain_core.documents import Document
     from langchain_core.embeddings import Embeddings
@@ -78,10 +82,10 @@ def langchain_vector_store(
             return vector
 
     embedding = _embedding(cache_dir, model_dir)
-    corpus, chunks = _chunks(embedding)
+    loaded, chunks = _chunks(embedding, corpus)
     store = InMemoryVectorStore(OnnxEmbeddings(embedding))
     store.add_documents(
-        [Document(page_content=c.text, metadata=_metadata(corpus, c, id_key)) for c in chunks],
+        [Document(page_content=c.text, metadata=_metadata(loaded, c, id_key)) for c in chunks],
         ids=[chunk.id for chunk in chunks],
     )
     _detach(embedding)
@@ -105,7 +109,9 @@ def langchain_bm25() -> Any:
     )
 
 
-def llamaindex_vector_store(cache_dir: str | None = None, model_dir: str | None = None) -> Any:
+def llamaindex_vector_store(
+    cache_dir: str | None = None, model_dir: str | None = None, corpus: str | None = None
+) -> Any:
     from llama_index.core import VectorStoreIndex
     from llama_index.core.embeddings import BaseEmbedding
     from llama_index.core.schema import TextNode
@@ -133,14 +139,14 @@ def llamaindex_vector_store(cache_dir: str | None = None, model_dir: str | None 
             return vectors
 
     embedding = _embedding(cache_dir, model_dir)
-    corpus, chunks = _chunks(embedding)
+    loaded, chunks = _chunks(embedding, corpus)
     # LlamaIndex embeds a node's metadata with its text unless told not to: the chunk's
     # text alone is what dense embeds.
     nodes = [
         TextNode(
             id_=chunk.id,
             text=chunk.text,
-            metadata=_metadata(corpus, chunk, "doc_id"),
+            metadata=_metadata(loaded, chunk, "doc_id"),
             excluded_embed_metadata_keys=["doc_id", "tags", "chunk"],
             excluded_llm_metadata_keys=["doc_id", "tags", "chunk"],
         )

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from retrieval_eval.retrieval.external.engines_config import LOCAL_STORE
+from retrieval_eval.retrieval.external.milvus_engine import LITE_FILE
 from tests.retrieval.external.engine_helpers import (
     action_on_repo,
     action_report,
@@ -57,11 +58,11 @@ def test_an_existing_collection_is_searched_with_its_ann_fidelity(
     its document ids from the `doc` field, its texts from `text`, exact search against
     the engine's (both exact here: recall 1.0)."""
     store = tmp_path / LOCAL_STORE[engine]
-    ours = run_on_repo(tmp_path / "ours", engine, f'path = "{store}"\n', embeddings_cache)
+    ours = run_on_repo(tmp_path / "ours", engine, f'local_dir = "{store}"\n', embeddings_cache)
     assert_parity(ours, dense_ndcg)
     collection = ours["datasets"][0]["retriever_config"]["collection"]
     table = (
-        f'path = "{store}"\nindex = "existing"\ncollection = "{collection}"\n'
+        f'local_dir = "{store}"\nindex = "existing"\ncollection = "{collection}"\n'
         'id_key = "doc"\ntext_key = "text"\nann_fidelity_queries = 5\n'
     )
     existing = run_on_repo(tmp_path / "existing", engine, table, embeddings_cache)
@@ -81,7 +82,8 @@ def test_a_collection_of_the_wrong_dimension_is_refused(engine: str, tmp_path: P
     _collection_of_dimension(engine, store, "small_vectors", 8)
     stderr = failing_run(
         tmp_path / "run",
-        engine_mapping(engine) + f'[retrievers.{engine}]\npath = "{store}"\nindex = "existing"\n'
+        engine_mapping(engine)
+        + f'[retrievers.{engine}]\nlocal_dir = "{store}"\nindex = "existing"\n'
         'collection = "small_vectors"\nid_key = "doc"\n',
     )
     assert f"retrievers.{engine}: collection 'small_vectors' holds 8-dimensional vectors" in stderr
@@ -95,7 +97,8 @@ def test_an_id_key_the_records_lack_names_the_fields_they_have(engine: str, tmp_
     _collection_of_dimension(engine, store, "notes", 384)
     stderr = failing_run(
         tmp_path / "run",
-        engine_mapping(engine) + f'[retrievers.{engine}]\npath = "{store}"\nindex = "existing"\n'
+        engine_mapping(engine)
+        + f'[retrievers.{engine}]\nlocal_dir = "{store}"\nindex = "existing"\n'
         'collection = "notes"\nid_key = "document_id"\n',
     )
     assert f"retrievers.{engine}.id_key" in stderr
@@ -115,7 +118,7 @@ def test_a_missing_client_library_names_the_extra(engine: str, tmp_path: Path) -
     assert f"pip install 'retrieval-eval[{engine}]'" in stderr
 
 
-@pytest.mark.parametrize(("engine", "key"), [("qdrant", "url_env"), ("milvus", "uri_env")])
+@pytest.mark.parametrize(("engine", "key"), [("qdrant", "url_env"), ("milvus", "url_env")])
 def test_an_unreachable_engine_is_an_error_status_naming_the_setting(
     engine: str, key: str, tmp_path: Path, github: FakeGitHub
 ) -> None:
@@ -136,9 +139,9 @@ def test_an_unreachable_engine_is_an_error_status_naming_the_setting(
 def test_a_location_variable_that_is_not_set_is_named(tmp_path: Path) -> None:
     stderr = failing_run(
         tmp_path / "run",
-        engine_mapping("lancedb") + '[retrievers.lancedb]\nuri_env = "TEAM_LANCEDB_URI"\n',
+        engine_mapping("lancedb") + '[retrievers.lancedb]\nurl_env = "TEAM_LANCEDB_URL"\n',
     )
-    assert "retrievers.lancedb: the environment variable TEAM_LANCEDB_URI is not set" in stderr
+    assert "retrievers.lancedb: the environment variable TEAM_LANCEDB_URL is not set" in stderr
 
 
 def _closed_port() -> int:
@@ -188,5 +191,6 @@ def _collection_of_dimension(engine: str, store: Path, name: str, dimensions: in
             "client.close()\n"
         )
         data = [{"id": n, **rows[n], "vector": vectors[n].tolist()} for n in range(3)]
-        argument = json.dumps([str(store), name, dimensions, data])
+        store.mkdir(parents=True, exist_ok=True)
+        argument = json.dumps([str(store / LITE_FILE), name, dimensions, data])
         subprocess.run([sys.executable, "-c", script, argument], check=True, timeout=120)

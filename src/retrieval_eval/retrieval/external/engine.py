@@ -27,9 +27,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from retrieval_eval.errors import ConfigError, RetrievalEvalError
+from retrieval_eval.errors import ConfigError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import AnnFidelity, Hit, SearchResult
+from retrieval_eval.retrieval.builtin.collapse import ChunkTable
 from retrieval_eval.retrieval.builtin.dense import TAG_KEY_PREFIX, DenseRetriever
 from retrieval_eval.retrieval.config import DenseConfig
 from retrieval_eval.retrieval.external.ann_fidelity import ExactRecords, measure_fidelity
@@ -136,6 +137,7 @@ class EngineRetriever(DenseRetriever):
                 'index = "ours" to index the corpus with this one'
             )
         self._collection = self.store
+        self._table = ChunkTable(corpus, ())  # no chunks of ours: the engine holds the records
 
     def describe(self) -> Mapping[str, object]:
         described: dict[str, object] = {
@@ -213,20 +215,20 @@ class EngineRetriever(DenseRetriever):
 
     # --- search ------------------------------------------------------------------------
 
-    def _query_vectors(
-        self, queries: Sequence[tuple[str, Sequence[str]]], k: int
-    ) -> list[np.ndarray | None]:
+    def _wanted(self, queries: Sequence[tuple[str, Sequence[str]]], k: int) -> list[int]:
+        """Ours: dense's rule. Existing: every query when k > 0 (the engine answers a tag
+        no record carries with nothing, never with an unfiltered search)."""
         if self.table.index == "ours":
-            return super()._query_vectors(queries, k)
-        if self._collection is None or self._embedding is None:
-            raise RetrievalEvalError(f"{self.name}: search() called before index()")
-        wanted = [index for index in range(len(queries)) if k > 0]
-        vectors: list[np.ndarray | None] = [None] * len(queries)
-        if wanted:
-            embedded = self._embedding.embed_queries([queries[index][0] for index in wanted])
-            for index, vector in zip(wanted, embedded, strict=True):
-                vectors[index] = vector
-        return vectors
+            return super()._wanted(queries, k)
+        self._searchable()
+        return list(range(len(queries))) if k > 0 else []
+
+    def _warm_up_search(self, k: int) -> None:
+        if self.table.index == "ours":
+            super()._warm_up_search(k)
+            return
+        _, embedding = self._searchable()
+        self._answer(embedding.warm_up(), (), k)
 
     def _answer(self, vector: np.ndarray | None, tags: Sequence[str], k: int) -> SearchResult:
         if vector is None:
@@ -347,21 +349,20 @@ def _doc_id(record: Record, id_key: str | None, label: str) -> str:
 
 
 class LocalFolder:
-    """The embedded store's place: the configured one, else a folder of our own that
+    """The embedded store's folder: the configured one, else a folder of our own that
     lives until the run is done with the retriever (a run without a cache folder)."""
 
-    def __init__(self, path: Path | None, file_name: str):
+    def __init__(self, path: Path | None):
         self._path = path
-        self._file_name = file_name
         self._temporary: Path | None = None
 
     def path(self) -> Path:
         if self._path is not None:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
+            self._path.mkdir(parents=True, exist_ok=True)
             return self._path
         if self._temporary is None:
             self._temporary = Path(tempfile.mkdtemp(prefix="retrieval-eval-engine-"))
-        return self._temporary / self._file_name
+        return self._temporary
 
     def remove(self) -> None:
         if self._temporary is not None:
@@ -374,7 +375,7 @@ def unreachable(label: str, where: str, error: BaseException, setting: str) -> C
     detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     return ConfigError(
         f"{label}: cannot reach {where} ({type(error).__name__}: {detail[:300]}); check "
-        f"{setting}, or remove it to run the engine embedded in the cache folder"
+        f"{setting} (or url_env), or remove it to run the engine embedded in the cache folder"
     )
 
 

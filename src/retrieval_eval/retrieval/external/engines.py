@@ -13,7 +13,6 @@ from retrieval_eval.retrieval.external.engine import (
 )
 from retrieval_eval.retrieval.external.engines_config import (
     ENGINE_CONFIGS,
-    LOCAL_STORE,
     EngineConfig,
     LanceDbConfig,
     MilvusConfig,
@@ -28,7 +27,7 @@ def build_engine(name: str, config: RetrieversConfig) -> EngineRetriever:
     label = f"retrievers.{name}"
     location = table.location(label)
     secret = table.secret(label)
-    local = LocalFolder(table.local_path(name, config.engine_cache_dir()), LOCAL_STORE[name])
+    local = LocalFolder(table.local_path(name, config.engine_cache_dir()))
     try:
         store = _store(name, table, local, location, secret)
     except ImportError as error:

@@ -1,13 +1,16 @@
 """Settings of the vector engines configured by table: ``[retrievers.qdrant]``,
 ``[retrievers.lancedb]`` and ``[retrievers.milvus]``.
 
-Each engine is reached at a location (Qdrant's ``url``, LanceDB's and Milvus's ``uri``)
-given in the file or, with ``*_env``, named by environment variable, and a secret
+Each engine is reached at a location (``url``: a server's URL, or LanceDB's database URI)
+given in the file or, with ``url_env``, named by environment variable, and a secret
 (``api_key_env``, ``token_env``) is always named by environment variable. Both are resolved
 once at the edge by :func:`with_engine_environment` into private attributes, so they
-never appear in ``model_dump()``, a baseline, a report or a fingerprint. With no location
-at all the engine runs embedded, in a folder or file under the run's cache folder
-(``local_path``): a Qdrant local-mode folder, a LanceDB folder, a Milvus Lite file.
+never appear in ``model_dump()``, a baseline, a report or a fingerprint. On a pull request
+the keys that bound what it may reach or spend (``url``, ``url_env``, ``api_key_env``,
+``token_env``, ``timeout_s``, ``local_dir``, ``ann_fidelity_queries``) are the base
+commit's, by their names (config/table.py). With no location
+at all the engine runs embedded, in a folder under the run's cache folder
+(``local_path``): a Qdrant local-mode folder, a LanceDB folder, a Milvus Lite file's folder.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from retrieval_eval.retrieval.external.services_config import _AnnFidelity, _che
 
 ENGINES: tuple[str, ...] = ("qdrant", "lancedb", "milvus")
 # Where each engine keeps its embedded store under the run's cache folder.
-LOCAL_STORE = {"qdrant": "qdrant", "lancedb": "lancedb", "milvus": "milvus.db"}
+LOCAL_STORE = {"qdrant": "qdrant", "lancedb": "lancedb", "milvus": "milvus"}
 # What the chunks of index = "ours" are stored under: the name's prefix (the corpus,
 # chunking and model fingerprint follows it), and the payload keys.
 OURS_PREFIX = "retrieval_eval"
@@ -49,8 +52,8 @@ class EngineConfig(_AnnFidelity):
     text_key: str | None = None
     tag_key: str = "tags"
     timeout_s: float = Field(default=30.0, gt=0, le=3600)
-    # The embedded store's folder or file; unset: under the run's cache folder.
-    path: Path | None = None
+    # The embedded store's folder; unset: in the run's cache folder.
+    local_dir: Path | None = None
     _location: str | None = PrivateAttr(default=None)
     _location_missing: str | None = PrivateAttr(default=None)
     _secret: SecretStr | None = PrivateAttr(default=None)
@@ -108,10 +111,10 @@ class EngineConfig(_AnnFidelity):
         return None if self._secret is None else self._secret.get_secret_value()
 
     def local_path(self, engine: str, cache_dir: Path | None) -> Path | None:
-        """The embedded store: ``path``, else under the run's cache folder (None when the
+        """The embedded store: ``local_dir``, else under the run's cache folder (None when the
         run keeps no cache folder: the retriever then uses a folder of its own)."""
-        if self.path is not None:
-            return self.path
+        if self.local_dir is not None:
+            return self.local_dir
         return None if cache_dir is None else cache_dir / LOCAL_STORE[engine]
 
 
@@ -162,62 +165,62 @@ class QdrantConfig(EngineConfig):
 
 
 class LanceDbConfig(EngineConfig):
-    """LanceDB, embedded: a folder (``path``, else the cache folder) or a ``uri``
-    (``uri_env``) such as ``s3://bucket/db`` or LanceDB Cloud's ``db://``, with the API
+    """LanceDB, embedded: a folder (``local_dir``, else the cache folder) or a ``url``
+    (``url_env``) such as ``s3://bucket/db`` or LanceDB Cloud's ``db://``, with the API
     key in ``api_key_env``."""
 
-    uri: str | None = None
-    uri_env: str | None = None
+    url: str | None = None
+    url_env: str | None = None
     api_key_env: str | None = None
     vector_column: str = "vector"
 
-    @field_validator("uri_env", "api_key_env")
+    @field_validator("url_env", "api_key_env")
     @classmethod
     def _env(cls, name: str | None) -> str | None:
         return None if name is None else _check_env_name(name)
 
     @model_validator(mode="after")
     def _one_location(self) -> LanceDbConfig:
-        if self.uri is not None and self.uri_env is not None:
-            raise ValueError("set one of uri or uri_env, not both")
-        if self.uri is not None and "@" in (urlsplit(self.uri).netloc or ""):
-            raise ValueError("put credentials in api_key_env, not in the URI (URIs get logged)")
+        if self.url is not None and self.url_env is not None:
+            raise ValueError("set one of url or url_env, not both")
+        if self.url is not None and "@" in (urlsplit(self.url).netloc or ""):
+            raise ValueError("put credentials in api_key_env, not in the URL (URLs get logged)")
         return self
 
     def location_setting(self) -> tuple[str | None, str | None]:
-        return self.uri, self.uri_env
+        return self.url, self.url_env
 
     def secret_variable(self) -> str | None:
         return self.api_key_env
 
 
 class MilvusConfig(EngineConfig):
-    """Milvus through pymilvus: a server at ``uri`` (or ``uri_env``), with the token in
+    """Milvus through pymilvus: a server at ``url`` (or ``url_env``), with the token in
     ``token_env``; neither: Milvus Lite in a file in the cache folder."""
 
-    uri: str | None = None
-    uri_env: str | None = None
+    url: str | None = None
+    url_env: str | None = None
     token_env: str | None = None
     vector_field: str = "vector"
 
-    @field_validator("uri")
+    @field_validator("url")
     @classmethod
-    def _uri(cls, uri: str | None) -> str | None:
-        return _check_url(uri)
+    def _url(cls, url: str | None) -> str | None:
+        return _check_url(url)
 
-    @field_validator("uri_env", "token_env")
+    @field_validator("url_env", "token_env")
     @classmethod
     def _env(cls, name: str | None) -> str | None:
         return None if name is None else _check_env_name(name)
 
     @model_validator(mode="after")
     def _one_location(self) -> MilvusConfig:
-        if self.uri is not None and self.uri_env is not None:
-            raise ValueError("set one of uri or uri_env, not both")
+        if self.url is not None and self.url_env is not None:
+            raise ValueError("set one of url or url_env, not both")
         return self
 
     def location_setting(self) -> tuple[str | None, str | None]:
-        return self.uri, self.uri_env
+        return self.url, self.url_env
 
     def secret_variable(self) -> str | None:
         return self.token_env

@@ -13,8 +13,8 @@ llamaindex_adapter.py) say how to ask their framework; this module does what bot
   a document ranks by its best result, ties go to the smaller id; when fewer than ``k``
   documents come back from a full answer, the retriever is asked again for four times as
   many results, up to ``MAX_DEPTH``;
-- how many results collapsed into each document is counted over the run (``describe``
-  reports it under ``collapsed``, which only the report reads);
+- how many results collapsed into each document is counted over the run
+  (``collapsed()``, sent with ``describe``; the run logs each dataset's share);
 - returned ids that name no document of the corpus at all are an error: it is what a
   wrong ``id_key`` looks like (the node id in place of the document id).
 """
@@ -117,6 +117,8 @@ class FrameworkRetriever:
             "id_key": self.id_key,
             **({"score_key": self.score_key} if self.score_key else {}),
             **({"tag_key": self.tag_key} if self.tag_key else {}),
+            # read apart by the parent (frameworks.py), which logs it and never records it
+            "collapsed": self.collapsed(),
         }
 
     def collapsed(self) -> dict[str, int]:

@@ -18,6 +18,7 @@ from retrieval_eval.retrieval.config import FrameworkConfig
 from retrieval_eval.retrieval.external.custom import HostedFactory
 
 FRAMEWORKS: tuple[str, ...] = ("langchain", "llamaindex")
+COLLAPSED = "collapsed"  # the key of the adapter's describe() holding its counts
 # The package each framework's retriever type comes from, and the extra that installs it.
 _PACKAGE = {
     "langchain": ("langchain_core", "langchain-core"),
@@ -50,7 +51,14 @@ class FrameworkHosted(HostedFactory):
         )
 
     def describe(self) -> Mapping[str, object]:
-        return {"retriever": self.framework, **self.described()}
+        described = dict(self.described())
+        described.pop(COLLAPSED, None)  # a count, not a setting: logged, never recorded
+        return {"retriever": self.framework, **described}
+
+    def collapsed(self) -> dict[int, int]:
+        """Documents by how many results stood behind them, since the object was built."""
+        counts = self.described().get(COLLAPSED) or {}
+        return {int(n): int(documents) for n, documents in counts.items()}
 
 
 def build_framework(name: str, table: FrameworkConfig | None) -> FrameworkHosted:

@@ -62,7 +62,7 @@ class LanceDbStore:
             try:
                 self._db = self._module.connect(where, api_key=self._key)
             except Exception as error:
-                raise unreachable(self.label, where, error, "retrievers.lancedb.uri") from None
+                raise unreachable(self.label, where, error, "retrievers.lancedb.url") from None
         return self._db
 
     def _call(self, job: Any) -> Any:
@@ -73,7 +73,7 @@ class LanceDbStore:
         except Exception as error:
             if self.uri is None:
                 raise
-            raise unreachable(self.label, self.uri, error, "retrievers.lancedb.uri") from None
+            raise unreachable(self.label, self.uri, error, "retrievers.lancedb.url") from None
 
     def _names(self) -> list[str]:
         db = self._connect()

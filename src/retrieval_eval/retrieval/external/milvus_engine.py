@@ -26,6 +26,7 @@ from retrieval_eval.retrieval.external.engine import (
 from retrieval_eval.retrieval.external.engines_config import MilvusConfig
 
 _ID = "id"  # our collection's primary key (the chunk id)
+LITE_FILE = "milvus.db"  # Milvus Lite's file in the local folder
 _INSERT = 512  # rows per request
 _SCAN = 1000  # rows per page when reading every vector back
 _TOP_K = 16384  # Milvus's largest limit for one search
@@ -57,13 +58,13 @@ class MilvusStore:
     @property
     def client(self) -> Any:
         if self._client is None:
-            where = self.uri if self.uri is not None else str(self._local.path())
+            where = self.uri if self.uri is not None else str(self._local.path() / LITE_FILE)
             try:
                 self._client = self._module.MilvusClient(
                     uri=where, token=self._token or "", timeout=self.table.timeout_s
                 )
             except Exception as error:
-                raise unreachable(self.label, where, error, "retrievers.milvus.uri") from None
+                raise unreachable(self.label, where, error, "retrievers.milvus.url") from None
         return self._client
 
     def _call(self, job: Any) -> Any:
@@ -74,7 +75,7 @@ class MilvusStore:
         except Exception as error:
             if self.uri is None:
                 raise
-            raise unreachable(self.label, self.uri, error, "retrievers.milvus.uri") from None
+            raise unreachable(self.label, self.uri, error, "retrievers.milvus.url") from None
 
     def open_ours(self, name: str, dimensions: int, fingerprint: str, count: int) -> bool:
         from pymilvus import DataType
