@@ -809,6 +809,71 @@ def check_product(
     return agree, samples
 
 
+# The bench's rules that are named rules of the product's GatePolicy:
+# bench name -> (product rule, significance, datasets pooled).
+PRODUCT_RULES: dict[str, tuple[str, float | None, int]] = {
+    "P1_tol5_any4": ("any-metric", None, 1),
+    "P2_sig05_2sided": ("any-metric", 0.05, 1),
+    "P3d_tol5_head": ("headline", None, 1),
+    "P3e_mid2.5_ndcg": ("headline-half", None, 1),
+    "B_band5_flag2.5": ("headline-bands", None, 1),
+    "O1_0_a0.05": ("one-sided", None, 1),
+    "C_5_1_a0.2": ("combined", None, 1),
+    "NI_m5_a0.2_over0": ("non-inferiority", None, 1),
+    "POOL3:P3e_mid2.5_ndcg": ("headline-pooled", None, 3),
+}
+PRODUCT_METRICS = ("ndcg@10", "mrr@10", "p@5", "recall@10")  # METRICS' names in reports
+
+
+def check_rules(
+    values: np.ndarray, *, sizes: Sequence[int], samples: int, resamples: int, seed: int
+) -> dict[str, tuple[int, int]] | None:
+    """How often each bench rule and the product's own rule (``compare/rules.py``'s
+    ``judge_run`` under a ``GatePolicy`` naming it) give the same verdict, on ``samples``
+    random draws each. None when this checkout has no such module."""
+    try:
+        from retrieval_eval.compare.rules import judge_run
+
+        from retrieval_eval.results import GatePolicy
+    except ImportError:
+        return None
+    by_name = {rule.name: rule for rule in rules()}
+    pairs = changes(values.shape[0])
+    rng = np.random.default_rng([seed, 98])
+    out: dict[str, tuple[int, int]] = {}
+    for name, (product_rule, significance, pools) in PRODUCT_RULES.items():
+        rule = by_name[name.removeprefix("POOL3:")]
+        policy = GatePolicy(
+            rule=product_rule,  # type: ignore[arg-type]
+            tolerance=TOLERANCE,
+            headline=PRODUCT_METRICS[NDCG],
+            gated=PRODUCT_METRICS,
+            significance=significance,
+            seed=seed,
+        )
+        agree = 0
+        for _ in range(samples):
+            n = int(rng.choice(sizes))
+            a, b = pairs[int(rng.integers(len(pairs)))]
+            idx = rng.integers(0, values.shape[2], size=(1, pools * n))
+            stats = draw_stats(values[a], values[b], idx, sign_patterns(pools * n, resamples, seed))
+            ours = bool(rule.fails(stats)[0])
+            datasets = {
+                f"d{k}.jsonl": {
+                    metric: (
+                        values[a, m, idx[0, k * n : (k + 1) * n]].tolist(),
+                        values[b, m, idx[0, k * n : (k + 1) * n]].tolist(),
+                    )
+                    for m, metric in enumerate(PRODUCT_METRICS)
+                }
+                for k in range(pools)
+            }
+            theirs = judge_run(datasets, policy).failed
+            agree += ours == theirs
+        out[name] = (agree, samples)
+    return out
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -829,10 +894,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rules", default="", help="comma-separated rule names (default all)")
     parser.add_argument("--json", type=Path, help="write every rate here")
     parser.add_argument("--check-product", type=int, default=0, metavar="DRAWS")
+    parser.add_argument(
+        "--check-rules",
+        type=int,
+        default=0,
+        metavar="DRAWS",
+        help="the bench's rules against the product's, DRAWS draws each",
+    )
     parser.add_argument("--judge", action="store_true", help="the simulated-judge table")
     parser.add_argument("--judge-only", action="store_true", help="only the judge's table")
     parser.add_argument("--judge-rule", default="C_5_1_a0.2", help="comma-separated rules")
-    parser.add_argument("--judge-draws", type=int, default=500)
+    parser.add_argument("--judge-draws", type=int, default=200, help="per judge")
+    parser.add_argument("--judge-seeds", type=int, default=3, help="judges per κ")
     parser.add_argument("--choose", nargs="+", type=Path, metavar="JSON")
     parser.add_argument("--show", type=Path, metavar="JSON", help="print a stored --json's table")
     parser.add_argument("--summary", type=Path, metavar="JSON", help="one row per rule, N 25, 100")
@@ -888,6 +961,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
         )
         print(f"two-sided test at 0.05, vectorised vs the product's: {agree}/{total} agree")
+    if args.check_rules:
+        checked = check_rules(
+            values,
+            sizes=sizes,
+            samples=args.check_rules,
+            resamples=args.resamples,
+            seed=args.seed,
+        )
+        if checked is None:
+            print("this checkout has no compare/rules.py: the product's rules are not checked")
+        for name, (agree, total) in (checked or {}).items():
+            product = PRODUCT_RULES[name][0]
+            print(f"{name} vs the product's {product}: {agree}/{total} verdicts agree")
+        if args.json:
+            args.json.write_text(json.dumps({"check_rules": checked}, indent=1))
+        return 0
     if args.judge_only:
         judged = judge_table(directory, runs, folder, values, args)
         if args.json:
@@ -928,10 +1017,17 @@ def judge_table(
     args: argparse.Namespace,
 ) -> dict[str, Any]:
     """Per rule: the human set of 25 alone, then with a judged tier of 100, 200 and 400
-    queries for a judge of κ 0.4, 0.6 and 0.8, the rule applied to both sets together."""
+    queries for a judge of κ 0.4, 0.6 and 0.8, the rule applied to both sets together.
+    A judge's random labels are fixed per (query, document), so one judge favours some
+    variants by chance: each κ is ``--judge-seeds`` judges, ``--judge-draws`` draws each,
+    and the rates are their mean."""
     by_name = {rule.name: rule for rule in rules()}
     effects = true_effects(values, changes(values.shape[0]))
-    judges = {kappa: judged_values(directory, runs, folder, kappa, args.seed) for kappa in KAPPAS}
+    seeds = range(args.seed, args.seed + args.judge_seeds)
+    judges = {
+        kappa: [judged_values(directory, runs, folder, kappa, seed) for seed in seeds]
+        for kappa in KAPPAS
+    }
     out: dict[str, Any] = {}
     columns = ("FP5-10", "FP10-20", "FP>20", "FF0-5", "FFall", "near0", "D80")
     for name in args.judge_rule.split(","):
@@ -941,24 +1037,28 @@ def judge_table(
         print("|---|--:|" + "--:|" * len(columns))
         rows: dict[str, Any] = {}
         for number, kappa in enumerate(KAPPAS):
-            _, judged, measured = judges[kappa]
             tiers = TIERS if number == 0 else TIERS[1:]
-            by_tier = simulate_tier(
-                values,
-                judged,
-                rule,
-                human_n=25,
-                tiers=tiers,
-                draws=args.judge_draws,
-                resamples=args.resamples,
-                seed=args.seed,
-            )
-            for tier, fails in by_tier.items():
-                row = rates(effects, fails)
+            fails: dict[int, list[np.ndarray]] = {}
+            for seed, (_, judged, _) in zip(seeds, judges[kappa], strict=True):
+                by_tier = simulate_tier(
+                    values,
+                    judged,
+                    rule,
+                    human_n=25,
+                    tiers=tiers,
+                    draws=args.judge_draws,
+                    resamples=args.resamples,
+                    seed=seed,
+                )
+                for tier, rate in by_tier.items():
+                    fails.setdefault(tier, []).append(rate)
+            measured = float(np.mean([m for _, _, m in judges[kappa]]))
+            for tier, per_seed in fails.items():
+                row = rates(effects, np.mean(per_seed, axis=0))
                 label = "human alone" if tier == 0 else f"{kappa:g} ({measured:.2f})"
                 rows["human" if tier == 0 else f"{kappa:g}/{tier}"] = {**row, "kappa": measured}
                 cells = " | ".join(_cell(row[c]) for c in columns)
-                print(f"| {label} | {tier} | {cells} |")
+                print(f"| {label} | {tier} | {cells} |", flush=True)
         out[name] = rows
     return out
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Literal, get_args
 
+from retrieval_eval.trust.redaction import clean
+
 # The environment variable naming the installed model's folder. The container image sets
 # it: the runner gives a container a fresh HOME, where the default folder would be empty.
 MODEL_DIR_ENV = "RETRIEVAL_EVAL_MODEL_DIR"
@@ -126,8 +128,9 @@ STATUS_DESCRIPTION_LIMIT = 140  # GitHub rejects longer commit-status descriptio
 
 
 def fit_status_description(text: str) -> str:
-    """One line, at most 140 characters, cut with an ellipsis rather than rejected."""
-    line = " ".join(text.split())
+    """One line, at most 140 characters, cut with an ellipsis rather than rejected. Secrets
+    are masked first: a cut could otherwise leave part of one that no mask matches."""
+    line = " ".join(clean(text).split())
     if len(line) <= STATUS_DESCRIPTION_LIMIT:
         return line
     return line[: STATUS_DESCRIPTION_LIMIT - 1].rstrip() + "…"

@@ -26,8 +26,11 @@ def pull_request_event(
     head_repo: str = "octo/notes",
     action: str = "opened",
     changed_files: int = 2,
+    labels: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    return {
+    """``labels``: the pull request's labels when the event fired (``action="labeled"``
+    names the last one as the label just added, as GitHub's payload does)."""
+    payload: dict[str, Any] = {
         "action": action,
         "number": number,
         "pull_request": {
@@ -35,6 +38,7 @@ def pull_request_event(
             "state": "open",
             "title": "Improve retrieval",
             "user": {"login": "alice", "type": "User"},
+            "labels": [{"name": name, "color": "ededed"} for name in labels],
             "changed_files": changed_files,
             "head": {
                 "sha": head_sha,
@@ -52,6 +56,9 @@ def pull_request_event(
         "repository": _repo("octo/notes"),
         "sender": {"login": "alice", "type": "User"},
     }
+    if action == "labeled" and labels:
+        payload["label"] = {"name": labels[-1], "color": "ededed"}
+    return payload
 
 
 def push_event(after: str, before: str = "0" * 40, *, branch: str = "main") -> dict[str, Any]:

@@ -20,6 +20,8 @@ from tests.support.runner_env import TOKEN
 
 HUMAN = {"login": "alice", "id": 1, "type": "User"}
 
+SHA = "a" * 40  # every comment the Action posts names the commit it reports on
+
 
 def api_for(github: FakeGitHub) -> GitHubApi:
     return GitHubApi(
@@ -43,16 +45,24 @@ def test_marker_carries_the_evaluation_id() -> None:
 def test_first_run_creates_then_later_runs_update_the_same_comment(github: FakeGitHub) -> None:
     api = seeded(github)
     first = post_comment(
-        api, number=7, body=compose_body("main", "run 1"), comment_id="main", mode="update"
+        api,
+        number=7,
+        body=compose_body("main", "run 1", evaluated=SHA),
+        comment_id="main",
+        mode="update",
     )
     second = post_comment(
-        api, number=7, body=compose_body("main", "run 2"), comment_id="main", mode="update"
+        api,
+        number=7,
+        body=compose_body("main", "run 2", evaluated=SHA),
+        comment_id="main",
+        mode="update",
     )
     assert (first.action, second.action) == ("created", "updated")
     assert first.url == second.url
     comments = github.comments_on(7)
     assert len(comments) == 1
-    assert comments[0]["body"] == "<!-- retrieval-eval:main -->\nrun 2"
+    assert comments[0]["body"] == compose_body("main", "run 2", evaluated=SHA)
     assert comments[0]["user"]["login"] == GITHUB_ACTIONS_BOT["login"]
 
 
@@ -62,13 +72,13 @@ def test_two_evaluations_keep_separate_comments(github: FakeGitHub) -> None:
         post_comment(
             api,
             number=7,
-            body=compose_body(comment_id, comment_id),
+            body=compose_body(comment_id, comment_id, evaluated=SHA),
             comment_id=comment_id,
             mode="update",
         )
     assert [c["body"] for c in github.comments_on(7)] == [
-        "<!-- retrieval-eval:docs -->\ndocs",
-        "<!-- retrieval-eval:code -->\ncode",
+        compose_body("docs", "docs", evaluated=SHA),
+        compose_body("code", "code", evaluated=SHA),
     ]
 
 
@@ -76,7 +86,11 @@ def test_a_humans_comment_quoting_the_marker_is_left_alone(github: FakeGitHub) -
     api = seeded(github)
     github.add_comment(7, "> <!-- retrieval-eval:main -->\n> why did this regress?", author=HUMAN)
     result = post_comment(
-        api, number=7, body=compose_body("main", "report"), comment_id="main", mode="update"
+        api,
+        number=7,
+        body=compose_body("main", "report", evaluated=SHA),
+        comment_id="main",
+        mode="update",
     )
     assert result.action == "created"
     assert [c["user"]["login"] for c in github.comments_on(7)] == ["alice", "github-actions[bot]"]
@@ -86,7 +100,13 @@ def test_a_humans_comment_quoting_the_marker_is_left_alone(github: FakeGitHub) -
 def test_new_mode_adds_a_comment_every_run(github: FakeGitHub) -> None:
     api = seeded(github)
     for run in ("1", "2"):
-        post_comment(api, number=7, body=compose_body("main", run), comment_id="main", mode="new")
+        post_comment(
+            api,
+            number=7,
+            body=compose_body("main", run, evaluated=SHA),
+            comment_id="main",
+            mode="new",
+        )
     assert len(github.comments_on(7)) == 2
     assert github.requests_to("GET", "/issues/7/comments") == []  # no need to look
 
@@ -102,9 +122,13 @@ def test_own_comment_is_found_past_the_first_page(github: FakeGitHub) -> None:
     api = seeded(github)
     for i in range(120):
         github.add_comment(7, f"chatter {i}", author=HUMAN)
-    github.add_comment(7, compose_body("main", "old"), author=GITHUB_ACTIONS_BOT)
+    github.add_comment(7, compose_body("main", "old", evaluated=SHA), author=GITHUB_ACTIONS_BOT)
     result = post_comment(
-        api, number=7, body=compose_body("main", "new"), comment_id="main", mode="update"
+        api,
+        number=7,
+        body=compose_body("main", "new", evaluated=SHA),
+        comment_id="main",
+        mode="update",
     )
     assert result.action == "updated"
     assert len(github.comments_on(7)) == 121

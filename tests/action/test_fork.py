@@ -60,7 +60,11 @@ def test_nothing_left_behind_is_none(tmp_path: Path) -> None:
         (
             {"verdict": "approved"},
             "field 'verdict': Input should be 'passed', 'regression', "
-            "'threshold', 'baseline-established', 'skipped', 'invalid' or 'error'",
+            "'threshold', 'baseline-established', 'skipped', 'accepted', 'invalid' or 'error'",
+        ),
+        (
+            {"verdict": "accepted"},
+            "field 'verdict': Value error, a fork's run cannot accept a regression",
         ),
         (
             {"status_description": "x" * 141},

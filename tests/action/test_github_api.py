@@ -238,3 +238,35 @@ def test_a_baseline_over_1_mb_is_read_through_the_blob_api(github: FakeGitHub) -
     github.put_content("b" * 40, "baseline.json", big)
     assert client(github).file_at("baseline.json", "b" * 40) == big
     assert [r.path.split("/")[4] for r in github.requests] == ["contents", "git"]
+
+
+def test_label_events_come_oldest_first_across_pages_with_who_added_each(
+    github: FakeGitHub,
+) -> None:
+    github.add_pull(7, head_sha=HEAD, base_sha="b" * 40)
+    for number in range(130):  # past the first page of 100
+        github.label_event(7, f"other-{number}", actor="bot")
+    github.label_event(7, "retrieval-eval: accept", actor="maria")
+    github.label_event(7, "retrieval-eval: accept", actor="maria", event="unlabeled")
+
+    events = client(github).label_events(7)
+
+    assert len(events) == 132
+    assert [(e.event, e.label, e.actor) for e in events[-2:]] == [
+        ("labeled", "retrieval-eval: accept", "maria"),
+        ("unlabeled", "retrieval-eval: accept", "maria"),
+    ]
+
+
+@pytest.mark.parametrize("permission", ["admin", "write", "read", "none"])
+def test_a_users_permission_is_what_github_reports(github: FakeGitHub, permission: str) -> None:
+    github.set_permission("maria", permission)
+    assert client(github).permission("maria") == permission
+
+
+def test_a_failed_permission_call_names_the_user(github: FakeGitHub) -> None:
+    github.inject(Fault(path="/collaborators/", status=404))
+    with pytest.raises(
+        GitHubApiError, match="reading the permission of maria: GitHub answered 404"
+    ):
+        client(github).permission("maria")

@@ -193,3 +193,27 @@ def test_expected_ids_are_distinct_hits_or_known_documents(text: str, available:
     if isinstance(chosen, list):
         assert len(set(chosen)) == len(chosen)
         assert set(chosen) <= known
+
+
+CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4K\x07"  # OSC 52: write "rm -rf ~" to the clipboard
+HIDDEN_LINK = "\x1b]8;;https://evil.example/\x1b\\docs\x1b]8;;\x1b\\"  # OSC 8
+TITLE = "\x1b]0;sudo password needed\x07"  # the window title
+EIGHT_BIT = "\x9d0;c1 title\x9c\x9b2J"  # the same in 8-bit C1 form; CSI 2J clears
+
+
+def test_terminal_sequences_in_a_query_or_a_passage_reach_the_terminal_as_nothing(
+    project: Path,
+) -> None:
+    path = project / "datasets" / "keyword.jsonl"
+    first = json.loads(path.read_text().splitlines()[0])
+    first["query"] = f"sourdough {CLIPBOARD}starter {EIGHT_BIT}feeding"
+    path.write_text(json.dumps(first) + "\n" + "\n".join(path.read_text().splitlines()[1:]) + "\n")
+    note = project / "notes" / "recipes" / "sourdough-starter.md"
+    note.write_text(note.read_text().replace("My starter", f"My {HIDDEN_LINK} {TITLE}starter"))
+
+    out = _review(project, "x\n")
+
+    assert "Query:    sourdough starter feeding" in out
+    assert "My docs starter" in out
+    for control in ("\x1b", "\x07", "\x9b", "\x9c", "\x9d"):
+        assert control not in out, repr(control)

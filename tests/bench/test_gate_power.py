@@ -260,3 +260,19 @@ def test_stored_rates_are_shown_again(gp: ModuleType, tmp_path: Path, capsys) ->
     assert "| P3e_mid2.5_ndcg | 0.0 | 1 |" in capsys.readouterr().out
     assert gp.main(["--show", str(path)]) == 0
     assert "| P3e_mid2.5_ndcg | 100 | 1 |" in capsys.readouterr().out
+
+
+def test_the_bench_rules_agree_with_the_products(gp: ModuleType) -> None:
+    pytest.importorskip("retrieval_eval.compare.rules")
+    rng = np.random.default_rng(4)
+    good = rng.uniform(0.0, 1.0, size=(4, 50)).round(1)
+    worse = np.where(rng.random((4, 50)) < 0.3, good * 0.8, good)
+    better = np.where(rng.random((4, 50)) < 0.2, np.minimum(good * 1.1, 1.0), good)
+    values = np.stack([good, worse, better])
+    checked = gp.check_rules(values, sizes=[20, 25], samples=40, resamples=2000, seed=0)
+    assert checked is not None
+    assert set(checked) == set(gp.PRODUCT_RULES)
+    for name, (agree, total) in checked.items():
+        # The tests are random (the product's 10,000 sign patterns, the bench's 2,000): a
+        # draw whose p sits at the level may go either way, nothing else may.
+        assert agree >= total - 2, name

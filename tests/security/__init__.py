@@ -3,8 +3,8 @@
 - ``boundary``: the pull request's code runs as a user of its own, which cannot write the
   Action, its libraries, the model or the run's files, nor read the Action's process or
   reach the runner's folders (in the image: tests/container/test_boundary.py).
-- ``comment``: what the Action posts (comment, status, summary) stays inert, is ours to
-  edit, and names files as the repository does.
+- ``comment``: what the Action posts (comment, status, summary) and writes to its log stays
+  inert, is ours to edit, and names files as the repository does.
 - ``edge``: whatever happens (a GitHub fault, a stop request, an input nothing expected),
   the run ends with a status.
 - ``files``: the files the run keeps between runs (baseline, caches, history) cannot switch

@@ -12,7 +12,7 @@ import pytest
 
 from tests.security.entry import World, new_world
 from tests.security.harness import MARKER
-from tests.support.fake_github import FakeGitHub
+from tests.support.fake_github import GITHUB_ACTIONS_BOT, FakeGitHub
 from tests.support.runner_env import TOKEN
 
 OTHER_BOT = {"login": "release-notes[bot]", "id": 7, "type": "Bot"}
@@ -47,3 +47,34 @@ def test_another_bots_comment_with_our_marker_is_never_taken_for_ours(world: Wor
     # The second run edited our own comment, and only that one.
     edits = world.github.requests_to("PATCH", "/issues/comments/")
     assert [request.path.rsplit("/", 1)[-1] for request in edits] == [str(ours["id"])]
+
+
+@pytest.mark.parametrize(
+    "theirs",
+    [
+        f"Thanks! Your description:\n\n> {MARKER}\n> please review",
+        f"{MARKER}\nCopied from the pull request's description, marker first.",
+        f"Quoted:\n{MARKER}\n<!-- retrieval-eval-evaluated:{'a' * 40} -->\n✅ passed",
+    ],
+    ids=["quoted", "marker-first", "header-later"],
+)
+def test_another_workflows_comment_by_the_same_bot_is_never_taken_for_ours(
+    tmp_path: Path, theirs: str
+) -> None:
+    """Every workflow of the repository posts as github-actions[bot]: the author alone
+    cannot tell its comment from ours, so the comment's shape must."""
+    for world in _world(tmp_path):
+        base = world.head()
+        head = world.commit({"README.md": "# notes search, reworded\n"})
+        world.github.add_pull(7, head_sha=head, base_sha=base)
+        planted = world.github.add_comment(7, theirs, author=GITHUB_ACTIONS_BOT)
+
+        first = world.pull_request(7, base, head)
+        second = world.pull_request(7, base, head)
+
+        assert [first.returncode, second.returncode] == [0, 0], second.log
+        other, ours = world.github.comments_on(7)
+        assert (other["id"], other["body"]) == (planted["id"], theirs)
+        assert ours["body"].startswith(MARKER)
+        edits = world.github.requests_to("PATCH", "/issues/comments/")
+        assert [request.path.rsplit("/", 1)[-1] for request in edits] == [str(ours["id"])]

@@ -8,13 +8,16 @@ misses with one warning per dataset, not silently.
 from __future__ import annotations
 
 import json
+import resource
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from retrieval_eval.retrieval.answers import MAX_ANSWER_BYTES
 from tests.security.entry import World, run_cli, world_in
+from tests.support.services import SearchService, search_service
 
 
 @pytest.fixture
@@ -110,3 +113,51 @@ def test_hits_naming_documents_not_in_the_corpus_are_reported_once_per_dataset(
     # 6 queries, each with its 9 best filler hits kept (k = 10): 54 hits, none a document.
     assert warning.startswith("warning: keyword.jsonl: 54 hits name documents not in the corpus")
     assert "filler/" in warning  # an example
+
+
+ENDLESS_LINE = """\
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["op"] == "index":
+        print(json.dumps({"ok": True}), flush=True)
+        continue
+    chunk = '{"id": "x", "score": 1}, ' * 40_000
+    sys.stdout.write('{"hits": [')
+    while True:
+        sys.stdout.write(chunk)
+"""
+
+
+def _memory_capped() -> None:
+    """As the attack ran: a 1.5 GiB cap, so an unbounded read fails fast, not the machine."""
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
+
+
+def test_an_answer_line_that_never_ends_fails_naming_the_retriever(world: World) -> None:
+    _use_command(world, ENDLESS_LINE)
+
+    run = run_cli(world.workspace, "run", preexec_fn=_memory_capped)
+
+    assert run.returncode == 2, run.log
+    assert "custom retriever `" in run.stderr and "search.py`" in run.stderr
+    assert f"ran past {MAX_ANSWER_BYTES:,} bytes without ending its line" in run.stderr
+    assert "MemoryError" not in run.log
+
+
+def test_an_http_answer_that_never_ends_fails_naming_the_retriever(world: World) -> None:
+    service = SearchService({}, faults=["endless"])
+    with search_service(service) as url:
+        config = (world.workspace / "retrieval-eval.toml").read_text(encoding="utf-8")
+        config += (
+            '\n[dataset_retrievers]\n"keyword.jsonl" = "http"\n\n[retrievers.http]\n'
+            f"url = {json.dumps(url)}\nretries = 0\n"
+        )
+        world.commit({"retrieval-eval.toml": config}, "my search service")
+
+        run = run_cli(world.workspace, "run", preexec_fn=_memory_capped)
+
+    assert run.returncode == 2, run.log
+    assert url in run.stderr
+    assert f"its answer ran past {MAX_ANSWER_BYTES:,} bytes" in run.stderr
+    assert "MemoryError" not in run.log

@@ -113,6 +113,10 @@ class FakeGitHub:
         self.comments: dict[int, list[dict[str, Any]]] = {}  # issue number -> comments
         self.statuses: dict[str, list[dict[str, Any]]] = {}  # sha -> statuses, oldest first
         self.contents: dict[tuple[str, str], bytes] = {}  # (ref, path) -> bytes
+        self.issue_events: dict[int, list[dict[str, Any]]] = {}  # issue number -> oldest first
+        # login -> the legacy base role GitHub's permission endpoint reports: admin, write
+        # (which the maintain role also reports), read (triage too) or none.
+        self.permissions: dict[str, str] = {}
         self._next_id = 1000
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -189,6 +193,27 @@ class FakeGitHub:
         """Seed anyone's comment (e.g. a human quoting our marker, which must stay theirs)."""
         with self._lock:
             return self._store_comment(number, body, author)
+
+    def label_event(
+        self, number: int, label: str, *, actor: str, event: str = "labeled"
+    ) -> dict[str, Any]:
+        """Seed a ``labeled`` or ``unlabeled`` event on an issue or pull request, as the
+        issue events API lists it."""
+        with self._lock:
+            row = {
+                "id": self._new_id(),
+                "event": event,
+                "actor": {"login": actor, "id": abs(hash(actor)) % 100_000, "type": "User"},
+                "label": {"name": label, "color": "ededed"},
+                "created_at": f"2026-01-01T00:{len(self.issue_events.get(number, [])):02d}:00Z",
+            }
+            self.issue_events.setdefault(number, []).append(row)
+            return row
+
+    def set_permission(self, login: str, permission: str) -> None:
+        """What the collaborator permission endpoint says of ``login`` (unset: read, as
+        GitHub answers for anyone on a public repository)."""
+        self.permissions[login] = permission
 
     def put_content(self, ref: str, path: str, data: bytes | str) -> None:
         self.contents[(ref, path)] = data.encode() if isinstance(data, str) else data
@@ -344,6 +369,8 @@ class _Handler(BaseHTTPRequestHandler):
             ("GET", r"/pulls/(\d+)", self._pull),
             ("GET", r"/pulls/(\d+)/files", self._pull_files),
             ("GET", r"/issues/(\d+)/comments", self._list_comments),
+            ("GET", r"/issues/(\d+)/events", self._list_issue_events),
+            ("GET", r"/collaborators/([^/]+)/permission", self._permission),
             ("POST", r"/issues/(\d+)/comments", self._create_comment),
             ("PATCH", r"/issues/comments/(\d+)", self._edit_comment),
             ("POST", r"/statuses/([0-9a-f]{40})", self._create_status),
@@ -419,6 +446,21 @@ class _Handler(BaseHTTPRequestHandler):
         if int(number) not in self.api.comments:
             return _not_found()
         return self._paginate(self.api.comments[int(number)], query, f"/issues/{number}/comments")
+
+    def _list_issue_events(
+        self, number: str, *, query: dict[str, list[str]], **_: Any
+    ) -> _Response:
+        if int(number) not in self.api.pulls and int(number) not in self.api.issue_events:
+            return _not_found()
+        rows = self.api.issue_events.get(int(number), [])
+        return self._paginate(rows, query, f"/issues/{number}/events")
+
+    def _permission(self, login: str, **_: Any) -> _Response:
+        """GET /repos/{owner}/{repo}/collaborators/{username}/permission."""
+        permission = self.api.permissions.get(login, "read")
+        user = {"login": login, "id": abs(hash(login)) % 100_000, "type": "User"}
+        role = {"admin": "admin", "write": "write", "read": "read"}.get(permission, "none")
+        return 200, {"permission": permission, "role_name": role, "user": user}, {}
 
     def _paginate(self, rows: list[Any], query: dict[str, list[str]], suffix: str) -> _Response:
         per_page = min(int(query.get("per_page", ["30"])[0]), 100)

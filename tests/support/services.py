@@ -169,7 +169,8 @@ def _start_time(pid: int) -> int | None:
 class SearchService:
     """Ranks ``documents`` by query words found. ``faults`` (consumed in order, one per
     request) inject failures: a status such as "500" or "429", "bad-json", "hang"
-    (never answers until the service stops), or a callable returning (status, body)."""
+    (never answers until the service stops), "endless" (a body that never ends, sent as
+    fast as the client reads it), or a callable returning (status, body)."""
 
     documents: dict[str, str]
     faults: list[str | Callable[[dict[str, Any]], tuple[int, bytes]]] = field(default_factory=list)
@@ -223,6 +224,15 @@ def search_service(service: SearchService) -> Iterator[str]:
         def _answer(self, body: dict[str, Any], fault: object) -> None:
             if fault == "hang":
                 service.stopping.wait()
+                return
+            if fault == "endless":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()  # no length: the body ends when the connection does
+                chunk = b'{"hits": [' + b'{"id": "x", "score": 1}, ' * 40_000
+                with contextlib.suppress(OSError):
+                    while not service.stopping.is_set():
+                        self.wfile.write(chunk)
                 return
             if callable(fault):
                 status, raw = fault(body)

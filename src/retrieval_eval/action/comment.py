@@ -8,10 +8,15 @@ if its author is exactly the login this token posts as. That login is the
 ``GITHUB_TOKEN``, a GitHub App's token and a personal token alike); without
 one, it is what ``/user`` says, and github-actions[bot] when ``/user`` is 403.
 
-Below the marker, a second hidden line names the commit the report is for. A later
-run that ``paths`` skips keeps that report and puts a line above it saying so: the
-status of a skipped run is success, and it must not sit under a red report that
-reads as if it were about the new commit.
+The author alone is not enough: every workflow of the repository posts as
+github-actions[bot], and one that quotes the pull request's description (or our
+comment) carries the marker too. So a comment is ours only if it is also shaped as we
+write one: the marker opens it, and the next line is our own hidden header.
+
+That header names the commit the report is for. A later run that ``paths`` skips
+keeps that report and puts a banner above it saying so (the banner then opens the
+header): the status of a skipped run is success, and it must not sit under a red
+report that reads as if it were about the new commit.
 """
 
 from __future__ import annotations
@@ -97,12 +102,25 @@ def is_ours(author: str, login: str) -> bool:
     return author == login
 
 
+def written_by_us(body: str, comment_id: str) -> bool:
+    """Whether ``body`` is shaped as the comments this Action writes for ``comment_id``:
+    the marker first, then the hidden header ``compose_body`` or ``skipped_body`` puts
+    under it. A comment quoting the marker anywhere else is someone else's."""
+    head = f"{marker(comment_id)}\n"
+    if not body.startswith(head):
+        return False
+    rest = body[len(head) :]
+    return rest.startswith(_SKIPPED_START) or _EVALUATED.match(rest) is not None
+
+
+def own_comments(comments: list[Comment], *, comment_id: str, login: str) -> list[Comment]:
+    """The comments this Action wrote for ``comment_id``, oldest first."""
+    return [c for c in comments if is_ours(c.author, login) and written_by_us(c.body, comment_id)]
+
+
 def find_own_comment(comments: list[Comment], *, comment_id: str, login: str) -> Comment | None:
-    tag = marker(comment_id)
-    for comment in comments:
-        if is_ours(comment.author, login) and tag in comment.body:
-            return comment
-    return None
+    ours = own_comments(comments, comment_id=comment_id, login=login)
+    return ours[0] if ours else None
 
 
 def post_comment(
@@ -140,9 +158,7 @@ def mark_skipped(
     comment; None when there is none (or comments are off): nothing was evaluated yet."""
     if mode == "off":
         return None
-    login = api.own_login()
-    tag = marker(comment_id)
-    ours = [c for c in api.comments(number) if is_ours(c.author, login) and tag in c.body]
+    ours = own_comments(api.comments(number), comment_id=comment_id, login=api.own_login())
     if not ours:
         return None
     # `update` edits the one post_comment would; `new` leaves the latest report on top.

@@ -93,6 +93,14 @@ OWN_INPUTS: tuple[InputSpec, ...] = (
         "comments. Empty: the `status-context`.",
     ),
     InputSpec(
+        "accept-label",
+        "retrieval-eval: accept",
+        "A label that accepts a pull request's regression: added by someone with write access "
+        "(checked through the API on every run), the verdict becomes `accepted` and the status "
+        "success. Add `labeled` to the workflow's `pull_request` types so adding it re-runs the "
+        "check. Empty: no regression can be accepted.",
+    ),
+    InputSpec(
         "status-context",
         "retrieval-eval",
         "Name of the commit status (the check a branch protection rule can require).",

@@ -112,6 +112,7 @@ def run_and_record(
     for problem in outcome.problems:
         _annotate(problem, commands, settings.runner.workspace)
     if outcome.error is not None:
+        commands.relay("retrieval-eval's error, as reported", str(outcome.error))
         commands.error(str(outcome.error), file=outcome.error.shown_file, line=outcome.error.line)
     for warning in outcome.warnings:
         commands.warning(warning)
@@ -198,6 +199,9 @@ def failed(
     """A run that could not evaluate still reports, and still gets an ``error`` status."""
     from retrieval_eval.render.no_report import no_report_markdown, shown_path
 
+    # The message can quote what a retriever printed: in full in the log, where the runner
+    # reads no command in it, then as the one-line annotation.
+    commands.relay("retrieval-eval's error, as reported", str(error))
     commands.error(str(error), file=error.shown_file, line=error.line)
     # The status has 140 characters: name the file as the repository does, not the runner.
     where = ""

@@ -32,6 +32,9 @@ class PullRequestActivity:
     changed_files_count: int | None
     event_name: str = "pull_request"
     merge_commit_sha: str | None = None  # the test merge GitHub made, when the payload has it
+    # The labels on the pull request when the event fired (`labeled` fires with the new one
+    # among them); whether one is still there, and who added it, is asked of the API.
+    labels: tuple[str, ...] = ()
 
     @property
     def is_fork(self) -> bool:
@@ -131,6 +134,7 @@ def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivi
     number, head_sha, base_sha, head_repo, base_repo = fields
     count = pull.get("changed_files") if isinstance(pull, dict) else None
     merge = pull.get("merge_commit_sha") if isinstance(pull, dict) else None
+    labels = pull.get("labels") if isinstance(pull, dict) else None
     return PullRequestActivity(
         number=number,
         head_sha=head_sha,
@@ -140,6 +144,11 @@ def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivi
         changed_files_count=count if isinstance(count, int) else None,
         event_name=event_name,
         merge_commit_sha=merge if isinstance(merge, str) and _SHA.fullmatch(merge) else None,
+        labels=tuple(
+            label["name"]
+            for label in (labels if isinstance(labels, list) else [])
+            if isinstance(label, dict) and isinstance(label.get("name"), str)
+        ),
     )
 
 

@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from retrieval_eval.action.comment import room_for_report
 from retrieval_eval.errors import InputError
@@ -52,6 +52,15 @@ class ForkMetadata(BaseModel):
     status_description: str = Field(max_length=STATUS_DESCRIPTION_LIMIT, pattern=r"^[^\x00-\x1f]*$")
     comment_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")
     has_comment: bool
+
+    @field_validator("verdict")
+    @classmethod
+    def _not_accepted(cls, verdict: str) -> str:
+        """A fork's run has a read-only token and never checks an accepting label, so it
+        never hands over `accepted`: one that says so claims a maintainer's decision."""
+        if verdict == "accepted":
+            raise ValueError("a fork's run cannot accept a regression")
+        return verdict
 
 
 class ForkResults(BaseModel):

@@ -71,6 +71,15 @@ class FileChange:
 
 
 @dataclass(frozen=True)
+class LabelEvent:
+    """One ``labeled`` or ``unlabeled`` event of an issue or pull request."""
+
+    event: str
+    label: str
+    actor: str
+
+
+@dataclass(frozen=True)
 class Comment:
     id: int
     body: str
@@ -377,6 +386,31 @@ class GitHubApi:
             return Comment(c.id, c.body or "", c.user.login, c.html_url)
 
         return self._do(f"updating comment {comment_id} on #{number}", edit)
+
+    def label_events(self, number: int) -> list[LabelEvent]:
+        """The ``labeled`` and ``unlabeled`` events of #``number``, oldest first (the issue
+        events API): who added a label is known only from these."""
+
+        def listing() -> list[LabelEvent]:
+            events = []
+            for event in self._repo().get_issue(number).get_events():
+                if event.event not in ("labeled", "unlabeled"):
+                    continue
+                label, actor = event.label, event.actor
+                if label is None or actor is None:
+                    continue  # a label or a user deleted since: it names no one
+                events.append(LabelEvent(str(event.event), str(label.name), str(actor.login)))
+            return events
+
+        return self._do(f"listing the events of #{number}", listing)
+
+    def permission(self, login: str) -> str:
+        """``login``'s role on the repository as GitHub's permission endpoint reports it:
+        admin, write (the maintain role too), read (triage too) or none."""
+        return self._do(
+            f"reading the permission of {login}",
+            lambda: str(self._repo().get_collaborator_permission(login)),
+        )
 
     def create_status(
         self, sha: str, *, state: str, description: str, context: str, target_url: str

@@ -89,6 +89,7 @@ class ActionSettings:
     # The run settings the inputs (and the variables the option table names) set, nested as
     # the configuration file nests them; an empty input sets nothing.
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    accept_label: str = "retrieval-eval: accept"  # "": no regression can be accepted
 
 
 class _Collector:
@@ -337,6 +338,7 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         shard=c.raw("shard"),
         shard_artifacts=c.convert("shard-artifacts", optional_path, None),
         overrides=setting_overrides(c, optional_path),
+        accept_label=c.raw("accept-label"),
     )
     if c.problems:
         lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))

@@ -10,6 +10,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from retrieval_eval.action.acceptance import (
+    ACCEPTABLE,
+    Refusal,
+    acceptance_summary,
+    accepted,
+    check_acceptance,
+)
 from retrieval_eval.action.baseline_source import (
     BaselineChoice,
     baseline_at_base,
@@ -88,7 +95,33 @@ def run_pull_request(
             commands=commands,
             stale=None if stale is None else stale.headline,
         )
-    return _publish(settings, plan, pull, api, commands, result)
+    return _publish(
+        settings, plan, pull, api, commands, _accept(settings, pull, api, commands, result)
+    )
+
+
+def _accept(
+    settings: ActionSettings,
+    pull: PullRequestActivity,
+    api: GitHubApi,
+    commands: RunnerFiles,
+    result: Evaluated,
+) -> Evaluated:
+    """A regression a maintainer accepted with the label is ``accepted``; asked of GitHub
+    on every run, so a label whose author cannot write, or that is gone, accepts nothing."""
+    if result.verdict not in ACCEPTABLE:
+        return result
+    found = check_acceptance(api, pull, settings.accept_label)
+    if found is None:
+        return result
+    if isinstance(found, Refusal):
+        commands.warning(found.reason, title="regression not accepted")
+        return result
+    result = accepted(result, found)
+    commands.record(
+        result.verdict, result.status_description, summary=acceptance_summary(result, found)
+    )
+    return result
 
 
 def _log_changes(changes: ChangedFiles, path_filter: PathFilter, commands: RunnerFiles) -> None:

@@ -10,13 +10,13 @@ and everything the Action hands back goes through one ``RunnerFiles`` object.
 from __future__ import annotations
 
 import secrets
-import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from retrieval_eval.trust.redaction import clean
+from retrieval_eval.trust.log_escape import Relay, defuse_lines
+from retrieval_eval.trust.redaction import clean, raw_stdout
 from retrieval_eval.vocabulary import state_for
 
 
@@ -104,13 +104,16 @@ class RunnerFiles:
             self._command("notice", text, {"title": "retrieval-eval"})
 
     def _emit(self, line: str) -> None:
-        stream = self._stream if self._stream is not None else sys.stdout
-        stream.write(clean(line) + "\n")
+        # The real stdout: the guarded one defuses every command, ours included.
+        stream = self._stream if self._stream is not None else raw_stdout()
+        stream.write(line + "\n")
         stream.flush()
 
     def _command(self, name: str, message: str, properties: Mapping[str, object]) -> None:
+        # Secrets are masked in the raw text, before escaping changes how they are spelt.
+        message = clean(message)
         props = ",".join(
-            f"{key}={_escape_property(str(value))}"
+            f"{key}={_escape_property(clean(str(value)))}"
             for key, value in properties.items()
             if value is not None
         )
@@ -133,12 +136,20 @@ class RunnerFiles:
         self._command("notice", message, {})
 
     def info(self, message: str) -> None:
-        self._emit(message)
+        """Plain log text: no line of it can be a workflow command."""
+        self._emit(defuse_lines(clean(message)))
+
+    def relay(self, title: str, text: str) -> None:
+        """Text passed on as it was written (what a retriever said), folded under ``title``,
+        with the runner's command processing stopped around it."""
+        relay = Relay()
+        with self.group(title):
+            self._emit(relay.wrap(clean(text)))
 
     @contextmanager
     def group(self, title: str) -> Iterator[None]:
         """Fold a long phase in the log; the group is closed even when the phase raises."""
-        self._emit(f"::group::{_escape_data(title)}")
+        self._emit(f"::group::{_escape_data(clean(title))}")
         try:
             yield
         finally:

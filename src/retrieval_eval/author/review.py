@@ -28,6 +28,8 @@ from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import Fixture
 from retrieval_eval.retrieval.base import Hit, Retriever
+from retrieval_eval.trust.log_escape import terminal_text
+from retrieval_eval.trust.redaction import clean
 
 SHOWN_HITS = 5
 _PASSAGE_CHARS = 600
@@ -170,8 +172,18 @@ class Tally:
 
 @dataclass
 class Console:
+    """Where a review talks to the reviewer. Everything it shows passes through
+    ``terminal_text``: a query or a passage is text from a dataset or a corpus, and an
+    escape sequence in it (a clipboard write, a hidden link, a window title) must reach
+    the terminal as nothing."""
+
     echo: Callable[[str], None]
     ask: Callable[[str], str]  # raises EOFError when input ends
+
+    def __post_init__(self) -> None:
+        echo, ask = self.echo, self.ask
+        self.echo = lambda text: echo(terminal_text(clean(text)))
+        self.ask = lambda prompt: ask(terminal_text(clean(prompt)))
 
 
 class Review:

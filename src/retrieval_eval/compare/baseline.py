@@ -14,10 +14,11 @@ from itertools import chain, repeat
 from operator import attrgetter, contains
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.fileio import atomic_write_text
+from retrieval_eval.load.invisible import same_id
 from retrieval_eval.results import DatasetReport, Environment, RemovedDataset
 from retrieval_eval.vocabulary import COST_PER_QUERY, JUDGE, LATENCY_P95, LOWER_IS_BETTER
 
@@ -54,6 +55,17 @@ class BaselineDataset(BaseModel):
     # Informational, never gated: the labelled share of the results at k (score/labels.py),
     # for the report to say when it dropped. Older baselines have none.
     labelled_share: float | None = None
+
+    @field_validator("queries")
+    @classmethod
+    def _ids_compared_in_nfc(
+        cls, queries: dict[str, BaselineQuery] | None
+    ) -> dict[str, BaselineQuery] | None:
+        """Query ids as fixtures give them (NFC), so a recorded id typed decomposed is not
+        taken for a removed query."""
+        if queries is None or all(map(str.isascii, queries)):
+            return queries
+        return {same_id(query_id): query for query_id, query in queries.items()}
 
     def is_null(self) -> bool:
         """The baseline-null rule: ``null`` values are established, not compared."""

@@ -15,6 +15,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from retrieval_eval.load.invisible import (
+    code_point_name,
+    invisible_chars,
+    same_id,
+    shown_code_point,
+)
+
 RetrievalType = Literal["semantic", "keyword", "hybrid"]
 RETRIEVAL_TYPES: tuple[RetrievalType, ...] = ("semantic", "keyword", "hybrid")
 GroundTruthSource = Literal["human-annotated", "synthetic"]
@@ -69,6 +76,21 @@ class Fixture(BaseModel):
     expected_keywords: list[NonEmptyText] = Field(default_factory=list)
     answer_context: str | None = None
 
+    @field_validator("query_id")
+    @classmethod
+    def _query_id_visible(cls, value: str) -> str:
+        return visible_id(value)
+
+    @field_validator("expected_top_k_ids")
+    @classmethod
+    def _doc_ids_visible(cls, value: list[str]) -> list[str]:
+        return [visible_id(doc_id) for doc_id in value]
+
+    @field_validator("relevance")
+    @classmethod
+    def _graded_ids_visible(cls, value: dict[str, int]) -> dict[str, int]:
+        return {visible_id(doc_id): grade for doc_id, grade in value.items()}
+
     @field_validator("query")
     @classmethod
     def _query_not_blank(cls, value: str) -> str:
@@ -107,6 +129,20 @@ class Fixture(BaseModel):
 
     def filter_tags(self) -> tuple[str, ...]:
         return tuple(self.filters.tags) if self.filters is not None else ()
+
+
+def visible_id(value: str) -> str:
+    """``value`` in NFC, the form ids are compared in; ``ValueError`` naming each code
+    point that cannot be seen (an id differing from another only by those reads the same)."""
+    hidden = invisible_chars(value)
+    if hidden:
+        names = ", ".join(code_point_name(char) for char in hidden)
+        shown = "".join(shown_code_point(char) if char in hidden else char for char in value)
+        raise ValueError(
+            f"'{shown}' contains {names}, which cannot be seen: an id with it reads "
+            "exactly like one without; remove it"
+        )
+    return same_id(value)
 
 
 @dataclass(frozen=True)

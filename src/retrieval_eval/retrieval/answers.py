@@ -17,6 +17,11 @@ from retrieval_eval.retrieval.base import Hit, SearchResult
 # No query costs a million dollars; a larger cost_usd is a unit or accounting bug, and
 # summing values near the float maximum (1e308) overflows.
 MAX_QUERY_COST_USD = 1_000_000.0
+# The longest answer read from an external system (one JSON line from a command or a hosted
+# factory, one HTTP body): 256 MiB. The largest answers the test suite reads as legitimate,
+# two million hits in one line, take 83 MB; a line that never ends must fail with the
+# retriever's name before it takes the machine's memory, not after. A fixed limit for now.
+MAX_ANSWER_BYTES = 1 << 28
 
 
 def normalise_hits(hits: Iterable[Hit], k: int, *, cost_usd: float, who: str) -> SearchResult:

@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from typing import TextIO
 from urllib.parse import quote, quote_plus
 
+from retrieval_eval.trust.log_escape import defuse_line, without_terminal_strings
+
 MASK = "***"
 # Shorter values would mask ordinary words; GitHub and Anthropic secrets are far longer.
 MIN_SECRET_CHARS = 6
@@ -126,15 +128,57 @@ def _unwrapped(stream: TextIO) -> TextIO:
     return stream._inner if isinstance(stream, _CleaningStream) else stream
 
 
-class _CleaningStream:
-    """A text stream that cleans what is written before it reaches the real one."""
+def raw_stdout() -> TextIO:
+    """The real stdout, for the workflow commands the Action itself writes (through the
+    guard, a command line of ours would be defused like any other)."""
+    return _unwrapped(sys.stdout)
 
-    def __init__(self, inner: TextIO) -> None:
+
+_BREAKS = re.compile(r"(\r\n|\r|\n)")
+
+
+class _CleaningStream:
+    """A text stream that cleans what is written before it reaches the real one; with
+    ``defuse``, it also defuses every workflow command in what is written (whoever wrote
+    it: a log line naming a challenger, a library's warning, a traceback); on a terminal,
+    it drops the escape strings no command of ours writes."""
+
+    def __init__(self, inner: TextIO, *, defuse: bool = False) -> None:
         self._inner = inner
+        self._defuse = defuse
+        # On a terminal, a dataset's or a corpus's text printed by any command must not write
+        # the clipboard, hide a link or set the title: no command of ours writes those.
+        try:
+            self._terminal = inner.isatty()
+        except (AttributeError, ValueError):
+            self._terminal = False
+        # What the current line holds so far while it is only whitespace (a command may still
+        # start it); None once it has other text.
+        self._line: str | None = ""
 
     def write(self, text: str) -> int:
-        self._inner.write(clean(text))
+        cleaned = clean(text)
+        if self._terminal:
+            cleaned = without_terminal_strings(cleaned)
+        self._inner.write(self._defused(cleaned) if self._defuse else cleaned)
         return len(text)
+
+    def _defused(self, text: str) -> str:
+        """Each line defused where it starts, even when a line is written in pieces."""
+        out = []
+        for i, part in enumerate(_BREAKS.split(text)):
+            if i % 2:  # a line break
+                out.append(part)
+                self._line = ""
+                continue
+            if self._line is None:  # the line already has text that is not a command
+                out.append(defuse_line(part) if "##[" in part else part)
+                continue
+            whole = self._line + part
+            shown = defuse_line(whole)
+            out.append(shown[len(self._line) :] if shown.startswith(self._line) else part)
+            self._line = whole if not whole.strip() else None
+        return "".join(out)
 
     def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
@@ -144,9 +188,11 @@ class _CleaningStream:
         return getattr(self._inner, name)
 
 
-def guard_standard_streams() -> None:
-    """Clean everything printed from now on, tracebacks and library logs included."""
+def guard_standard_streams(*, defuse_commands: bool = False) -> None:
+    """Clean everything printed from now on, tracebacks and library logs included; with
+    ``defuse_commands`` (a run inside GitHub Actions), no line printed can be a workflow
+    command: only ``raw_stdout`` can write one."""
     if not isinstance(sys.stdout, _CleaningStream):
-        sys.stdout = _CleaningStream(sys.stdout)
+        sys.stdout = _CleaningStream(sys.stdout, defuse=defuse_commands)
     if not isinstance(sys.stderr, _CleaningStream):
-        sys.stderr = _CleaningStream(sys.stderr)
+        sys.stderr = _CleaningStream(sys.stderr, defuse=defuse_commands)

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from retrieval_eval.load.fixtures import Fixture, LocatedFixture
+from retrieval_eval.load.invisible import same_id
 from retrieval_eval.load.jsonl_lines import iter_jsonl_lines, parse_json_object
 from retrieval_eval.load.pydantic_messages import validation_error_messages
 from retrieval_eval.validate.problems import Problem
@@ -89,6 +90,10 @@ def _foreign(text: str, number: int, owns: Callable[[str], bool]) -> ForeignLine
             return None
         query_id = record.get("query_id")
         human = record.get("ground_truth_source") == "human-annotated"
-    if not isinstance(query_id, str) or not query_id or owns(query_id):
+    if not isinstance(query_id, str) or not query_id:
+        return None
+    # The form the owner's validation gives it, so that every shard agrees on the owner.
+    query_id = same_id(query_id)
+    if owns(query_id):
         return None
     return ForeignLine(number, query_id, human)

@@ -52,6 +52,10 @@ class ChildExited(Exception):
     """The child closed its end of a pipe (it exited or crashed)."""
 
 
+class LineTooLong(Exception):
+    """A line on its stdout ran past the limit without ending; the child has been killed."""
+
+
 class ChildProcess:
     def __init__(self, command: Sequence[str], *, cwd: Path | None) -> None:
         """Start it; ``OSError`` when it cannot be started, ``BoundaryError`` when it may
@@ -107,13 +111,18 @@ class ChildProcess:
                 raise ChildExited from None
             view = view[written:]
 
-    def read_line(self, deadline: float) -> bytes:
-        """The next line from its stdout (without the newline), before ``deadline``."""
+    def read_line(self, deadline: float, limit: int) -> bytes:
+        """The next line from its stdout (without the newline), before ``deadline``; a
+        line of more than ``limit`` bytes raises ``LineTooLong`` once that many are read."""
         # Chunks are collected and joined once: growing one bytes object (and searching all
         # of it for the newline) each time is quadratic in a 100 MB answer.
         chunks = [self._buffer]
+        held = len(self._buffer)
         newline = self._buffer.find(b"\n")
         while newline < 0:
+            if held > limit:
+                self._kill()
+                raise LineTooLong
             if not self._readable.select(_remaining(deadline)):
                 self._kill()
                 raise ChildTimeout
@@ -122,8 +131,12 @@ class ChildProcess:
                 raise ChildExited
             newline = data.find(b"\n")
             if newline >= 0:
-                newline += sum(len(chunk) for chunk in chunks)
+                newline += held
             chunks.append(data)
+            held += len(data)
+        if newline > limit:
+            self._kill()
+            raise LineTooLong
         buffered = b"".join(chunks)
         self._buffer = buffered[newline + 1 :]
         return buffered[:newline]

@@ -42,10 +42,15 @@ from typing import Any
 
 from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.answers import TopHits
+from retrieval_eval.retrieval.answers import MAX_ANSWER_BYTES, TopHits
 from retrieval_eval.retrieval.base import SearchResult
 from retrieval_eval.retrieval.external.answer_reader import BATCH, read_answer, read_batch
-from retrieval_eval.retrieval.external.child_process import ChildExited, ChildProcess, ChildTimeout
+from retrieval_eval.retrieval.external.child_process import (
+    ChildExited,
+    ChildProcess,
+    ChildTimeout,
+    LineTooLong,
+)
 from retrieval_eval.retrieval.external.search_answer import search_result
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult, search_one_by_one
 from retrieval_eval.trust.boundary import BoundaryError
@@ -263,9 +268,15 @@ class CommandRetriever:
         if deadline is None:
             deadline = time.monotonic() + self.timeout_s
         try:
-            raw = process.read_line(deadline).decode("utf-8", errors="replace")
+            raw = process.read_line(deadline, MAX_ANSWER_BYTES).decode("utf-8", errors="replace")
         except ChildTimeout:
             raise self._timed_out(op, f"did not answer `{op}`") from None
+        except LineTooLong:
+            self.close()
+            raise RetrievalEvalError(
+                f"{self.label}: its answer to `{op}` ran past {MAX_ANSWER_BYTES:,} bytes "
+                "without ending its line; an answer is one JSON line, ended by a newline"
+            ) from None
         except ChildExited:
             raise self._exited(op) from None
         try:

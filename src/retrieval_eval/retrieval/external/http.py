@@ -34,7 +34,7 @@ from tenacity import (
 
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
-from retrieval_eval.retrieval.answers import normalise_hits
+from retrieval_eval.retrieval.answers import MAX_ANSWER_BYTES, normalise_hits
 from retrieval_eval.retrieval.base import Hit, SearchResult
 from retrieval_eval.retrieval.external.json_path import MISSING, follow, parse_path
 from retrieval_eval.retrieval.external.services_config import HttpConfig
@@ -162,7 +162,8 @@ class HttpRetriever:
         return self._hits(response, k)
 
     def _post(self, client: httpx.Client, body: dict[str, Any]) -> httpx.Response:
-        response = client.post(self.config.url, json=body)
+        with client.stream("POST", self.config.url, json=body) as streamed:
+            response = self._bounded(streamed)
         if response.status_code >= 500 or response.status_code == 429:
             raise _Retryable(response.status_code, response.reason_phrase)
         if response.status_code >= 400:
@@ -171,6 +172,30 @@ class HttpRetriever:
                 f"{_excerpt(response.text)}"
             )
         return response
+
+    def _bounded(self, streamed: httpx.Response) -> httpx.Response:
+        """The answer read whole, failing as soon as its body (decompressed) runs past
+        ``MAX_ANSWER_BYTES``: a body that never ends must not take the machine's memory."""
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in streamed.iter_bytes():
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                raise RetrievalEvalError(
+                    f"{self.label}: its answer ran past {MAX_ANSWER_BYTES:,} bytes; "
+                    "an answer that long is not a search result"
+                )
+            chunks.append(chunk)
+        # The body is decoded already: the copy keeps only the headers that say how to read
+        # it as text.
+        kept = {k: v for k, v in streamed.headers.items() if k.lower() == "content-type"}
+        return httpx.Response(
+            streamed.status_code,
+            headers=kept,
+            content=b"".join(chunks),
+            request=streamed.request,
+            extensions={"reason_phrase": streamed.reason_phrase.encode("ascii", "replace")},
+        )
 
     def _hits(self, response: httpx.Response, k: int) -> SearchResult:
         try:
