@@ -833,7 +833,6 @@ def check_rules(
     random draws each. None when this checkout has no such module."""
     try:
         from retrieval_eval.compare.rules import judge_run
-
         from retrieval_eval.results import GatePolicy
     except ImportError:
         return None
