@@ -33,9 +33,12 @@ FIXTURES = [
     ("k-006", "pagination and idempotent requests", "software/api-design"),
 ]
 
+# The seed's rule (any gated metric drops more than the tolerance), whose MRR@10 headlines
+# these runner-contract tests pin; tests of the default rule write their own.
 CONFIG = """\
 min_fixtures = 3
 min_human = 1
+gate_rule = "any-metric"
 
 [thresholds]
 "mrr@10" = false
@@ -91,3 +94,7 @@ def new_project(repo: Path) -> str:
     init_repo(repo)
     write(repo, project_files())
     return commit_all(repo, "notes search with golden datasets")
+
+
+# The same project under the default rule (headline-pooled).
+DEFAULT_RULE_CONFIG = CONFIG.replace('gate_rule = "any-metric"\n', "")

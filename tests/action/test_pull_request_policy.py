@@ -34,9 +34,13 @@ def resolution_shown(run: ActionRun, *texts: str) -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path, github: FakeGitHub) -> Repo:
-    from tests.action.project import new_project
+    """The runner-contract project under the default rule."""
+    from tests.action.git_repo import write
+    from tests.action.project import DEFAULT_RULE_CONFIG, new_project
 
     new_project(tmp_path / "workspace")
+    write(tmp_path / "workspace", {"retrieval-eval.toml": DEFAULT_RULE_CONFIG})
+    commit_all(tmp_path / "workspace", "the default gate rule")
     return Repo(
         path=tmp_path / "workspace", runs=tmp_path / "runs", github=github, api_url=github.base_url
     )
@@ -44,13 +48,14 @@ def repo(tmp_path: Path, github: FakeGitHub) -> Repo:
 
 def test_a_revert_of_a_merged_improvement_fails(repo: Repo) -> None:
     weak_baseline_on_main(repo)
-    assert baseline(repo)["aggregates"]["mrr@10"] == pytest.approx(2 / 3)
+    assert baseline(repo)["aggregates"]["ndcg@10"] == pytest.approx(2 / 3)
 
-    # The improvement is merged: main's push run keeps the gain, with no input set.
+    # The improvement is merged: main's push run keeps the gain (the headline metric the
+    # default rule gates), with no input set.
     better = repo.commit(RESTORED_NOTES, "restore the two notes")
     merged = repo.push(better)
     assert merged.outputs["verdict"] == "passed", merged.log
-    assert baseline(repo)["aggregates"]["mrr@10"] == 1.0
+    assert baseline(repo)["aggregates"]["ndcg@10"] == 1.0
     resolution_shown(merged)
     main = commit_all(repo.path, "retrieval-eval: baseline and history")
 
@@ -61,7 +66,7 @@ def test_a_revert_of_a_merged_improvement_fails(repo: Repo) -> None:
     assert result.returncode == 1, result.log
     assert result.outputs["verdict"] == "regression"
     [comment] = repo.github.comments_on(31)
-    assert "1.000 → 0.667" in comment["body"]
+    assert "NDCG@10 1.000 → 0.667" in comment["body"]
     resolution_shown(result, comment["body"])
 
 
@@ -136,7 +141,7 @@ def test_three_datasets_each_down_8_percent_fail_under_the_default(
     # The default rule pools the three datasets' NDCG@10: one 8% drop over 75 queries.
     assert "Regression: 3 datasets pooled (75 queries) NDCG@10 −8.0%" in body
     assert "(−8.0%)" in body
-    # No dataset fails alone, so each one flagged for review is shown opened.
+    # Each dataset is where the pooled drop fell: shown opened, its regressed queries listed.
     assert body.count("**Queries that regressed") == 3
     resolution_shown(result, body)
     for dataset in DATASETS:
@@ -171,9 +176,11 @@ def test_a_tie_only_reordering_passes(repo: Repo) -> None:
 
 
 def test_a_retriever_searched_with_repeats_is_never_ratcheted(repo: Repo) -> None:
-    from tests.action.project import CONFIG
+    from tests.action.project import DEFAULT_RULE_CONFIG
 
-    repo.commit({"retrieval-eval.toml": "repeats = 3\n" + CONFIG}, "search each query 3 times")
+    repo.commit(
+        {"retrieval-eval.toml": "repeats = 3\n" + DEFAULT_RULE_CONFIG}, "search each query 3 times"
+    )
     weak_baseline_on_main(repo)
     before = (repo.path / "baseline.json").read_text(encoding="utf-8")
     better = repo.commit(RESTORED_NOTES, "restore the two notes")

@@ -99,7 +99,8 @@ def test_a_dataset_whose_queries_changed_is_held_with_the_reason() -> None:
 def test_the_baseline_update_input_accepts_fixed_ratchet_or_empty(value: str) -> None:
     env = runner_env(Path("/tmp/workspace"), baseline_update=value)
     if value.strip() in ("", "fixed", "ratchet"):
-        assert load_action_settings(env).overrides.get("baseline_update") == (value.strip() or None)
+        overrides = load_action_settings(env).overrides
+        assert overrides.get("baseline_update") == (value.strip() or None)
         return
     with pytest.raises(ConfigError) as caught:
         load_action_settings(env)

@@ -598,10 +598,11 @@ def pooled_headline(
 def pooled_datasets(
     datasets: Sequence[DatasetReport], pooled: Pooled | None, policy: GatePolicy
 ) -> list[DatasetReport]:
-    """Once the pooled headline decides, a dataset's own regressed headline row is flagged
-    for review instead (its rule, applied to one dataset of several, fails far more
-    harmless changes than the pool)."""
-    if pooled is None:
+    """Once the pooled headline decides and passes, a dataset's own regressed headline row
+    is flagged for review instead (its rule, applied to one dataset of several, fails far
+    more harmless changes than the pool). When the pool fails, those rows stay regressed:
+    they are where it fell."""
+    if pooled is None or pooled.judgement.outcome == "fail":
         return list(datasets)
     out = []
     for dataset in datasets:

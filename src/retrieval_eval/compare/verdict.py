@@ -55,17 +55,19 @@ def decide(
             f"quer{'y' if r.baselined_queries == 1 else 'ies'})"
             for r in removed[:2]
         ]
+        if pooled is not None and pooled_failed:
+            # The pool decided: it comes first, with the dataset that fell most; the
+            # datasets' own regressed headline rows are where it fell, not more failures.
+            heads = [(d, r) for d, r in regressed if r.metric == _headline_of(d, policy)]
+            worst = heads[0] if heads else None
+            most = "" if worst is None else f", most in {worst[0].name} {_change(worst[1])}"
+            parts.insert(0, f"{_pooled_text(pooled)}{most}")
+            regressed = [(d, r) for d, r in regressed if (d, r) not in heads]
         # Missing queries first: the metric rows compare what is left of the dataset.
         parts += [f"{d.name} {check_text(c)}" for d, c in checks if c.check == "removed-queries"][
             : max(0, 2 - len(parts))
         ]
         parts += [f"{d.name} {_change(r)}" for d, r in regressed[: max(0, 2 - len(parts))]]
-        if pooled is not None and pooled_failed and len(parts) < 2:
-            # The pool failed; the dataset that fell most is where to look first.
-            reviews = [(d, r) for d in datasets for r in d.rows if r.status == "review"]
-            worst = max(reviews, key=lambda dr: _drop(dr[1]), default=None)
-            most = "" if worst is None else f", most in {worst[0].name} {_change(worst[1])}"
-            parts.append(f"{_pooled_text(pooled)}{most}")
         parts += [f"{d.name} {check_text(c)}" for d, c in checks if c.check == "lost-first-hit"][
             : max(0, 2 - len(parts))
         ]
