@@ -24,6 +24,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -84,6 +85,8 @@ class _Pull:
     base_ref: str
     head_ref: str
     files: list[dict[str, Any]]
+    merge_commit_sha: str | None = None  # set by merge_pull()
+    merged_at: str | None = None
 
 
 class FakeGitHub:
@@ -118,6 +121,10 @@ class FakeGitHub:
         # (which the maintain role also reports), read (triage too) or none.
         self.permissions: dict[str, str] = {}
         self._next_id = 1000
+        # The server's clock: every object it creates (a label event, a status, a merge) gets
+        # the next second, so their created_at order is the order they were made in, as on
+        # GitHub (whose timestamps have a resolution of one second).
+        self._clock = datetime(2026, 1, 1, tzinfo=UTC)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
@@ -205,10 +212,26 @@ class FakeGitHub:
                 "event": event,
                 "actor": {"login": actor, "id": abs(hash(actor)) % 100_000, "type": "User"},
                 "label": {"name": label, "color": "ededed"},
-                "created_at": f"2026-01-01T00:{len(self.issue_events.get(number, [])):02d}:00Z",
+                "created_at": self._now(),
             }
             self.issue_events.setdefault(number, []).append(row)
             return row
+
+    def labels_on(self, number: int) -> list[str]:
+        """The labels on #``number`` now: each whose last event is ``labeled``."""
+        on: dict[str, bool] = {}
+        for row in self.issue_events.get(number, []):
+            if row["event"] in ("labeled", "unlabeled"):
+                on[row["label"]["name"]] = row["event"] == "labeled"
+        return [name for name, present in on.items() if present]
+
+    def merge_pull(self, number: int, *, merge_commit_sha: str) -> None:
+        """Merge pull request #``number`` as ``merge_commit_sha``, the commit the push to the
+        base branch brings: the commit's pulls listing names it from then on."""
+        with self._lock:
+            pull = self.pulls[number]
+            pull.merge_commit_sha = merge_commit_sha
+            pull.merged_at = self._now()
 
     def set_permission(self, login: str, permission: str) -> None:
         """What the collaborator permission endpoint says of ``login`` (unset: read, as
@@ -239,6 +262,11 @@ class FakeGitHub:
     def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+    def _now(self) -> str:
+        """The next second of the server's clock, as GitHub writes a timestamp."""
+        self._clock += timedelta(seconds=1)
+        return self._clock.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def _store_comment(self, number: int, body: str, author: dict[str, Any]) -> dict[str, Any]:
         comment_id = self._new_id()
@@ -375,6 +403,7 @@ class _Handler(BaseHTTPRequestHandler):
             ("PATCH", r"/issues/comments/(\d+)", self._edit_comment),
             ("POST", r"/statuses/([0-9a-f]{40})", self._create_status),
             ("GET", r"/commits/([0-9a-f]{40})", self._commit),
+            ("GET", r"/commits/([0-9a-f]{40})/pulls", self._commit_pulls),
             ("GET", r"/commits/([0-9a-f]{40})/statuses", self._list_statuses),
             ("GET", r"/statuses/([0-9a-f]{40})", self._list_statuses),
             ("GET", r"/contents/(.+)", self._get_content),
@@ -413,28 +442,42 @@ class _Handler(BaseHTTPRequestHandler):
         pull = self.api.pulls.get(int(number))
         if pull is None:
             return _not_found()
-        return (
-            200,
-            {
-                "number": pull.number,
-                "state": "open",
-                "url": self._api_url(f"/pulls/{pull.number}"),
-                "issue_url": self._api_url(f"/issues/{pull.number}"),
-                "html_url": f"https://github.example/{self.api.repository}/pull/{pull.number}",
-                "changed_files": len(pull.files),
-                "head": {
-                    "sha": pull.head_sha,
-                    "ref": pull.head_ref,
-                    "repo": self._repo_json(pull.head_repo),
-                },
-                "base": {
-                    "sha": pull.base_sha,
-                    "ref": pull.base_ref,
-                    "repo": self._repo_json(self.api.repository),
-                },
+        return 200, {**self._pull_json(pull), "changed_files": len(pull.files)}, {}
+
+    def _pull_json(self, pull: _Pull) -> dict[str, Any]:
+        """A pull request as the listings show it (the single-pull answer adds counts)."""
+        return {
+            "number": pull.number,
+            "state": "open" if pull.merged_at is None else "closed",
+            "url": self._api_url(f"/pulls/{pull.number}"),
+            "issue_url": self._api_url(f"/issues/{pull.number}"),
+            "html_url": f"https://github.example/{self.api.repository}/pull/{pull.number}",
+            "labels": [
+                {"name": name, "color": "ededed"} for name in self.api.labels_on(pull.number)
+            ],
+            "merged_at": pull.merged_at,
+            "merge_commit_sha": pull.merge_commit_sha,
+            "head": {
+                "sha": pull.head_sha,
+                "ref": pull.head_ref,
+                "repo": self._repo_json(pull.head_repo),
             },
-            {},
-        )
+            "base": {
+                "sha": pull.base_sha,
+                "ref": pull.base_ref,
+                "repo": self._repo_json(self.api.repository),
+            },
+        }
+
+    def _commit_pulls(self, sha: str, *, query: dict[str, list[str]], **_: Any) -> _Response:
+        """GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls: for a commit on the default
+        branch, the merged pull request that brought it; for any other, the open pull requests
+        whose head it is."""
+        merged = [p for p in self.api.pulls.values() if p.merge_commit_sha == sha]
+        rows = merged or [
+            p for p in self.api.pulls.values() if p.merged_at is None and p.head_sha == sha
+        ]
+        return self._paginate([self._pull_json(p) for p in rows], query, f"/commits/{sha}/pulls")
 
     def _pull_files(self, number: str, *, query: dict[str, list[str]], **_: Any) -> _Response:
         pull = self.api.pulls.get(int(number))
@@ -515,7 +558,9 @@ class _Handler(BaseHTTPRequestHandler):
             "target_url": body.get("target_url"),
             "url": self._api_url(f"/statuses/{sha}"),
             "creator": self.api.comment_author,
+            "created_at": self.api._now(),
         }
+        status["updated_at"] = status["created_at"]
         self.api.statuses.setdefault(sha, []).append(status)
         return 201, status, {}
 
@@ -523,8 +568,10 @@ class _Handler(BaseHTTPRequestHandler):
         """Every well-formed sha exists: the fake keeps no history, only what was posted to it."""
         return 200, {"sha": sha, "url": self._api_url(f"/commits/{sha}"), "files": []}, {}
 
-    def _list_statuses(self, sha: str, **_: Any) -> _Response:
-        return 200, list(reversed(self.api.statuses.get(sha, []))), {}
+    def _list_statuses(self, sha: str, *, query: dict[str, list[str]], **_: Any) -> _Response:
+        """Newest first, paginated, as GitHub lists a commit's statuses."""
+        rows = list(reversed(self.api.statuses.get(sha, [])))
+        return self._paginate(rows, query, f"/statuses/{sha}")
 
     def _get_content(self, path: str, *, query: dict[str, list[str]], **_: Any) -> _Response:
         ref = query.get("ref", [self.api.default_branch])[0]

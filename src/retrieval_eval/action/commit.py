@@ -5,7 +5,10 @@ workspace, and a push to the default branch appends its numbers to
 ``retrieval-eval-history.jsonl`` beside it, and the README badge's
 ``retrieval-eval-badge.json`` (a shields.io endpoint) beside that; with
 ``baseline_update = "ratchet"`` a passing push to the default branch also raises
-``baseline.json`` to its values.
+``baseline.json`` to its values. A regression on the default branch that a maintainer
+accepted on the pull request it was merged from (``acceptance``) is ``accepted``: its
+history line says who accepted it, and with the ratchet the baseline is set to its values,
+the only way a baseline moves down without ``retrieval-eval baseline update``.
 All are left there for a following workflow step to commit (see docs/action.md,
 "Keeping the baseline up to date"), so before retrieval-eval writes to them it checks
 that the evaluation left them as it should have (``written_files``): the retriever
@@ -17,6 +20,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from retrieval_eval.action.acceptance import (
+    ACCEPTABLE,
+    Acceptance,
+    Refusal,
+    acceptance_summary,
+    accepted,
+    check_merged_acceptance,
+)
 from retrieval_eval.action.deliver import deliver
 from retrieval_eval.action.evaluation import Evaluated, failed, run_and_record
 from retrieval_eval.action.event import CommitActivity
@@ -26,7 +37,7 @@ from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.pull_request import final_exit_code
 from retrieval_eval.action.runner_files import RunnerFiles
 from retrieval_eval.action.written_files import Snapshot, check
-from retrieval_eval.compare.history import append_history
+from retrieval_eval.compare.history import AcceptedBy, append_history
 from retrieval_eval.results import RunReport
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.vocabulary import ExitCode
@@ -51,17 +62,35 @@ def run_commit(
             f"Baseline established in {run.baseline.name}; commit it in a following step "
             "to gate later changes against it."
         )
+    acceptance = None
+    if commit.default_branch_push and result.verdict in ACCEPTABLE:
+        acceptance = _merged_acceptance(settings, commit, api, commands)
+        if acceptance is not None:
+            result = accepted(result, acceptance)
+            commands.record(
+                result.verdict,
+                result.status_description,
+                summary=acceptance_summary(result, acceptance),
+            )
     if commit.default_branch_push and result.metrics and run is not None and run.history:
         history = run.history
         append_history(
-            history, commit=commit.sha, date=datetime.now(UTC), aggregates=result.metrics
+            history,
+            commit=commit.sha,
+            date=datetime.now(UTC),
+            aggregates=result.metrics,
+            accepted=None
+            if acceptance is None or acceptance.pull_request is None
+            else AcceptedBy(acceptance.by, acceptance.pull_request, acceptance.label),
         )
         badge = _write_badge(history, result)
         also = f" and {badge.name}" if badge is not None else ""
         commands.notice(
             f"Recorded this run in {history.name}{also}; commit it in a following step."
         )
-    if run is not None and run.baseline_update == "ratchet":
+    if run is not None and acceptance is not None:
+        _take_accepted(run, result, acceptance, commands)
+    elif run is not None and run.baseline_update == "ratchet":
         _ratchet(run, commit, result, commands)
     failure = deliver(
         api,
@@ -75,6 +104,49 @@ def run_commit(
     if failure is not None:
         return failure
     return final_exit_code(result, settings)
+
+
+def _merged_acceptance(
+    settings: ActionSettings, commit: CommitActivity, api: GitHubApi, commands: RunnerFiles
+) -> Acceptance | None:
+    """The acceptance of the pull request this push merged, checked as its own runs check it
+    (asked of GitHub on this run: the label still on it, a writer's, added on its last head)."""
+    found = check_merged_acceptance(api, commit.sha, settings.accept_label, settings.status_context)
+    if isinstance(found, Refusal):
+        commands.warning(found.reason, title="regression not accepted")
+        return None
+    return found
+
+
+def _take_accepted(
+    run: RunSettings, result: Evaluated, acceptance: Acceptance, commands: RunnerFiles
+) -> None:
+    """The accepted values become the baseline through the baseline workflow's ratchet; a
+    fixed baseline stays, and the log says how to move it."""
+    from retrieval_eval.compare.baseline import load_baseline, updated_baseline, write_baseline
+
+    path = run.baseline
+    where = f"#{acceptance.pull_request}"
+    if run.baseline_update != "ratchet":
+        commands.notice(
+            f"baseline-update: {run.baseline_update} leaves {path.name} as it is, although "
+            f"{acceptance.by} accepted the regression {where} brought. To gate later pull "
+            f"requests against the accepted values, run `retrieval-eval baseline update` on "
+            f"the default branch and commit {path.name}."
+        )
+        return
+    report = _report(result)
+    if report is None:
+        return
+    previous = load_baseline(path)
+    write_baseline(
+        path,
+        updated_baseline(previous, report.datasets, environment=report.environment, k=report.k),
+    )
+    commands.notice(
+        f"Set {path.name} to this run's values: {acceptance.by} accepted the regression "
+        f"{where} brought (label {acceptance.label!r}); commit it in a following step."
+    )
 
 
 def _report(result: Evaluated) -> RunReport | None:

@@ -35,6 +35,9 @@ class PullRequestActivity:
     # The labels on the pull request when the event fired (`labeled` fires with the new one
     # among them); whether one is still there, and who added it, is asked of the API.
     labels: tuple[str, ...] = ()
+    # The label this run's `labeled` event added (None for any other event): the payload's
+    # head is the commit it was added on, a server-side fact a later push cannot change.
+    labeled: str | None = None
 
     @property
     def is_fork(self) -> bool:
@@ -135,6 +138,8 @@ def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivi
     count = pull.get("changed_files") if isinstance(pull, dict) else None
     merge = pull.get("merge_commit_sha") if isinstance(pull, dict) else None
     labels = pull.get("labels") if isinstance(pull, dict) else None
+    added = payload.get("label") if payload.get("action") == "labeled" else None
+    added_name = added.get("name") if isinstance(added, dict) else None
     return PullRequestActivity(
         number=number,
         head_sha=head_sha,
@@ -149,6 +154,7 @@ def _pull_request(payload: dict[str, Any], event_name: str) -> PullRequestActivi
             for label in (labels if isinstance(labels, list) else [])
             if isinstance(label, dict) and isinstance(label.get("name"), str)
         ),
+        labeled=added_name if isinstance(added_name, str) else None,
     )
 
 

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from types import FrameType, TracebackType
 from typing import Any, Self, TypeVar
 
@@ -77,6 +78,16 @@ class LabelEvent:
     event: str
     label: str
     actor: str
+    created_at: datetime  # GitHub's clock, not the author's: it cannot be forged
+
+
+@dataclass(frozen=True)
+class MergedPull:
+    """A merged pull request, as the commit's pulls listing shows it."""
+
+    number: int
+    head_sha: str  # the last commit of the pull request, the one its runs evaluated
+    labels: tuple[str, ...]  # the labels on it now
 
 
 @dataclass(frozen=True)
@@ -396,10 +407,14 @@ class GitHubApi:
             for event in self._repo().get_issue(number).get_events():
                 if event.event not in ("labeled", "unlabeled"):
                     continue
-                label, actor = event.label, event.actor
+                label, actor, created = event.label, event.actor, event.created_at
                 if label is None or actor is None:
                     continue  # a label or a user deleted since: it names no one
-                events.append(LabelEvent(str(event.event), str(label.name), str(actor.login)))
+                if not isinstance(created, datetime):
+                    raise _MalformedAnswer
+                events.append(
+                    LabelEvent(str(event.event), str(label.name), str(actor.login), created)
+                )
             return events
 
         return self._do(f"listing the events of #{number}", listing)
@@ -411,6 +426,40 @@ class GitHubApi:
             f"reading the permission of {login}",
             lambda: str(self._repo().get_collaborator_permission(login)),
         )
+
+    def first_status_at(self, sha: str, context: str) -> datetime | None:
+        """When the first status of ``context`` was set on ``sha`` (GitHub's clock); None when
+        there is none. A status exists only once its commit was pushed."""
+
+        def earliest() -> datetime | None:
+            times = []
+            for status in self._repo().get_commit(sha).get_statuses():
+                if status.context != context:
+                    continue
+                if not isinstance(status.created_at, datetime):
+                    raise _MalformedAnswer
+                times.append(status.created_at)
+            return min(times, default=None)
+
+        return self._do(f"listing the statuses of {sha[:7]}", earliest)
+
+    def merged_pulls(self, sha: str) -> list[MergedPull]:
+        """The merged pull requests that brought ``sha`` (the commit's pulls listing: for a
+        commit on the default branch, the pull request merged as it)."""
+
+        def listing() -> list[MergedPull]:
+            pulls = []
+            for pull in self._repo().get_commit(sha).get_pulls():
+                if pull.merged_at is None:
+                    continue  # an open pull request whose head this commit is
+                head = str(pull.head.sha)
+                if not head:
+                    raise _MalformedAnswer
+                names = tuple(str(label.name) for label in pull.labels)
+                pulls.append(MergedPull(int(pull.number), head, names))
+            return pulls
+
+        return self._do(f"listing the pull requests of {sha[:7]}", listing)
 
     def create_status(
         self, sha: str, *, state: str, description: str, context: str, target_url: str

@@ -108,10 +108,11 @@ def _accept(
     result: Evaluated,
 ) -> Evaluated:
     """A regression a maintainer accepted with the label is ``accepted``; asked of GitHub
-    on every run, so a label whose author cannot write, or that is gone, accepts nothing."""
+    on every run, so a label whose author cannot write, that is gone, or that a push came
+    after, accepts nothing."""
     if result.verdict not in ACCEPTABLE:
         return result
-    found = check_acceptance(api, pull, settings.accept_label)
+    found = check_acceptance(api, pull, settings.accept_label, settings.status_context)
     if found is None:
         return result
     if isinstance(found, Refusal):

@@ -4,8 +4,9 @@ The baseline says what the gate compares against; the history says how the numbe
 moved over time, so the comment can show a sparkline of the last runs next to each
 headline metric. It lives next to the baseline and is committed by the same workflow
 step. Each line is ``{"commit": ..., "date": ..., "aggregates": {dataset: {metric:
-value}}}``; lines are only ever appended, so a merge of two branches' histories is a
-plain concatenation.
+value}}}``, and, for the merge of a pull request whose regression a maintainer accepted,
+``"accepted_by"``, ``"pull_request"`` and ``"label"``; lines are only ever appended, so a
+merge of two branches' histories is a plain concatenation.
 
 The file sits in the tree a pull request controls, so it is read like a dataset: inside
 the allowed roots, a regular file (never a FIFO or a device), and at most
@@ -41,6 +42,24 @@ class HistoryEntry(BaseModel):
     commit: str | None
     date: datetime
     aggregates: dict[str, dict[str, float]]
+    # The merge of an accepted regression: who accepted it, on which pull request, with
+    # which label. Absent on every other line.
+    accepted_by: str | None = None
+    pull_request: int | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class AcceptedBy:
+    """What a history line records of an accepted regression."""
+
+    login: str
+    pull_request: int
+    label: str
+
+
+# The keys a line leaves out when they are empty.
+_OPTIONAL_KEYS = ("accepted_by", "pull_request", "label")
 
 
 def read_history(path: Path) -> list[HistoryEntry]:
@@ -122,15 +141,27 @@ def recent_values(
 
 
 def append_history(
-    path: Path, *, commit: str, date: datetime, aggregates: Mapping[str, Mapping[str, float]]
+    path: Path,
+    *,
+    commit: str,
+    date: datetime,
+    aggregates: Mapping[str, Mapping[str, float]],
+    accepted: AcceptedBy | None = None,
 ) -> None:
     """Add one line (the file is rewritten atomically, so a crash never leaves half a line)."""
     entry = HistoryEntry(
         commit=commit,
         date=date,
         aggregates={name: dict(metrics) for name, metrics in aggregates.items()},
+        accepted_by=None if accepted is None else accepted.login,
+        pull_request=None if accepted is None else accepted.pull_request,
+        label=None if accepted is None else accepted.label,
     )
-    line = json.dumps(entry.model_dump(mode="json"), separators=(",", ":"), sort_keys=True)
+    data = entry.model_dump(mode="json")
+    for key in _OPTIONAL_KEYS:
+        if data[key] is None:
+            del data[key]
+    line = json.dumps(data, separators=(",", ":"), sort_keys=True)
     existing = _read_text(path)
     if existing and not existing.endswith("\n"):
         existing += "\n"
