@@ -3,6 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.action.event import (
     CommitActivity,
@@ -113,3 +115,40 @@ def test_unreadable_payload_names_the_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         read_event(path)
     assert str(caught.value) == f"{path}:3: the event payload is not JSON: Expecting value"
+
+
+def test_a_labeled_run_knows_the_label_its_event_added() -> None:
+    payload = pull_request_event(
+        number=7, head_sha=HEAD, base_sha=BASE, action="labeled", labels=("a", "b")
+    )
+    activity = decide_activity(
+        mode="evaluate", event_name="pull_request", payload=payload, sha=MERGE
+    )
+    assert isinstance(activity, PullRequestActivity)
+    assert activity.labeled == "b"
+    assert activity.labels == ("a", "b")
+
+
+@pytest.mark.parametrize("action", ["opened", "synchronize", "unlabeled"])
+def test_only_a_labeled_event_names_an_added_label(action: str) -> None:
+    """Another event's payload may carry a label (``unlabeled`` names the one removed)."""
+    payload = pull_request_event(number=7, head_sha=HEAD, base_sha=BASE, action=action)
+    payload["label"] = {"name": "retrieval-eval: accept"}
+    activity = decide_activity(
+        mode="evaluate", event_name="pull_request", payload=payload, sha=MERGE
+    )
+    assert isinstance(activity, PullRequestActivity)
+    assert activity.labeled is None
+
+
+@settings(deadline=None)
+@given(label=st.one_of(st.none(), st.integers(), st.text(), st.dictionaries(st.text(), st.text())))
+def test_any_label_field_parses_to_a_name_or_none(label: object) -> None:
+    payload = pull_request_event(number=7, head_sha=HEAD, base_sha=BASE, action="labeled")
+    payload["label"] = label
+    activity = decide_activity(
+        mode="evaluate", event_name="pull_request", payload=payload, sha=MERGE
+    )
+    assert isinstance(activity, PullRequestActivity)
+    expected = label.get("name") if isinstance(label, dict) else None
+    assert activity.labeled == expected

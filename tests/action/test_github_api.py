@@ -270,3 +270,42 @@ def test_a_failed_permission_call_names_the_user(github: FakeGitHub) -> None:
         GitHubApiError, match="reading the permission of maria: GitHub answered 404"
     ):
         client(github).permission("maria")
+
+
+def test_label_events_carry_githubs_time(github: FakeGitHub) -> None:
+    github.add_pull(7, head_sha=HEAD, base_sha="b" * 40)
+    github.label_event(7, "retrieval-eval: accept", actor="maria")
+    github.label_event(7, "retrieval-eval: accept", actor="maria", event="unlabeled")
+    first, second = client(github).label_events(7)
+    assert first.created_at < second.created_at
+    assert first.created_at.tzinfo is not None
+
+
+def test_the_first_status_of_a_context_is_the_oldest_across_pages(github: FakeGitHub) -> None:
+    api = client(github)
+    assert api.first_status_at(HEAD, "retrieval-eval") is None
+    api.create_status(
+        HEAD, state="pending", description="x", context="other", target_url="http://run"
+    )
+    set_status(api, "first")
+    for number in range(120):  # past the first page of 100 (the listing is newest first)
+        set_status(api, f"later {number}")
+    created = [s["created_at"] for s in github.statuses_for(HEAD)]
+    first = api.first_status_at(HEAD, "retrieval-eval")
+    assert first is not None
+    assert first.strftime("%Y-%m-%dT%H:%M:%SZ") == created[1]
+
+
+def test_merged_pulls_name_the_pull_request_a_commit_was_merged_as(github: FakeGitHub) -> None:
+    merge = "c" * 40
+    github.add_pull(7, head_sha=HEAD, base_sha="b" * 40)
+    github.label_event(7, "retrieval-eval: accept", actor="maria")
+    api = client(github)
+    assert api.merged_pulls(merge) == []
+    assert api.merged_pulls(HEAD) == []  # the head of an open pull request: not merged
+
+    github.merge_pull(7, merge_commit_sha=merge)
+
+    [pull] = api.merged_pulls(merge)
+    assert (pull.number, pull.head_sha, pull.labels) == (7, HEAD, ("retrieval-eval: accept",))
+    assert github.requests_to("GET", rf"/commits/{merge}/pulls$")

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.compare.history import (
+    AcceptedBy,
     append_history,
     read_history,
     recent_values,
@@ -81,3 +82,34 @@ def test_a_file_without_a_final_newline_still_gets_a_line_of_its_own(tmp_path: P
     path.write_text('{"commit": null, "date": "2026-01-01T00:00:00Z", "aggregates": {}}')
     append_history(path, commit="d" * 40, date=datetime(2026, 1, 2, tzinfo=UTC), aggregates={})
     assert [entry.commit for entry in read_history(path)] == [None, "d" * 40]
+
+
+@settings(deadline=None)
+@given(
+    st.text(min_size=1, max_size=39),
+    st.integers(min_value=1, max_value=10**6),
+    st.text(min_size=1, max_size=50),
+)
+def test_an_accepted_merge_records_who_accepted_it_and_other_lines_stay_as_they_were(
+    login: str, number: int, label: str
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "retrieval-eval-history.jsonl"
+        date = datetime(2026, 1, 1, tzinfo=UTC)
+        append_history(path, commit="a" * 40, date=date, aggregates={"d": {"mrr@10": 1.0}})
+        append_history(
+            path,
+            commit="b" * 40,
+            date=date,
+            aggregates={"d": {"mrr@10": 0.5}},
+            accepted=AcceptedBy(login, number, label),
+        )
+        plain, accepted = read_history(path)
+        assert (plain.accepted_by, plain.pull_request, plain.label) == (None, None, None)
+        assert (accepted.accepted_by, accepted.pull_request, accepted.label) == (
+            login,
+            number,
+            label,
+        )
+        # A line without an acceptance carries no empty keys for it.
+        assert "accepted_by" not in path.read_text(encoding="utf-8").splitlines()[0]
