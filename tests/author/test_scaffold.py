@@ -147,7 +147,11 @@ def test_init_writes_the_push_workflow_that_commits_the_baseline_and_the_history
     workflow = _workflow(repo / ".github/workflows/retrieval-eval-baseline.yml")
     docs = (repo_root / "docs" / "action.md").read_text()
     assert workflow == _readme_workflow(docs, "`.github/workflows/retrieval-eval-baseline.yml`")
-    assert workflow["permissions"] == {"contents": "write", "statuses": "write"}
+    assert workflow["permissions"] == {
+        "contents": "write",
+        "statuses": "write",
+        "pull-requests": "read",  # which pull request a push merged, and whether it was accepted
+    }
     job = workflow["jobs"]["baseline"]
     assert job["if"] == "github.ref_name == github.event.repository.default_branch"
     checkout, cache, evaluate, commit = job["steps"]

@@ -96,9 +96,11 @@ OWN_INPUTS: tuple[InputSpec, ...] = (
         "accept-label",
         "retrieval-eval: accept",
         "A label that accepts a pull request's regression: added by someone with write access "
-        "(checked through the API on every run), the verdict becomes `accepted` and the status "
-        "success. Add `labeled` to the workflow's `pull_request` types so adding it re-runs the "
-        "check. Empty: no regression can be accepted.",
+        "(checked through the API on every run) on the head it accepts, the verdict becomes "
+        "`accepted` and the status success; after the merge the baseline workflow records it, "
+        "and with `baseline-update: ratchet` takes its values as the baseline. Add `labeled` to "
+        "the workflow's `pull_request` types so adding it re-runs the check. Empty: no "
+        "regression can be accepted.",
     ),
     InputSpec(
         "status-context",
