@@ -273,6 +273,8 @@ def test_a_merged_accepted_regression_becomes_the_baseline_through_the_ratchet(
     assert last["commit"] == merged
     assert (last["accepted_by"], last["pull_request"], last["label"]) == ("maria", 7, LABEL)
     assert "accepted by maria on #7" in pushed.summary
+    badge = json.loads((repo.path / "retrieval-eval-badge.json").read_text(encoding="utf-8"))
+    assert badge["message"].endswith("accepted")
     commit_all(repo.path, "retrieval-eval: baseline and history")
 
     # The next pull request is gated against the accepted values, and passes.

@@ -168,7 +168,8 @@ def _write_badge(history: Path, result: Evaluated) -> Path | None:
         return None
     report = RunReport.model_validate_json(result.report_json.read_text(encoding="utf-8"))
     path = badge_path(history)
-    atomic_write_text(path, badge_json(report))
+    # An accepted regression is the Action's verdict, not the report's: the badge says it.
+    atomic_write_text(path, badge_json(report.model_copy(update={"verdict": result.verdict})))
     return path
 
 
