@@ -17,7 +17,7 @@ from tests.action.payloads import pull_request_event
 from tests.action.project import REGRESSING_NOTES
 from tests.render.github_html import read
 from tests.security.harness import Repo, Run
-from tests.support.fake_github import FakeGitHub
+from tests.support.fake_github import FakeGitHub, Fault
 from tests.support.runner_env import TOKEN
 
 LABEL = "retrieval-eval: accept"
@@ -359,3 +359,22 @@ def test_a_merge_without_a_valid_acceptance_does_not_move_the_baseline(
     if reason is not None:
         assert "::warning title=regression not accepted::#7: " in pushed.log
         assert reason in pushed.log
+
+
+def test_a_baseline_workflow_that_cannot_read_pull_requests_keeps_the_regression(
+    repo: Repo,
+) -> None:
+    """A workflow written before `pull-requests: read`: GitHub answers 403 to the listing."""
+    _, merged = _accepted_and_merged(repo)
+    before = (repo.path / "baseline.json").read_text(encoding="utf-8")
+    repo.github.inject(
+        Fault(path=r"/commits/[0-9a-f]{40}/pulls$", status=403, body={"message": "forbidden"})
+    )
+
+    pushed = repo.push(merged, baseline_update="ratchet")
+
+    assert pushed.returncode == 1, pushed.log
+    assert pushed.outputs["verdict"] == "regression"
+    assert (repo.path / "baseline.json").read_text(encoding="utf-8") == before
+    assert "::warning title=regression not accepted::which pull request brought" in pushed.log
+    assert "GitHub answered 403" in pushed.log
