@@ -200,12 +200,17 @@ def test_a_push_after_the_label_is_not_accepted_until_the_label_is_added_again(
     assert repo.github.requests_to("GET", rf"/statuses/{newer}$")
 
 
-def test_another_label_after_an_accepted_run_keeps_it_accepted(repo: Repo) -> None:
-    """The pull request's first run fails; maria accepts; someone adds another label."""
+@pytest.mark.parametrize("opened_first", [True, False], ids=["labelled-later", "opened-with-it"])
+def test_another_label_after_an_accepted_run_keeps_it_accepted(
+    repo: Repo, opened_first: bool
+) -> None:
+    """Maria accepts after the first run failed, or opens the pull request with the label
+    (no status on the head is older than it: the accepted run's status says it was there)."""
     base, head = _regressing(repo)
     repo.github.set_permission("maria", "write")
-    opened = _labelled_run(repo, base, head, labels=(), action="opened")
-    assert opened.outputs["verdict"] == "regression", opened.log
+    if opened_first:
+        opened = _labelled_run(repo, base, head, labels=(), action="opened")
+        assert opened.outputs["verdict"] == "regression", opened.log
     repo.github.label_event(7, LABEL, actor="maria")
     assert _labelled_run(repo, base, head).outputs["verdict"] == "accepted"
 
@@ -215,6 +220,20 @@ def test_another_label_after_an_accepted_run_keeps_it_accepted(repo: Repo) -> No
     assert run.returncode == 0, run.log
     assert run.outputs["verdict"] == "accepted"
     assert run.statuses[-1]["description"].startswith("accepted by maria: ")
+
+
+def test_a_success_status_that_does_not_say_accepted_does_not_accept(repo: Repo) -> None:
+    """The label came before every status on the head, and no run accepted it there."""
+    base, head = _regressing(repo)
+    repo.github.set_permission("maria", "write")
+    repo.github.label_event(7, LABEL, actor="maria")
+    passed = _labelled_run(repo, base, head, labels=(), action="opened", tolerance="0.9")
+    assert passed.outputs["verdict"] == "passed", passed.log
+
+    run = _labelled_run(repo, base, head, action="synchronize")
+
+    assert run.outputs["verdict"] == "regression", run.log
+    assert "a push came after it" in run.log
 
 
 # --- after the merge: the baseline workflow's push run ------------------------------------
@@ -302,6 +321,23 @@ def test_with_a_fixed_baseline_the_merge_is_accepted_and_the_log_says_how_to_mov
     assert (repo.path / "baseline.json").read_text(encoding="utf-8") == before
     assert "run `retrieval-eval baseline update`" in pushed.log
     assert _history(repo)[-1]["accepted_by"] == "maria"
+
+
+def test_a_pull_request_opened_with_the_label_moves_the_baseline_after_the_merge(
+    repo: Repo,
+) -> None:
+    """No status on its head is older than the label; its `labeled` run's status says it
+    accepted the label there."""
+    base, head = _regressing(repo)
+    repo.github.set_permission("maria", "admin")
+    repo.github.label_event(7, LABEL, actor="maria")
+    assert _labelled_run(repo, base, head).outputs["verdict"] == "accepted"
+    merged = _merge(repo, head)
+
+    pushed = repo.push(merged, baseline_update="ratchet")
+
+    assert pushed.outputs["verdict"] == "accepted", pushed.log
+    assert _baseline_entry(repo)["aggregates"]["mrr@10"] == pytest.approx(2 / 3)
 
 
 def _label_by_a_reader(repo: Repo) -> str:

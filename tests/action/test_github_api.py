@@ -281,19 +281,21 @@ def test_label_events_carry_githubs_time(github: FakeGitHub) -> None:
     assert first.created_at.tzinfo is not None
 
 
-def test_the_first_status_of_a_context_is_the_oldest_across_pages(github: FakeGitHub) -> None:
+def test_a_contexts_statuses_come_oldest_first_across_pages(github: FakeGitHub) -> None:
     api = client(github)
-    assert api.first_status_at(HEAD, "retrieval-eval") is None
+    assert api.statuses(HEAD, "retrieval-eval") == []
     api.create_status(
         HEAD, state="pending", description="x", context="other", target_url="http://run"
     )
-    set_status(api, "first")
     for number in range(120):  # past the first page of 100 (the listing is newest first)
-        set_status(api, f"later {number}")
-    created = [s["created_at"] for s in github.statuses_for(HEAD)]
-    first = api.first_status_at(HEAD, "retrieval-eval")
-    assert first is not None
-    assert first.strftime("%Y-%m-%dT%H:%M:%SZ") == created[1]
+        set_status(api, f"run {number}")
+
+    statuses = api.statuses(HEAD, "retrieval-eval")
+
+    assert [s.description for s in statuses] == [f"run {n}" for n in range(120)]
+    created = [s["created_at"] for s in github.statuses_for(HEAD)][1:]
+    assert [s.created_at.strftime("%Y-%m-%dT%H:%M:%SZ") for s in statuses] == created
+    assert {s.state for s in statuses} == {"success"}
 
 
 def test_merged_pulls_name_the_pull_request_a_commit_was_merged_as(github: FakeGitHub) -> None:

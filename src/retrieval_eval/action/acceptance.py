@@ -10,9 +10,10 @@ nothing there.
 
 A label accepts the commit it was added on, never a later push. Only GitHub's clock says
 when, never a commit's date (its author writes that): the label accepts when this run is the
-``labeled`` event that added it (the payload's head is the head it was added on), or when it
+``labeled`` event that added it (the payload's head is the head it was added on), when it
 was added no earlier than the first status of ``status-context`` on the head (a status on a
-commit exists only once the commit was pushed, so a label added after it was added for it).
+commit exists only once the commit was pushed, so a label added after it was added for it),
+or when a run that accepted it on the head said so in a status set after it.
 
 After the merge, the push to the default branch asks which pull request brought its commit
 and checks that pull request's label by the same rule, on its last head: the baseline
@@ -137,10 +138,20 @@ def _check_label(
             )
         if added_by_this_event:
             return Acceptance(by=last.actor, label=label)
-        first_status = api.first_status_at(head_sha, context)
+        statuses = api.statuses(head_sha, context)
     except GitHubApiError as error:
         return Refusal(f"the label {label!r} could not be checked: {error}")
-    if first_status is None or last.created_at < first_status:
+    added_on_this_head = bool(statuses) and statuses[0].created_at <= last.created_at
+    # A run that accepted this label on this head set its status after the label: the label
+    # was added on this head (that run saw it there), even when no status on it is older
+    # (a pull request opened with the label, accepted by the label's own `labeled` run).
+    accepted_here = any(
+        status.created_at >= last.created_at
+        and status.state == "success"
+        and status.description.startswith(_accepted_by(last.actor, None))
+        for status in statuses
+    )
+    if not (added_on_this_head or accepted_here):
         return _Stale(
             f"the label {label!r} was added by {last.actor}, and a push came after it (no "
             f"{context!r} status on {head_sha[:7]} is older than the label): a label accepts "
@@ -166,16 +177,22 @@ def accepted(result: Evaluated, acceptance: Acceptance) -> Evaluated:
             f"{escape_markdown(acceptance.label)}."
         )
     banner = f"### {VERDICT_ICON['accepted']} retrieval-eval: accepted by {who}\n\n{what}\n\n"
-    where = "" if acceptance.pull_request is None else f" on #{acceptance.pull_request}"
     return replace(
         result,
         verdict="accepted",
         exit_code=ExitCode.OK,
         comment_markdown=banner + result.comment_markdown,
         status_description=fit_status_description(
-            f"accepted by {acceptance.by}{where}: {result.status_description}"
+            _accepted_by(acceptance.by, acceptance.pull_request) + result.status_description
         ),
     )
+
+
+def _accepted_by(login: str, pull_request: int | None) -> str:
+    """How an accepted status's description begins: on a pull request's head, a later run
+    reads it as that run's acceptance."""
+    where = "" if pull_request is None else f" on #{pull_request}"
+    return f"accepted by {login}{where}: "
 
 
 def acceptance_summary(result: Evaluated, acceptance: Acceptance) -> str:

@@ -82,6 +82,13 @@ class LabelEvent:
 
 
 @dataclass(frozen=True)
+class CommitStatus:
+    state: str
+    description: str
+    created_at: datetime  # GitHub's clock
+
+
+@dataclass(frozen=True)
 class MergedPull:
     """A merged pull request, as the commit's pulls listing shows it."""
 
@@ -427,21 +434,25 @@ class GitHubApi:
             lambda: str(self._repo().get_collaborator_permission(login)),
         )
 
-    def first_status_at(self, sha: str, context: str) -> datetime | None:
-        """When the first status of ``context`` was set on ``sha`` (GitHub's clock); None when
-        there is none. A status exists only once its commit was pushed."""
+    def statuses(self, sha: str, context: str) -> list[CommitStatus]:
+        """The statuses of ``context`` on ``sha``, oldest first, with GitHub's time for each.
+        A status exists only once its commit was pushed."""
 
-        def earliest() -> datetime | None:
-            times = []
+        def listing() -> list[CommitStatus]:
+            found = []
             for status in self._repo().get_commit(sha).get_statuses():
                 if status.context != context:
                     continue
                 if not isinstance(status.created_at, datetime):
                     raise _MalformedAnswer
-                times.append(status.created_at)
-            return min(times, default=None)
+                found.append(
+                    CommitStatus(
+                        str(status.state), str(status.description or ""), status.created_at
+                    )
+                )
+            return sorted(found, key=lambda status: status.created_at)
 
-        return self._do(f"listing the statuses of {sha[:7]}", earliest)
+        return self._do(f"listing the statuses of {sha[:7]}", listing)
 
     def merged_pulls(self, sha: str) -> list[MergedPull]:
         """The merged pull requests that brought ``sha`` (the commit's pulls listing: for a
