@@ -27,7 +27,8 @@ SECRET = "my-secret-value-0123456789"
 # The commands that run a retriever or read the configured corpus, each with the arguments
 # that make it do so here; every other command reads only the files named on its command
 # line (validate, import beir, trec, cache) or nothing of the run (model, init's check of the
-# configuration, schema's models, action's own tests under tests/security/).
+# configuration, schema's models, action's own tests under tests/security/), or reads the
+# configured corpus within the configured input roots and starts no retriever (corpus ids).
 PREPARED = {
     "run": ["run", "--quiet"],
     "baseline": ["baseline", "update"],
@@ -41,7 +42,7 @@ PREPARED = {
     # `import beir` reads only its folder; `import queries` searches with the retriever.
     "import": ["import", "queries", "log.jsonl", "--retriever", "custom", "--out", "c.jsonl"],
 }
-UNPREPARED = {"validate", "trec", "model", "cache", "init", "action", "schema"}
+UNPREPARED = {"validate", "trec", "model", "cache", "init", "action", "schema", "corpus"}
 # A command retriever that records its environment, then serves nothing.
 DUMP_ENV = """\
 import json, os, sys

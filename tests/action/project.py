@@ -36,9 +36,9 @@ FIXTURES = [
 # The seed's rule (any gated metric drops more than the tolerance), whose MRR@10 headlines
 # these runner-contract tests pin; tests of the default rule write their own.
 CONFIG = """\
+gate_rule = "any-metric"
 min_fixtures = 3
 min_human = 1
-gate_rule = "any-metric"
 
 [thresholds]
 "mrr@10" = false

@@ -106,7 +106,7 @@ def test_three_retrievers_on_a_beir_folder(tmp_path: Path) -> None:
     assert "Holm-corrected across 2 challengers" in markdown.stdout
     assert markdown.stderr.count("queries retrieved") == 3  # each side once
     # One index per retriever and settings: hybrid fuses the dense and bm25 sides' indexes.
-    assert markdown.stderr.count("indexing for dense") == 1, markdown.stderr
+    assert markdown.stderr.count("indexing for dense: 12 documents in") == 1, markdown.stderr
     assert markdown.stderr.count("indexing for bm25") == 1, markdown.stderr
 
     payload, stderr = _compare(tmp_path, str(folder), *sides)

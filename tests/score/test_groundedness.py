@@ -58,7 +58,11 @@ def make(text=False):
     return WordSearch(text)
 """
 
+# The seed's rule gates every measured metric, groundedness included, which is what this
+# test is about (the default rule gates the headline metric alone).
 CUSTOM_CONFIG = """\
+gate_rule = "any-metric"
+
 [dataset_retrievers]
 "semantic.jsonl" = "bm25"
 "keyword.jsonl" = "custom"

@@ -107,15 +107,36 @@ def test_a_workspace_path_is_not_written_through_a_committed_symlink(
 
 
 @pytest.mark.parametrize("report_dir", ["../elsewhere", "/tmp/retrieval-eval-elsewhere"])
-def test_report_dir_in_the_prs_configuration_stays_in_the_workspace(
-    repo: Repo, report_dir: str
-) -> None:
+def test_report_dir_in_the_prs_configuration_is_not_used(repo: Repo, report_dir: str) -> None:
+    """`report_dir` is read from the base commit: a pull request that points it outside the
+    repository proposes it for after the merge, and the run writes where the base says."""
     main = repo.head()
     repo.branch("feature", main)
     head = repo.commit(
         {"retrieval-eval.toml": f"report_dir = {json.dumps(report_dir)}\n" + CONFIG},
         "write the reports elsewhere",
     )
+
+    run = repo.pull_request(52, main, head)
+
+    assert run.returncode == 0, run.log
+    assert not (repo.path.parent / "elsewhere").exists()
+    assert not Path("/tmp/retrieval-eval-elsewhere").exists()
+    assert (repo.path / "retrieval-eval-report" / "report.json").is_file()
+    assert "report_dir" in run.log and "after merge" in run.log
+    assert run.statuses[-1]["state"] == "success"
+
+
+@pytest.mark.parametrize("report_dir", ["../elsewhere", "/tmp/retrieval-eval-elsewhere"])
+def test_report_dir_in_the_base_configuration_stays_in_the_workspace(
+    repo: Repo, report_dir: str
+) -> None:
+    main = repo.commit(
+        {"retrieval-eval.toml": f"report_dir = {json.dumps(report_dir)}\n" + CONFIG},
+        "write the reports elsewhere",
+    )
+    repo.branch("feature", main)
+    head = repo.commit({"notes.txt": "a change\n"}, "a change")
 
     run = repo.pull_request(52, main, head)
 
