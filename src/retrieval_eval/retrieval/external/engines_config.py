@@ -131,12 +131,32 @@ def _check_url(url: str | None) -> str | None:
     return url
 
 
-class QdrantConfig(EngineConfig):
-    """Qdrant through qdrant-client: a server at ``url`` (or ``url_env``), with the API key
-    in ``api_key_env``; neither: local mode in the cache folder (exact search)."""
+class _LocatedEngineConfig(EngineConfig):
+    """An engine reached at ``url`` or at the URL in the variable ``url_env`` (one of them,
+    or neither: the engine runs embedded in the cache folder)."""
 
     url: str | None = None
     url_env: str | None = None
+
+    @field_validator("url_env")
+    @classmethod
+    def _url_env(cls, name: str | None) -> str | None:
+        return None if name is None else _check_env_name(name)
+
+    @model_validator(mode="after")
+    def _one_location(self) -> _LocatedEngineConfig:
+        if self.url is not None and self.url_env is not None:
+            raise ValueError("set one of url or url_env, not both")
+        return self
+
+    def location_setting(self) -> tuple[str | None, str | None]:
+        return self.url, self.url_env
+
+
+class QdrantConfig(_LocatedEngineConfig):
+    """Qdrant through qdrant-client: a server at ``url`` (or ``url_env``), with the API key
+    in ``api_key_env``; neither: local mode in the cache folder (exact search)."""
+
     api_key_env: str | None = None
     # The named vector of an existing collection with several (unset: its only vector).
     vector_name: str | None = None
@@ -146,60 +166,42 @@ class QdrantConfig(EngineConfig):
     def _url(cls, url: str | None) -> str | None:
         return _check_url(url)
 
-    @field_validator("url_env", "api_key_env")
+    @field_validator("api_key_env")
     @classmethod
     def _env(cls, name: str | None) -> str | None:
         return None if name is None else _check_env_name(name)
-
-    @model_validator(mode="after")
-    def _one_location(self) -> QdrantConfig:
-        if self.url is not None and self.url_env is not None:
-            raise ValueError("set one of url or url_env, not both")
-        return self
-
-    def location_setting(self) -> tuple[str | None, str | None]:
-        return self.url, self.url_env
 
     def secret_variable(self) -> str | None:
         return self.api_key_env
 
 
-class LanceDbConfig(EngineConfig):
+class LanceDbConfig(_LocatedEngineConfig):
     """LanceDB, embedded: a folder (``local_dir``, else the cache folder) or a ``url``
     (``url_env``) such as ``s3://bucket/db`` or LanceDB Cloud's ``db://``, with the API
     key in ``api_key_env``."""
 
-    url: str | None = None
-    url_env: str | None = None
     api_key_env: str | None = None
     vector_column: str = "vector"
 
-    @field_validator("url_env", "api_key_env")
+    @field_validator("api_key_env")
     @classmethod
     def _env(cls, name: str | None) -> str | None:
         return None if name is None else _check_env_name(name)
 
     @model_validator(mode="after")
-    def _one_location(self) -> LanceDbConfig:
-        if self.url is not None and self.url_env is not None:
-            raise ValueError("set one of url or url_env, not both")
+    def _no_credentials_in_url(self) -> LanceDbConfig:
         if self.url is not None and "@" in (urlsplit(self.url).netloc or ""):
             raise ValueError("put credentials in api_key_env, not in the URL (URLs get logged)")
         return self
-
-    def location_setting(self) -> tuple[str | None, str | None]:
-        return self.url, self.url_env
 
     def secret_variable(self) -> str | None:
         return self.api_key_env
 
 
-class MilvusConfig(EngineConfig):
+class MilvusConfig(_LocatedEngineConfig):
     """Milvus through pymilvus: a server at ``url`` (or ``url_env``), with the token in
     ``token_env``; neither: Milvus Lite in a file in the cache folder."""
 
-    url: str | None = None
-    url_env: str | None = None
     token_env: str | None = None
     vector_field: str = "vector"
 
@@ -208,19 +210,10 @@ class MilvusConfig(EngineConfig):
     def _url(cls, url: str | None) -> str | None:
         return _check_url(url)
 
-    @field_validator("url_env", "token_env")
+    @field_validator("token_env")
     @classmethod
     def _env(cls, name: str | None) -> str | None:
         return None if name is None else _check_env_name(name)
-
-    @model_validator(mode="after")
-    def _one_location(self) -> MilvusConfig:
-        if self.url is not None and self.url_env is not None:
-            raise ValueError("set one of url or url_env, not both")
-        return self
-
-    def location_setting(self) -> tuple[str | None, str | None]:
-        return self.url, self.url_env
 
     def secret_variable(self) -> str | None:
         return self.token_env
