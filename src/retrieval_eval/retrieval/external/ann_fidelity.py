@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from retrieval_eval.retrieval.base import AnnFidelity
+from retrieval_eval.retrieval.base import AnnFidelity, SearchResult
 
 # Ranks one query's documents: (query, tags, k) -> document ids, best first.
 Ranking = Callable[[str, Sequence[str], int], Sequence[str]]
@@ -47,6 +47,11 @@ def measure_fidelity(
     return AnnFidelity(index=index, k=k, queries=len(recalls), recall=sum(recalls) / len(recalls))
 
 
+def search_ranking(search: Callable[[str, int, Sequence[str]], SearchResult]) -> Ranking:
+    """A retriever's own search as a ranking of document ids (the approximate side)."""
+    return lambda query, tags, k: [hit.doc_id for hit in search(query, k, tags).hits]
+
+
 class ExactRecords:
     """A collection's records for exact search: scores as the server's space ranks them
     (cosine similarity, −squared l2, inner product), a document by its best record, ties
@@ -65,6 +70,14 @@ class ExactRecords:
         if space == "cosine":  # one matrix kept: unit rows for cosine, as stored otherwise
             vectors = vectors / _norms(vectors)[:, np.newaxis]
         self.vectors = vectors
+
+    def ranking(self, embed_query: Callable[[str], Sequence[float]]) -> Ranking:
+        """Exact search over these records, each query embedded by ``embed_query``."""
+
+        def exact(query: str, tags: Sequence[str], k: int) -> list[str]:
+            return self.top(np.asarray(embed_query(query), dtype=np.float64), tags, k)
+
+        return exact
 
     def top(self, query: np.ndarray, tags: Sequence[str], k: int) -> list[str]:
         if self.space == "cosine":

@@ -39,7 +39,11 @@ from retrieval_eval.load.documents import Corpus
 from retrieval_eval.retrieval.base import AnnFidelity, Hit, SearchResult
 from retrieval_eval.retrieval.builtin.dense import TAG_KEY_PREFIX, DenseRetriever
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.retrieval.external.ann_fidelity import ExactRecords, measure_fidelity
+from retrieval_eval.retrieval.external.ann_fidelity import (
+    ExactRecords,
+    measure_fidelity,
+    search_ranking,
+)
 from retrieval_eval.retrieval.external.services_config import ChromaConfig
 
 # Names chromadb records for embedding functions that give all-MiniLM-L6-v2's vectors.
@@ -142,22 +146,15 @@ class ChromaServerRetriever(DenseRetriever):
         if sample <= 0 or self._collection is None or self._embedding is None:
             return None
         records = self._exact_records()
-
-        def approximate(query: str, tags: Sequence[str], n: int) -> list[str]:
-            return [hit.doc_id for hit in self.search(query, n, tags).hits]
-
-        def exact(query: str, tags: Sequence[str], n: int) -> list[str]:
-            assert self._embedding is not None
-            vector = np.asarray(self._embedding.embed_queries([query])[0], dtype=np.float64)
-            return records.top(vector, tags, n)
-
+        embedding = self._embedding
+        assert embedding is not None
         return measure_fidelity(
             queries,
             k,
             sample=sample,
             index="HNSW, chroma",
-            approximate=approximate,
-            exact=exact,
+            approximate=search_ranking(self.search),
+            exact=records.ranking(lambda query: embedding.embed_queries([query])[0]),
         )
 
     def close(self) -> None:

@@ -33,7 +33,11 @@ from retrieval_eval.retrieval.base import AnnFidelity, Hit, SearchResult
 from retrieval_eval.retrieval.builtin.collapse import ChunkTable
 from retrieval_eval.retrieval.builtin.dense import TAG_KEY_PREFIX, DenseRetriever
 from retrieval_eval.retrieval.config import DenseConfig
-from retrieval_eval.retrieval.external.ann_fidelity import ExactRecords, measure_fidelity
+from retrieval_eval.retrieval.external.ann_fidelity import (
+    ExactRecords,
+    measure_fidelity,
+    search_ranking,
+)
 from retrieval_eval.retrieval.external.engines_config import OURS_PREFIX, EngineConfig
 
 # Payload keys of our own collections.
@@ -167,22 +171,15 @@ class EngineRetriever(DenseRetriever):
         if sample <= 0 or self._collection is None or not (self.store.approximate or asked):
             return None
         records = self._exact_records()
-
-        def approximate(query: str, tags: Sequence[str], n: int) -> list[str]:
-            return [hit.doc_id for hit in self.search(query, n, tags).hits]
-
-        def exact(query: str, tags: Sequence[str], n: int) -> list[str]:
-            assert self._embedding is not None
-            vector = np.asarray(self._embedding.embed_queries([query])[0], dtype=np.float64)
-            return records.top(vector, tags, n)
-
+        embedding = self._embedding
+        assert embedding is not None
         return measure_fidelity(
             queries,
             k,
             sample=sample,
             index=f"{self.store.describe().get('search', 'ANN')}, {self.name}",
-            approximate=approximate,
-            exact=exact,
+            approximate=search_ranking(self.search),
+            exact=records.ranking(lambda query: embedding.embed_queries([query])[0]),
         )
 
     def close(self) -> None:
