@@ -25,7 +25,8 @@ TESTS = Path(__file__).resolve().parent
 # first stage that reads the whole settings object. `config` is the option table built from
 # the settings' declarations: which commit each is read from, the flags, the documentation.
 # `pipeline` calls every stage in turn; `prepare` is how every edge prepares a run (settings,
-# secrets withheld, input roots).
+# secrets withheld, input roots); `usecases` composes them for each thing a user does, and
+# the edges call it.
 STAGES = (
     "load",
     "validate",
@@ -38,6 +39,7 @@ STAGES = (
     "render",
     "pipeline",
     "prepare",
+    "usecases",
 )
 
 
