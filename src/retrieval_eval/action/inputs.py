@@ -16,7 +16,7 @@ a repr, a log line or an error message.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import NoneType, UnionType
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -74,7 +74,8 @@ class RunnerContext:
 class ActionSettings:
     """What the inputs and the runner say, converted and checked; never changed afterwards.
     The run's settings (defaults < config file < inputs) are the run plan's
-    (``action/plan.py``)."""
+    (``action/plan.py``). One field per own input, of the type its parser gives; the
+    defaults are the declarations' (``action/declared.py``), so no field has one here."""
 
     config: Path | None
     paths: tuple[str, ...]
@@ -82,17 +83,17 @@ class ActionSettings:
     github_token: SecretStr
     comment: CommentMode
     comment_id: str
+    accept_label: str  # "": no regression can be accepted
     status_context: str
     baseline_source: BaselineSource
     mode: Mode
+    shard: str  # "I/N"; parsed where it is used
+    shard_artifacts: Path | None
     github_retry_seconds: float
     runner: RunnerContext
-    shard: str = ""  # "I/N"; parsed where it is used
-    shard_artifacts: Path | None = None
     # The run settings the inputs (and the variables the option table names) set, nested as
     # the configuration file nests them; an empty input sets nothing.
-    overrides: Mapping[str, Any] = field(default_factory=dict)
-    accept_label: str = "retrieval-eval: accept"  # "": no regression can be accepted
+    overrides: Mapping[str, Any]
 
 
 class _Collector:
