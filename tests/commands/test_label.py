@@ -245,3 +245,17 @@ def test_the_tier_needs_a_retriever_for_its_queries_file(project: Project) -> No
     assert done.returncode == 2
     assert "no retriever is configured for queries.jsonl" in done.stderr
     assert fake.requests == [] and not judgments_file(project).exists()
+
+
+def test_a_challenger_that_cannot_run_is_said_and_not_pooled(project: Project) -> None:
+    with FakeAnthropic(api_key=KEY, responder=answer) as fake:
+        config = CONFIG.format(base_url=fake.base_url, budget=1.0) + (
+            '\n[challengers.remote]\nretriever = "http"\n\n[challengers.remote.http]\n'
+            'url = "http://127.0.0.1:9/search"\nheaders_env = { X-Key = "REMOTE_KEY" }\n'
+        )
+        (project.root / "retrieval-eval.toml").write_text(config, encoding="utf-8")
+        done = run_cli(project.root, "label", env={"ANTHROPIC_API_KEY": KEY})
+    assert done.returncode == 0, done.log
+    assert "warning: challenger remote is not pooled:" in done.stderr
+    assert "REMOTE_KEY" in done.stderr
+    assert "top bm25 and substring for 3 queries" in done.stdout

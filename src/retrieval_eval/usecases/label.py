@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from retrieval_eval.compare.dense_model import retrievers_for
+from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.judgments import (
     JudgedQuery,
@@ -49,15 +50,19 @@ class Ranker:
     label: str  # the gated retriever's name, or the challenger's
     retriever: str
     config: RetrieversConfig | None  # None: the run's [retrievers]
+    challenger: bool = False
 
 
-def rankers(settings: RunSettings, retrievers: RetrieversConfig) -> tuple[Ranker, ...]:
-    """The tier's gated retriever, then each challenger that applies to it and can run."""
+def rankers(settings: RunSettings, retrievers: RetrieversConfig, log: Log) -> tuple[Ranker, ...]:
+    """The tier's gated retriever, then each challenger that applies to it and can run (one
+    that cannot, a variable its service names being unset, is said and left out)."""
     gated = settings.judged_retriever()
     found = [Ranker(gated, gated, retrievers)]
     for name, challenger in settings.judged_challengers().items():
         if challenger.unavailable is None:
-            found.append(Ranker(name, challenger.retriever, challenger.retrievers))
+            found.append(Ranker(name, challenger.retriever, challenger.retrievers, True))
+        else:
+            log(f"warning: challenger {name} is not pooled: {challenger.unavailable}")
     return tuple(found)
 
 
@@ -66,16 +71,26 @@ def pooled_rankings(
     chosen: Sequence[Ranker],
     queries: Sequence[JudgedQuery],
     depth: int,
+    log: Log,
 ) -> dict[str, dict[str, list[str]]]:
     """Each ranker's top ``depth`` document ids for every query: ranker → query → ids."""
     specs = [QuerySpec(q.query_id, q.query) for q in queries]
     rankings: dict[str, dict[str, list[str]]] = {}
     for ranker in chosen:
-        retriever, _ = pool_of.get(ranker.retriever, ranker.config)
-        rankings[ranker.label] = {
-            timed.query_id: [hit.doc_id for hit in timed.result.hits]
-            for timed in run_queries(retriever, specs, depth)
-        }
+        try:
+            retriever, _ = pool_of.get(ranker.retriever, ranker.config)
+            rankings[ranker.label] = {
+                timed.query_id: [hit.doc_id for hit in timed.result.hits]
+                for timed in run_queries(retriever, specs, depth)
+            }
+        except Exception as error:
+            if not ranker.challenger:
+                raise
+            # As in a run, a challenger that fails never stops the command: it is said, and
+            # its documents are not pooled.
+            problem = error.message if isinstance(error, RetrievalEvalError) else str(error)
+            problem = problem or type(error).__name__
+            log(f"warning: challenger {ranker.label} is not pooled: {problem}")
     return rankings
 
 
@@ -103,7 +118,7 @@ def label_tier(
     queries = read_judged_queries(settings.judged.queries)
     existing = read_judgments(settings.judged.judgments)
     key = api_key.get_secret_value() if api_key is not None else None
-    chosen = rankers(settings, retrievers_for(settings, corpus))
+    chosen = rankers(settings, retrievers_for(settings, corpus), log)
     with RetrieverPool(
         settings.retrievers,
         corpus,
@@ -113,7 +128,7 @@ def label_tier(
         anthropic_api_key=key,
         pace=settings.progress.pace(),
     ) as retrievers:
-        rankings = pooled_rankings(retrievers, chosen, queries, settings.judged.pool_depth)
+        rankings = pooled_rankings(retrievers, chosen, queries, settings.judged.pool_depth, log)
     pooled = pool(queries, rankings.values(), settings.judged.pool_depth)
     documents = {doc.id: doc for doc in corpus.documents}
     plan = plan_pairs(pooled, documents, existing, model=settings.judge.model)
