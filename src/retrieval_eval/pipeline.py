@@ -39,6 +39,17 @@ from retrieval_eval.compare.gate import (
     recorded_value,
 )
 from retrieval_eval.compare.history import Trend, read_trend
+from retrieval_eval.compare.judged_tier import (
+    JUDGED_TIER_ENTRY,
+    SearchedTier,
+    gating_datasets,
+    score_tier,
+    search_tier,
+    tier_judge,
+    tier_recorded,
+    with_tier,
+)
+from retrieval_eval.compare.calibration_floor import HumanDataset
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
 from retrieval_eval.compare.partial import (
@@ -67,7 +78,7 @@ from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.report_files import write_report_files
-from retrieval_eval.results import DatasetChallengers, DatasetReport, RunReport
+from retrieval_eval.results import DatasetChallengers, DatasetReport, JudgedTier, RunReport
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
 from retrieval_eval.score.cached_claude import CachedClaude
 from retrieval_eval.score.judge import ClaudeJudge, JudgeError, build_client
@@ -142,6 +153,7 @@ def run_evaluation(
             rerank_key=rerank_key,
             links=links,
             stale=stale,
+            api_key=anthropic_api_key,
         )
     except RetrievalEvalError as error:
         return error_outcome(error)
@@ -183,6 +195,7 @@ def _run(
     rerank_key: str | None,
     links: ReportLinks | None,
     stale: str | None = None,
+    api_key: SecretStr | None = None,
 ) -> RunOutcome:
     started = time.perf_counter()
     corpus, validation = _load_and_validate(settings)
@@ -221,6 +234,23 @@ def _run(
             )
         datasets.append(gated)
     pooled = pooled_headline(datasets, previous, policy)
+    tier = None
+    if searched.tier is not None:
+        tier = score_tier(
+            searched.tier,
+            settings=settings,
+            policy=policy,
+            documents=documents,
+            human=[
+                HumanDataset(one.fixtures, gated)
+                for one, gated in zip(searched.datasets, datasets, strict=True)
+            ],
+            judge=labeller or tier_judge(settings, api_key),
+            previous=previous,
+            corpus_fingerprint=searched.corpus_fingerprint,
+            write=write,
+            log=log,
+        )
     if labeller is not None and labeller.calls:
         log(f"judged {labeller.calls} label(s) with {labeller.model} (${labeller.spent_usd:.4f})")
     challengers = tuple(
@@ -243,6 +273,7 @@ def _run(
         challengers=challengers,
         links=links,
         stale=stale,
+        tier=tier,
     )
 
 
@@ -261,6 +292,8 @@ class MeasuredDataset:
 class SearchedRun:
     datasets: tuple[MeasuredDataset, ...]
     model_sha256: str | None
+    tier: SearchedTier | None = None  # the judged tier's queries, when `[judged] enabled`
+    corpus_fingerprint: str = ""
 
 
 def search_and_measure(
@@ -330,7 +363,10 @@ def search_and_measure(
             replace(one, challengers=_challenge(settings, one, pool, interactive, log))
             for one in measured
         ]
-        return SearchedRun(tuple(measured), model_sha256)
+        tier = None
+        if settings.judged.enabled and shard is None:
+            tier = search_tier(settings, pool, interactive=interactive, log=log)
+        return SearchedRun(tuple(measured), model_sha256, tier, pool.corpus_fingerprint)
 
 
 def _against_gated(
@@ -407,6 +443,7 @@ def conclude(
     challengers: tuple[DatasetChallengers, ...] = (),
     links: ReportLinks | None = None,
     stale: str | None = None,
+    tier: JudgedTier | None = None,
 ) -> RunOutcome:
     """Decide the verdict over the gated datasets, write the baseline when due and the report.
 
@@ -418,11 +455,18 @@ def conclude(
     removed = removed_datasets(previous, evaluated={d.name for d in datasets})
     policy = gate_policy(settings)
     datasets = pooled_datasets(datasets, pooled, policy)
-    decision = decide(datasets, policy=policy, removed=removed, pooled=pooled, stale=stale)
+    decision = decide(
+        gating_datasets(datasets, tier),
+        policy=policy,
+        removed=removed,
+        pooled=pooled,
+        stale=stale,
+    )
     established = [d.name for d in datasets if d.baseline_established]
     # A measure an established entry never recorded is established by this run too.
     extended = None if rewrite or previous is None else with_new_measures(previous, datasets)
-    baseline_written = write and (bool(established) or extended is not None)
+    tier_due = tier_recorded(tier, previous, rewrite=rewrite)
+    baseline_written = write and (bool(established) or extended is not None or tier_due)
     if baseline_written:
         new = updated_baseline(
             None if rewrite else (previous if extended is None else extended[0]),
@@ -431,6 +475,9 @@ def conclude(
             k=settings.k,
             only=None if rewrite else established,
         )
+        if tier_due:
+            new = with_tier(new, tier, k=settings.k)
+            established.append(JUDGED_TIER_ENTRY)
         if extended is not None:
             established += [name for name in extended[1] if name not in established]
     # The edges read within the input roots (prepare.py): a history linked elsewhere is refused.
@@ -455,6 +502,7 @@ def conclude(
         history=trend.values,
         challengers=challengers,
         policy=policy,
+        judged_tier=tier,
     )
     files = write_report_files(report, settings.report_dir, notices=notices, links=links)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
@@ -579,6 +627,11 @@ def _run_shard(
         raise ConfigError(
             "the LLM judge does not run in sharded evaluation: turn it off for "
             "`run --shard` ([judge] enabled = false, no --judge)"
+        )
+    if settings.judged.enabled:
+        raise ConfigError(
+            "the judged tier does not run in sharded evaluation: turn it off for "
+            "`run --shard` ([judged] enabled = false)"
         )
     corpus, validation = _load_and_validate(settings, shard)
     if validation.problems:
