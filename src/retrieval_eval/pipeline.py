@@ -29,6 +29,7 @@ from retrieval_eval.compare.baseline import (
     with_new_measures,
     write_baseline,
 )
+from retrieval_eval.compare.calibration_floor import HumanDataset
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
 from retrieval_eval.compare.dense_model import choose_run_model, resolve_dense_model
 from retrieval_eval.compare.environment import collect_environment
@@ -39,6 +40,7 @@ from retrieval_eval.compare.gate import (
     recorded_value,
 )
 from retrieval_eval.compare.history import Trend, read_trend
+from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.judged_tier import (
     JUDGED_TIER_ENTRY,
     SearchedTier,
@@ -49,8 +51,6 @@ from retrieval_eval.compare.judged_tier import (
     tier_recorded,
     with_tier,
 )
-from retrieval_eval.compare.calibration_floor import HumanDataset
-from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
 from retrieval_eval.compare.partial import (
     CheckedOut,

@@ -42,7 +42,7 @@ from retrieval_eval.load.judgments import (
     write_judgments,
 )
 from retrieval_eval.progress import Log
-from retrieval_eval.results import DatasetReport, GatePolicy, JudgedTier, MetricRow
+from retrieval_eval.results import DatasetReport, GatePolicy, JudgedTier
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
 from retrieval_eval.score import pair_judging
 from retrieval_eval.score.judge import build_client
@@ -50,7 +50,6 @@ from retrieval_eval.score.label_judge import LABEL_PROMPT_SHA256, LabelJudge
 from retrieval_eval.score.measurements import measure_dataset
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.vocabulary import ROW_STATUS
-
 
 # The name the run's log gives the tier's baseline entry when it writes it.
 JUDGED_TIER_ENTRY = "the judged tier"
