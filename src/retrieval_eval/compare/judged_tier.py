@@ -240,6 +240,8 @@ def score_tier(
         seed=settings.seed,
         k=k,
     )
+    # Named apart from the human datasets wherever the verdict or the log names it.
+    measured = measured.model_copy(update={"name": f"{tier.path.name} (judged)"})
     gated = gate_dataset(measured, established_tier(previous), settings, policy)
     agreement = tier_agreement(
         human,
