@@ -185,7 +185,8 @@ class JudgeSettings(BaseModel):
     max_cost_usd: Annotated[
         float,
         Option(
-            "The label judgements (holes, calibration) stop before their spend could pass this.",
+            "The label judgements (holes, calibration, the judged tier) stop before their spend "
+            "could pass this.",
             flag="--max-cost-usd",
         ),
     ] = Field(default=1.0, ge=0.0)
@@ -199,6 +200,43 @@ class JudgeSettings(BaseModel):
             input_usd_per_mtok=self.input_usd_per_mtok,
             output_usd_per_mtok=self.output_usd_per_mtok,
         )
+
+
+class JudgedSettings(BaseModel):
+    """The ``[judged]`` table: the opt-in judged tier, queries without expected ids whose
+    relevance the LLM judge decides (``retrieval-eval label``). The judge's model, prices,
+    budget, retries and timeout are ``[judge]``'s. Every key is the base commit's: a pull
+    request must not choose its own judged set, floor or pool."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: Annotated[
+        bool, Option("Score the judged tier in runs (it is opt-in; `label` runs regardless).")
+    ] = False
+    queries: Annotated[
+        Path,
+        Option("The judged tier's queries (query_id and query, no expected ids).", path="read"),
+    ] = Path("datasets/judged/queries.jsonl")
+    judgments: Annotated[
+        Path,
+        Option(
+            "The judge's judgments of the tier, one (query, document) pair a line.", path="atomic"
+        ),
+    ] = Path("datasets/judged/judgments.jsonl")
+    pool_depth: Annotated[
+        int, Option("Top results of each retriever (gated and challengers) `label` judges.")
+    ] = Field(default=10, ge=1, le=1000)
+    kappa_floor: Annotated[
+        float,
+        Option("The judge's agreement (Cohen's κ) with the human tier the tier's gating needs."),
+    ] = Field(default=0.6, ge=-1.0, le=1.0)
+
+    @field_validator("queries", "judgments", mode="before")
+    @classmethod
+    def _no_empty_path(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("empty path; remove the key to use the default")
+        return value
 
 
 # The keys of a `[challengers.NAME]` table that are its own; every other key is a table of
@@ -423,6 +461,9 @@ class RunSettings(BaseModel):
         Option("Every retriever's settings; its resource bounds are the base commit's.", PR),
     ] = Field(default_factory=RetrieversConfig)
     judge: Annotated[JudgeSettings, Option("The LLM judge.")] = Field(default_factory=JudgeSettings)
+    judged: Annotated[JudgedSettings, Option("The judged tier (queries the LLM judge labels).")] = (
+        Field(default_factory=JudgedSettings)
+    )
     # Never gated, never in the baseline or the history (docs/configuration.md, "Challengers").
     challengers: Annotated[
         dict[str, ChallengerConfig],
@@ -611,6 +652,16 @@ class RunSettings(BaseModel):
     def retriever_for(self, dataset_name: str) -> str | None:
         return self.dataset_retrievers.get(dataset_name)
 
+    def judged_retriever(self) -> str:
+        """The judged tier's gated retriever: the one ``[dataset_retrievers]`` names for its
+        queries file (``"queries.jsonl" = "hybrid"``)."""
+        return self.require_retriever(self.judged.queries)
+
+    def judged_challengers(self) -> dict[str, ChallengerConfig]:
+        """The challengers evaluated on the judged tier (those not limited to other files)."""
+        name = self.judged.queries.name
+        return {n: c for n, c in self.challengers.items() if c.applies_to(name)}
+
     def require_retriever(self, dataset: Path) -> str:
         """The retriever configured for a dataset file; naming none is a configuration error."""
         name = self.retriever_for(dataset.name)
@@ -628,6 +679,14 @@ PATH_FIELDS = tuple(
     name
     for name, field in RunSettings.model_fields.items()
     if (option := declared(field)) is not None and option.path is not None
+)
+# The same inside a declared table (`judged.judgments`): (table, key) pairs.
+TABLE_PATH_FIELDS = tuple(
+    (name, sub)
+    for name, field in RunSettings.model_fields.items()
+    if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+    for sub, sub_field in field.annotation.model_fields.items()
+    if (option := declared(sub_field)) is not None and option.path is not None
 )
 
 
@@ -659,7 +718,7 @@ def _measured(info: ValidationInfo) -> set[str]:
 
 _MERGED_TABLES = ("thresholds", "dataset_retrievers")
 # `--judge` sets only judge.enabled; the file's model and prices must survive it.
-_DEEP_TABLES = ("retrievers", "judge")
+_DEEP_TABLES = ("retrievers", "judge", "judged")
 
 
 def _absolute(name: str, workdir: Path, value: Path) -> Path:
@@ -853,6 +912,10 @@ def read_settings(
     merged["outside_roots"] = tuple(
         (workdir / Path(root)).resolve() for root in merged.get("outside_roots", ())
     )
+    for table_name, key_name in TABLE_PATH_FIELDS:
+        _resolve_table_path(
+            merged, table_name, key_name, workdir, _sources(found, overrides, overrides_source)
+        )
     merged["repository"] = workdir.resolve()
     for name in PATH_FIELDS:
         if name not in merged and name not in ("model_dir", "history"):
@@ -862,6 +925,30 @@ def read_settings(
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
     _check_challenger_datasets(settings, _sources(found, overrides, overrides_source))
     return _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
+
+
+def _resolve_table_path(
+    merged: dict[str, Any], table: str, key: str, workdir: Path, source_of: Mapping[str, str]
+) -> None:
+    """A path inside a table (``judged.judgments``) made absolute under ``workdir``, its
+    default too; a value that is not a path is left for validation to name."""
+    given = merged.get(table, {})
+    if not isinstance(given, Mapping):
+        return
+    inner = dict(given)
+    model = RunSettings.model_fields[table].annotation
+    assert isinstance(model, type) and issubclass(model, BaseModel)
+    value = inner.get(key, model.model_fields[key].default)
+    if isinstance(value, str) and "\0" in value:
+        raise ConfigError(
+            f"bad value for '{table}.{key}': a path cannot hold a NUL",
+            file=source_of.get(table, "settings"),
+        )
+    if isinstance(value, str) and not value.strip():
+        return  # validation says it is empty
+    if isinstance(value, str | Path):
+        inner[key] = _absolute(key, workdir, Path(value))
+        merged[table] = inner
 
 
 def _check_challenger_datasets(settings: RunSettings, source_of: Mapping[str, str]) -> None:
