@@ -475,7 +475,7 @@ def conclude(
             k=settings.k,
             only=None if rewrite else established,
         )
-        if tier_due:
+        if tier is not None and tier_due:
             new = with_tier(new, tier, k=settings.k)
             established.append(JUDGED_TIER_ENTRY)
         if extended is not None:

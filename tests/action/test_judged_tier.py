@@ -94,9 +94,17 @@ kappa_floor = {floor}
 """
 
 
-def config(base_url: str, *, model: str = BASE_MODEL, budget: str = "1.0", enabled: str = "true",
-           floor: str = "0.6") -> str:  # fmt: skip
-    return CONFIG.format(base_url=base_url, model=model, budget=budget, enabled=enabled, floor=floor)
+def config(
+    base_url: str,
+    *,
+    model: str = BASE_MODEL,
+    budget: str = "1.0",
+    enabled: str = "true",
+    floor: str = "0.6",
+) -> str:
+    return CONFIG.format(
+        base_url=base_url, model=model, budget=budget, enabled=enabled, floor=floor
+    )
 
 
 def run_file(ranking: dict[str, list[str]]) -> str:
@@ -207,8 +215,9 @@ def regressing_pr(repo: Repo, main: str, name: str, *, pr_config: str) -> str:
 # another model, no budget, a floor nobody reaches and the tier switched off. None of them is
 # the base commit's, so none of them is used.
 def hostile_config() -> str:
-    return config("http://127.0.0.1:9", model="claude-pr-model", budget="0.0", enabled="false",
-                  floor="1.0")  # fmt: skip
+    return config(
+        "http://127.0.0.1:9", model="claude-pr-model", budget="0.0", enabled="false", floor="1.0"
+    )
 
 
 @pytest.fixture

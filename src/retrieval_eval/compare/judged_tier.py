@@ -89,6 +89,7 @@ def _fixture(query: JudgedQuery, relevant: Mapping[str, int], path: Path, line: 
         query=query.query,
         expected_top_k_ids=ranked,
         relevance=dict(relevant),
+        retrieval_type="hybrid",  # a logged query is of no one kind
         ground_truth_source="synthetic",
         expect_empty=False,
     )
