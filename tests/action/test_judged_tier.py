@@ -73,6 +73,7 @@ min_human = 1
 
 [dataset_retrievers]
 "keyword.jsonl" = "run-file"
+"queries.jsonl" = "run-file"
 
 [retrievers.run-file]
 path = "run.trec"
@@ -176,7 +177,9 @@ def pull_request(
     # A fork's pull request gets no secrets: the workflow passes an empty key.
     env = {} if fork else {"ANTHROPIC_API_KEY": KEY}
     result = repo.action("pull_request", payload, sha="e" * 40, extra_env=env)
-    assert KEY not in result.log and KEY not in result.summary
+    # `::add-mask::KEY` is the one line that must name it: the runner consumes it.
+    logged = [line for line in result.log.splitlines() if not line.startswith("::add-mask::")]
+    assert not any(KEY in line for line in logged) and KEY not in result.summary
     return result
 
 

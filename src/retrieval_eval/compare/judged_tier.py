@@ -30,7 +30,6 @@ from retrieval_eval.compare.calibration_floor import (
     tier_agreement,
 )
 from retrieval_eval.compare.gate import gate_dataset
-from retrieval_eval.errors import ConfigError
 from retrieval_eval.load.documents import Document
 from retrieval_eval.load.fixtures import Fixture, LocatedFixture
 from retrieval_eval.load.judgments import (
@@ -63,20 +62,9 @@ class SearchedTier:
 
 
 def tier_retriever(settings: RunSettings) -> str:
-    """The gated retriever of the tier: the one `[dataset_retrievers]` names for its queries
-    file, else the one every human dataset is gated with."""
-    path = settings.judged.queries
-    named = settings.retriever_for(path.name)
-    if named is not None:
-        return named
-    used = set(settings.dataset_retrievers.values())
-    if len(used) == 1:
-        return next(iter(used))
-    raise ConfigError(
-        f"the judged tier's retriever is ambiguous (the datasets use {', '.join(sorted(used))}): "
-        f'name it under [dataset_retrievers] (e.g. "{path.name}" = "hybrid")',
-        file=path,
-    )
+    """The tier's gated retriever: the one `[dataset_retrievers]` names for its queries
+    file (``"queries.jsonl" = "hybrid"``), as `retrieval-eval label` pools it."""
+    return settings.require_retriever(settings.judged.queries)
 
 
 def _fixture(query: JudgedQuery, relevant: Mapping[str, int], path: Path, line: int) -> Fixture:
