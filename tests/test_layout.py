@@ -25,7 +25,9 @@ TESTS = Path(__file__).resolve().parent
 # first stage that reads the whole settings object. `config` is the option table built from
 # the settings' declarations: which commit each is read from, the flags, the documentation.
 # `pipeline` calls every stage in turn; `prepare` is how every edge prepares a run (settings,
-# secrets withheld, input roots).
+# secrets withheld, input roots). `author` holds the authoring steps behind `init`, `generate`,
+# `review` and `import`. `usecases` composes them, one module per thing a user does, for the
+# edges to call.
 STAGES = (
     "load",
     "validate",
@@ -38,6 +40,8 @@ STAGES = (
     "render",
     "pipeline",
     "prepare",
+    "author",
+    "usecases",
 )
 
 
@@ -77,9 +81,8 @@ SHARED = frozenset(
         "claude_api",
     }
 )
-# The edges: they call the pipeline or the stages, nothing calls them. `author` holds the
-# authoring tools behind `init`, `generate` and `review`.
-EDGES = frozenset({"action", "commands", "author", "cli", "__main__"})
+# The edges: they call the use cases, the pipeline or the stages, nothing calls them.
+EDGES = frozenset({"action", "commands", "cli", "__main__"})
 
 
 def unit_of(module: str) -> str:
@@ -293,6 +296,10 @@ def test_a_function_level_import_counts(tmp_path: Path) -> None:
         ("retrieval_eval.vocabulary", "retrieval_eval.settings", False),
         ("retrieval_eval.pipeline", "retrieval_eval.action.main", False),
         ("retrieval_eval.action.main", "retrieval_eval.pipeline", True),
+        ("retrieval_eval.commands.compare", "retrieval_eval.usecases.compare", True),
+        ("retrieval_eval.usecases.compare", "retrieval_eval.prepare", True),
+        ("retrieval_eval.pipeline", "retrieval_eval.usecases.compare", False),
+        ("retrieval_eval.usecases.tune", "retrieval_eval.commands.tune", False),
         # A tool uses the stages up to its own place, never those after it.
         ("retrieval_eval.trec.kernels", "retrieval_eval.score.kernels", True),
         ("retrieval_eval.load.trec_text.files", "retrieval_eval.load.input_files", True),

@@ -21,6 +21,17 @@ from retrieval_eval.config.table import Row, rows
 from retrieval_eval.settings import RunSettings
 
 
+def config_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--config``: the file the settings are read from (not a setting itself)."""
+    return click.option(
+        "--config",
+        "config_file",
+        type=click.Path(path_type=Path),
+        help="Config file. Default: "
+        "retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
+    )(command)
+
+
 def flag_rows(
     keys: tuple[str, ...] | None = None, model: type[BaseModel] = RunSettings
 ) -> tuple[Row, ...]:
