@@ -61,12 +61,6 @@ class SearchedTier:
     searched: SearchedDataset
 
 
-def tier_retriever(settings: RunSettings) -> str:
-    """The tier's gated retriever: the one `[dataset_retrievers]` names for its queries
-    file (``"queries.jsonl" = "hybrid"``), as `retrieval-eval label` pools it."""
-    return settings.require_retriever(settings.judged.queries)
-
-
 def _fixture(query: JudgedQuery, relevant: Mapping[str, int], path: Path, line: int) -> Fixture:
     """A fixture built from trusted parts (the tier's file was read and checked, the grades
     are the judgments'), so its checks are not run again: a query nobody judged relevant has
@@ -96,7 +90,7 @@ def search_tier(
         path,
         located,
         pool,
-        name=tier_retriever(settings),
+        name=settings.judged_retriever(),
         k=settings.k,
         interactive=interactive,
         log=log,
