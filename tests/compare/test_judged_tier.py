@@ -109,6 +109,7 @@ def test_the_tier_is_scored_from_current_judgments_beside_the_datasets(
     markdown = (tier_project.report_dir / "report.md").read_text(encoding="utf-8")
     assert "Judged tier · queries.jsonl" in markdown
     assert "judged@10: 67% of the 6 results" in markdown
+    assert "Judged tier · queries.jsonl" in done.stdout  # printed when not on a terminal
 
 
 def test_a_budget_that_runs_out_keeps_the_tier_out_of_the_verdict(tier_project: Project) -> None:

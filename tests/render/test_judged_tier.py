@@ -14,6 +14,7 @@ from retrieval_eval.render.judged_tier import (
     reranker_line,
 )
 from retrieval_eval.render.markdown import render_markdown
+from retrieval_eval.render.terminal import terminal_summary
 from retrieval_eval.results import JudgeAgreement, JudgedTier
 from retrieval_eval.vocabulary import JUDGE_IS_RERANKER, TIER_REASONS, TierReason
 from tests.render.reports import dataset, mrr_row, query, report
@@ -113,3 +114,16 @@ def test_the_section_sits_beside_the_datasets_and_escapes_user_text() -> None:
     # The human dataset's summary row comes first and holds no tier numbers.
     summary = text[: text.index("### ⚖️ Judged tier")]
     assert "hybrid.jsonl" in summary and "(judged)" not in summary
+
+
+def test_the_terminal_summary_shows_the_tier_under_the_datasets() -> None:
+    human = dataset([query("h-01", "lemon")], rows=[mrr_row(1.0, 1.0)])
+    tier = _tier(reason="no-key", on_the_fly=0)
+    text = terminal_summary(
+        report([human]).model_copy(update={"judged_tier": tier}), report_markdown=None, color=False
+    )
+    after = text[text.index("hybrid.jsonl") :]
+    assert "Judged tier (reported, not gated):" in after
+    assert "queries.jsonl (judged)" in after
+    assert "Not gated: ANTHROPIC_API_KEY is not set" in after
+    assert "Cohen's κ 0.72 on 20 pairs" in after
