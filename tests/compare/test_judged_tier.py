@@ -127,3 +127,39 @@ def test_a_budget_that_runs_out_keeps_the_tier_out_of_the_verdict(tier_project: 
     assert "judging the new documents stopped" in done.log
     markdown = (tier_project.report_dir / "report.md").read_text(encoding="utf-8")
     assert "Not gated: the judge's budget (\\[judge\\] max\\_cost\\_usd) ran out" in markdown
+
+
+def test_the_agreement_is_reused_for_the_same_judge_and_measured_again_for_another(
+    tier_project: Project,
+) -> None:
+    def judge(body: dict[str, Any]) -> tuple[int, str]:
+        return 200, json.dumps({"score": 0.9 if "lemon-tart" in str(body) else 0.1})
+
+    with FakeAnthropic(api_key=KEY, responder=judge) as fake:
+
+        def run(model: str) -> dict[str, Any]:
+            config = TIER_CONFIG + f'\n[judge]\nbase_url = "{fake.base_url}"\nmodel = "{model}"\n'
+            (tier_project.root / "retrieval-eval.toml").write_text(config, encoding="utf-8")
+            done = run_cli(tier_project.root, "run", env={"ANTHROPIC_API_KEY": KEY})
+            assert done.returncode == 0, done.log
+            tier: dict[str, Any] = _report(tier_project)["judged_tier"]
+            return tier
+
+        first = run(MODEL)
+        assert first["agreement"]["source"] == "measured" and first["agreement"]["sample_size"] > 0
+        recorded = tier_project.baseline_data()["judge_agreement"]
+        assert (recorded["model"], recorded["prompt_sha256"]) == (MODEL, LABEL_PROMPT_SHA256)
+        # The unjudged and the stale pair were judged on the fly and written (`run` may write).
+        assert (first["judged_on_the_fly"], first["judgments_written"]) == (2, True)
+        asked = len(fake.requests)
+
+        again = run(MODEL)  # the same judge: the record is reused, nothing is asked
+        assert again["agreement"]["source"] == "recorded"
+        assert (again["judged_on_the_fly"], len(fake.requests)) == (0, asked)
+
+        other = run("claude-other-judge")  # another model: measured again, judged again
+        assert other["agreement"]["source"] == "measured"
+        assert other["agreement"]["model"] == "claude-other-judge"
+        assert {r.body["model"] for r in fake.requests[asked:]} == {"claude-other-judge"}
+        assert other["judged_on_the_fly"] == 6  # every judgment was the old model's
+    assert tier_project.baseline_data()["judge_agreement"]["model"] == "claude-other-judge"
