@@ -14,6 +14,7 @@ from retrieval_eval.render.judged_tier import (
     reranker_line,
 )
 from retrieval_eval.render.markdown import render_markdown
+from retrieval_eval.render.report_html import render_html
 from retrieval_eval.render.terminal import terminal_summary
 from retrieval_eval.results import JudgeAgreement, JudgedTier
 from retrieval_eval.vocabulary import JUDGE_IS_RERANKER, TIER_REASONS, TierReason
@@ -127,3 +128,13 @@ def test_the_terminal_summary_shows_the_tier_under_the_datasets() -> None:
     assert "queries.jsonl (judged)" in after
     assert "Not gated: ANTHROPIC_API_KEY is not set" in after
     assert "Cohen's κ 0.72 on 20 pairs" in after
+
+
+def test_report_html_has_the_tier_section_escaped() -> None:
+    human = dataset([query("h-01", "lemon")], rows=[mrr_row(1.0, 1.0)])
+    tier = _tier(reason="stale", queries_file="q<script>.jsonl")
+    page = render_html(report([human]).model_copy(update={"judged_tier": tier}))
+    section = page[page.index('<section id="judged-tier">') :]
+    assert "q&lt;script&gt;.jsonl" in section and "<script>" not in section
+    assert "reported, not gated" in section
+    assert "Not gated: the judge&#39;s agreement on record was measured with another" in section
