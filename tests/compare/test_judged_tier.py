@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from retrieval_eval.compare.judged_tier import judge_reranks
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.judgments import text_sha256
 from retrieval_eval.score.label_judge import LABEL_PROMPT_SHA256
@@ -163,3 +164,23 @@ def test_the_agreement_is_reused_for_the_same_judge_and_measured_again_for_anoth
         assert {r.body["model"] for r in fake.requests[asked:]} == {"claude-other-judge"}
         assert other["judged_on_the_fly"] == 6  # every judgment was the old model's
     assert tier_project.baseline_data()["judge_agreement"]["model"] == "claude-other-judge"
+
+
+def test_baseline_update_records_the_tier_anew(tier_project: Project) -> None:
+    assert run_cli(tier_project.root, "run").returncode == 0
+    data = tier_project.baseline_data()
+    data["judged_tier"]["aggregates"]["mrr@10"] = 0.25  # an old value, replaced below
+    tier_project.write_baseline_data(data)
+    done = run_cli(tier_project.root, "baseline", "update")
+    assert done.returncode == 0, done.log
+    entry = tier_project.baseline_data()["judged_tier"]
+    assert entry["aggregates"]["mrr@10"] == pytest.approx(0.5)
+
+
+def test_the_judge_is_the_reranker_only_for_the_claude_reranked_hybrid(
+    tier_project: Project,
+) -> None:
+    plain = tier_project.settings()
+    assert not judge_reranks(plain, "hybrid") and not judge_reranks(plain, "run-file")
+    claude = tier_project.settings(retrievers={"hybrid": {"reranker": "claude"}})
+    assert judge_reranks(claude, "hybrid") and not judge_reranks(claude, "bm25")
