@@ -21,7 +21,7 @@ from pydantic import Field
 from retrieval_eval.action.declared import INPUTS, setting_inputs
 from retrieval_eval.action.inputs import input_overrides
 from retrieval_eval.config.flags import overrides_from_flags, settings_flags
-from retrieval_eval.config.markdown import origin_table
+from retrieval_eval.config.markdown import key_table, origin_table
 from retrieval_eval.config.split import from_base
 from retrieval_eval.config.table import BOUND_NAME, commit_of, retriever_bounds, rows
 from retrieval_eval.errors import ConfigError
@@ -74,6 +74,9 @@ def test_the_documentation_table_comes_from_the_declaration() -> None:
     )
     assert row in origin_table(WithThrowaway).splitlines()
     assert "throwaway_s" not in origin_table()
+    key_row = "| `throwaway_s` | `3` | A throwaway bound, in seconds. |"
+    assert key_row in key_table(WithThrowaway).splitlines()
+    assert "throwaway_s" not in key_table()
 
 
 def test_on_a_pull_request_an_undeclared_commit_is_the_base_commits() -> None:
