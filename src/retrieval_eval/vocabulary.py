@@ -183,8 +183,15 @@ TIER_NOT_GATING: Mapping[TierReason, str] = {
     "below-floor": "the judge agrees with your people at κ {kappa} on {sample} pairs, below "
     "the floor of {floor} ([judged] kappa_floor)",
 }
-# Where the agreement the tier is gated on came from.
+# The tier's place in the verdict, as its section's title says it.
+TIER_STATUS: Mapping[bool, str] = {True: "gates the verdict", False: "reported, not gated"}
+# Where the agreement the tier is gated on came from, and how the report says it.
 AgreementSource = Literal["measured", "recorded", "stale"]
+AGREEMENT_SOURCE: Mapping[AgreementSource, str] = {
+    "measured": "measured by this run",
+    "recorded": "as recorded in the baseline for this judge model and prompt",
+    "stale": "recorded for another judge model or prompt",
+}
 # Said once when the gated retriever reranks with the model that judges: a judge can favour
 # the rankings it made itself.
 JUDGE_IS_RERANKER = (

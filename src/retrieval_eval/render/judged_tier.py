@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from retrieval_eval.render.labels import share_text
 from retrieval_eval.results import JudgedTier
-from retrieval_eval.vocabulary import JUDGE_IS_RERANKER, TIER_NOT_GATING
+from retrieval_eval.vocabulary import (
+    AGREEMENT_SOURCE,
+    JUDGE_IS_RERANKER,
+    TIER_NOT_GATING,
+    TIER_STATUS,
+)
 
 # How much of the label prompt's sha256 the report shows: enough to tell two apart.
 PROMPT_SHOWN = 12
@@ -17,7 +22,7 @@ def _kappa(value: float | None) -> str:
 
 
 def tier_status(tier: JudgedTier) -> str:
-    return "gates the verdict" if tier.gates else "reported, not gated"
+    return TIER_STATUS[tier.gates]
 
 
 def not_gating_line(tier: JudgedTier) -> str:
@@ -38,11 +43,7 @@ def agreement_line(tier: JudgedTier) -> str:
     a = tier.agreement
     if a is None:
         return f"Judge agreement with the human tier: not measured (floor κ {tier.kappa_floor:.2f})"
-    source = {
-        "measured": "measured by this run",
-        "recorded": "as recorded in the baseline for this judge model and prompt",
-        "stale": "recorded for another judge model or prompt",
-    }[a.source]
+    source = AGREEMENT_SOURCE[a.source]
     stopped = "" if a.stopped is None else f"; {a.stopped}"
     return (
         f"Judge agreement with the human tier: Cohen's κ {_kappa(a.kappa)} on "
