@@ -62,9 +62,9 @@ from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetChallengers, DatasetReport, JudgedTier, RunReport
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
-from retrieval_eval.score.cached_claude import CachedClaude
-from retrieval_eval.score.judge import ClaudeJudge, JudgeError
-from retrieval_eval.score.label_judge import LABEL_PROMPT_VERSION, LabelJudge
+from retrieval_eval.score import pair_judging
+from retrieval_eval.score.judge import ClaudeJudge
+from retrieval_eval.score.label_judge import LabelJudge
 from retrieval_eval.score.measurements import (
     measure_dataset,
 )
@@ -482,18 +482,14 @@ def conclude(
 
 
 def label_judge(judge: ClaudeJudge, settings: RunSettings) -> LabelJudge:
-    """The judge's label calls: cached by what was judged, within ``max_cost_usd``."""
-    return LabelJudge(
-        CachedClaude(
-            judge.client,
-            model=judge.model,
-            prompt_version=LABEL_PROMPT_VERSION,
-            cache_dir=settings.cache_dir / "judge-labels",
-            pricing=settings.judge.pricing(),
-            max_cost_usd=settings.judge.max_cost_usd,
-            failure=JudgeError,
-            max_tokens=32,
-        )
+    """The judge's label calls (holes, calibration, the judged tier): cached by what was
+    judged, within ``max_cost_usd``; the one reply cache `label` asks through too."""
+    return pair_judging.label_judge(
+        judge.client,
+        model=judge.model,
+        pricing=settings.judge.pricing(),
+        max_cost_usd=settings.judge.max_cost_usd,
+        cache_dir=settings.cache_dir,
     )
 
 
