@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from retrieval_eval import deadline
 from retrieval_eval.compare.baseline import (
     Baseline,
     load_baseline,
@@ -336,6 +337,8 @@ def _challenge(
     return tuple(sides)
 
 
+# Named for a time bound that passes here, after the last progress step.
+@deadline.step("deciding the verdict and writing the report")
 def conclude(
     settings: RunSettings,
     datasets: Sequence[DatasetReport],
