@@ -89,6 +89,9 @@ class Option:
     path: Literal["read", "written", "atomic"] | None = None
     env: str | None = None  # an environment variable that sets it (below a flag)
     action_doc: str = ""  # what the Action input's description adds to ``doc``
+    # What docs/configuration.md's table of keys says of it: ``doc`` with the reasons,
+    # examples and links a page has room for (empty: ``doc``).
+    long_doc: str = ""
 
 
 def declared(field: Any) -> Option | None:
@@ -224,7 +227,11 @@ class JudgedSettings(BaseModel):
         ),
     ] = Path("datasets/judged/judgments.jsonl")
     pool_depth: Annotated[
-        int, Option("Top results of each retriever (gated and challengers) `label` judges.")
+        int,
+        Option(
+            "Top results of each retriever (gated and challengers) `label` judges.",
+            flag="--pool-depth",
+        ),
     ] = Field(default=10, ge=1, le=1000)
     kappa_floor: Annotated[
         float,
@@ -314,10 +321,27 @@ class RunSettings(BaseModel):
 
     datasets: Annotated[
         Path,
-        Option("Folder of golden JSONL datasets.", G, flag=True, action_input=True, path="read"),
+        Option(
+            "Folder of golden JSONL datasets.",
+            G,
+            flag=True,
+            action_input=True,
+            path="read",
+            long_doc=(
+                "Folder holding `semantic.jsonl`, `keyword.jsonl`, `hybrid.jsonl` (any that exist)."
+            ),
+        ),
     ] = Path("datasets")
     corpus: Annotated[
-        Path, Option("Corpus to retrieve from.", G, flag=True, action_input=True, path="read")
+        Path,
+        Option(
+            "Corpus to retrieve from.",
+            G,
+            flag=True,
+            action_input=True,
+            path="read",
+            long_doc="Markdown folder, JSONL file, BEIR folder or Bear database.",
+        ),
     ] = Path("datasets/corpus")
     baseline: Annotated[
         Path,
@@ -327,6 +351,7 @@ class RunSettings(BaseModel):
             flag=True,
             action_input=True,
             path="atomic",
+            long_doc="The committed baseline the gate compares against.",
         ),
     ] = Path("baseline.json")
     history: Annotated[
@@ -336,6 +361,12 @@ class RunSettings(BaseModel):
             f"`{HISTORY_FILE}` beside the baseline.",
             G,
             path="atomic",
+            long_doc=(
+                "Past runs, drawn as sparklines in the report "
+                "([docs/report.md](report.md#history-and-sparklines)). The Action appends one line "
+                "to it per push to the default branch. Not set: `retrieval-eval-history.jsonl` "
+                "beside the baseline."
+            ),
         ),
     ] = None
     baseline_update: Annotated[
@@ -347,6 +378,16 @@ class RunSettings(BaseModel):
             "is never ratcheted (it would keep its luckiest run).",
             G,
             action_input=True,
+            long_doc=(
+                '`"ratchet"`: on a push to the default branch, the Action raises each gated metric '
+                "in the baseline to a passing run's value and never lowers one (latency and cost "
+                "only go down), for the workflow's next step to commit "
+                '([docs/action.md](action.md#a-baseline-that-keeps-gains)). `"fixed"`: only '
+                "`retrieval-eval baseline update` moves it. A retriever searched with `repeats` "
+                "above 1 is never ratcheted (it would keep its luckiest run). The "
+                "`baseline-update` input outranks it. Read from the pushed commit; `run` ignores "
+                "it."
+            ),
         ),
     ] = "ratchet"
     report_dir: Annotated[
@@ -358,11 +399,22 @@ class RunSettings(BaseModel):
             flag=True,
             action_input=True,
             path="written",
+            long_doc="Where `report.json` and `report.md` are written.",
         ),
     ] = Path("retrieval-eval-report")
     cache_dir: Annotated[
         Path,
-        Option("Folder for the embedding cache.", B, flag=True, action_input=True, path="written"),
+        Option(
+            "Folder for the embedding cache.",
+            B,
+            flag=True,
+            action_input=True,
+            path="written",
+            long_doc=(
+                "Embedding cache (`embeddings/` inside); hand it to `actions/cache`, keep it out "
+                "of git (a cache git tracks is not used)."
+            ),
+        ),
     ] = Path(DEFAULT_CACHE_DIR)
     model_dir: Annotated[
         Path | None,
@@ -372,29 +424,76 @@ class RunSettings(BaseModel):
             flag=True,
             path="read",
             env=MODEL_DIR_ENV,
+            long_doc=(
+                "Where `retrieval-eval model install` put the ONNX model; the other models, the "
+                'int8 copy that `[retrievers.dense] model = "auto"` chooses above 10,000 documents '
+                "among them, are read from beside it. The environment variable "
+                "`RETRIEVAL_EVAL_MODEL_DIR` (the container image sets it) outranks it, like "
+                "`--model-dir`. Not set: chromadb's model folder."
+            ),
         ),
     ] = None
     dataset_retrievers: Annotated[
-        dict[str, str], Option("The retriever each dataset file is evaluated with.", PR)
+        dict[str, str],
+        Option(
+            "The retriever each dataset file is evaluated with.",
+            PR,
+            long_doc=(
+                "Which retriever serves each dataset file (`dense`, `bm25`, `like`, `hybrid`, "
+                "`custom`, `postgres`, `chroma`, `http`, `run-file`, `qdrant`, `lancedb`, "
+                "`milvus`, `langchain`, `llamaindex`; [docs/retrievers.md](retrievers.md)). A name "
+                "that is none of these stops the run with exit code 2."
+            ),
+        ),
     ] = Field(default_factory=lambda: dict(DEFAULT_DATASET_RETRIEVERS))
-    k: Annotated[int, Option("Results retrieved per query.", G, flag=True)] = Field(
-        default=10, ge=1, le=1000
-    )
-    measures: Annotated[tuple[str, ...], Option("The measures computed and reported.", G)] = (
-        DEFAULT_MEASURES
-    )
+    k: Annotated[
+        int,
+        Option("Results retrieved per query.", G, flag=True),
+    ] = Field(default=10, ge=1, le=1000)
+    measures: Annotated[
+        tuple[str, ...],
+        Option(
+            "The measures computed and reported.",
+            G,
+            long_doc=(
+                "Any of `mrr@K`, `mrr`, `ndcg@K`, `p@K`, `recall@K`, `map`, `map@K`, `hit_rate@K`, "
+                "`r_precision` ([docs/metrics.md](metrics.md#measures)). Groundedness is added for "
+                "fixtures with `expected_keywords`."
+            ),
+        ),
+    ] = DEFAULT_MEASURES
     # Gated relatively against the baseline. Latency and cost are left out by default:
     # timings on shared CI runners vary by more than 5% between identical runs.
     gated: Annotated[
         tuple[str, ...] | None,
-        Option("Metrics gated against the baseline. Not set: every quality measure.", G),
+        Option(
+            "Metrics gated against the baseline. Not set: every quality measure.",
+            G,
+            long_doc=(
+                "Metrics under the relative gate. Add `latency_p95_ms` or `cost_per_query_usd` to "
+                "gate them relatively too (off by default, see below). Not set: every measure and "
+                "`groundedness`."
+            ),
+        ),
     ] = Field(default=None, validate_default=True)
     thresholds: Annotated[
-        dict[str, Threshold], Option("Absolute bounds on metrics (`false` removes one).", G)
+        dict[str, Threshold],
+        Option(
+            "Absolute bounds on metrics (`false` removes one).",
+            G,
+            long_doc="Absolute bounds, judged on every run.",
+        ),
     ] = Field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     dataset_thresholds: Annotated[
         dict[str, dict[str, Threshold | Literal[False]]],
-        Option("Per dataset file, replacing the general threshold on a metric.", G),
+        Option(
+            "Per dataset file, replacing the general threshold on a metric.",
+            G,
+            long_doc=(
+                "One dataset file's own thresholds, replacing the general one on the same metric "
+                "(`false`: none for that file)."
+            ),
+        ),
     ] = Field(default_factory=dict)
     tolerance: Annotated[
         float,
@@ -404,11 +503,22 @@ class RunSettings(BaseModel):
             G,
             flag=True,
             action_input=True,
+            long_doc=(
+                "A gated metric fails when it is worse than the baseline by more than this "
+                "fraction."
+            ),
         ),
     ] = Field(default=0.05, ge=0.0, lt=1.0)
     tolerances: Annotated[
         dict[str, float],
-        Option("A metric's own tolerance, replacing `tolerance` for it.", G),
+        Option(
+            "A metric's own tolerance, replacing `tolerance` for it.",
+            G,
+            long_doc=(
+                "A metric's own tolerance, replacing `tolerance` for it "
+                '(e.g. `"recall@10" = 0.1`).'
+            ),
+        ),
     ] = Field(default_factory=dict)
     gate_rule: Annotated[
         RuleName,
@@ -416,6 +526,12 @@ class RunSettings(BaseModel):
             "The rule that turns the paired per-query values into a verdict "
             "(docs/configuration.md, the gate's rules); `any-metric` is the seed's.",
             G,
+            long_doc=(
+                "The rule that turns the paired per-query values into a verdict ([the gate's "
+                "rules](#the-gates-rules)): by default the headline metric's drop over every "
+                'dataset\'s queries pooled, failing beyond half the tolerance. `"any-metric"` is '
+                "the seed's rule: any gated metric drops more than the tolerance."
+            ),
         ),
     ] = DEFAULT_RULE
     headline: Annotated[
@@ -424,54 +540,148 @@ class RunSettings(BaseModel):
             "The metric a dataset is judged and named by. Not set: `ndcg@K` if measured, "
             "else the first measure.",
             G,
+            long_doc=(
+                "The metric a dataset is judged and named by: the headline, the badge, the "
+                "resolution line; under a headline rule the only one gated. Not set: `ndcg@K` if "
+                "measured, else the first measure."
+            ),
         ),
     ] = None
     dataset_headlines: Annotated[
-        dict[str, str], Option("A dataset file's own headline metric.", G)
+        dict[str, str],
+        Option(
+            "A dataset file's own headline metric.",
+            G,
+            long_doc='A dataset file\'s own headline metric (`"faq.jsonl" = "mrr@10"`).',
+        ),
     ] = Field(default_factory=dict)
     # Opt-in noise rules (docs/configuration.md, "Small datasets and noise"). None: off.
     significance: Annotated[
         float | None,
-        Option("A drop beyond the tolerance fails only when its paired test's p is below.", G),
+        Option(
+            "A drop beyond the tolerance fails only when its paired test's p is below.",
+            G,
+            long_doc=(
+                "Opt-in: a drop beyond the tolerance fails only when its paired test gives p below "
+                "this (`0.05`); the others show as ⚠️ within noise. See [small datasets and "
+                "noise](#small-datasets-and-noise)."
+            ),
+        ),
     ] = Field(default=None, gt=0.0, lt=1.0)
     max_regressed_queries: Annotated[
         int | None,
-        Option("Fail when more shared queries than this lose every relevant hit in the top k.", G),
+        Option(
+            "Fail when more shared queries than this lose every relevant hit in the top k.",
+            G,
+            long_doc=(
+                "Opt-in: fail when more than this many queries that found a relevant document in "
+                "the baseline's top k find none now, whatever the means say."
+            ),
+        ),
     ] = Field(default=None, ge=0)
     # A comparison over no shared query at all fails too.
     max_removed_share: Annotated[
         float,
-        Option("Share of a dataset's baselined queries that may be missing from one run.", G),
+        Option(
+            "Share of a dataset's baselined queries that may be missing from one run.",
+            G,
+            long_doc=(
+                "The share of a dataset's baselined queries that may be missing from one run "
+                "(removed, or renamed: a new id is a new query). More fails the gate, and so does "
+                "a comparison over no shared query at all."
+            ),
+        ),
     ] = Field(default=0.5, ge=0.0, le=1.0)
     # For retrievers that are not deterministic (an ANN index, an LLM reranker).
-    repeats: Annotated[int, Option("Search each query this many times and score the mean.", G)] = (
-        Field(default=1, ge=1, le=100)
-    )
+    repeats: Annotated[
+        int,
+        Option(
+            "Search each query this many times and score the mean.",
+            G,
+            long_doc=(
+                "Search each query this many times and score it by its mean, for retrievers that "
+                "are not deterministic; the report shows the spread between repeats."
+            ),
+        ),
+    ] = Field(default=1, ge=1, le=100)
     seed: Annotated[
-        int, Option("Seed of the bootstrap and randomization tests (their p-values).", G)
+        int,
+        Option(
+            "Seed of the bootstrap and randomization tests (their p-values).",
+            G,
+            long_doc=(
+                "Seed of the bootstrap intervals and the randomization test (same inputs, same "
+                "numbers)."
+            ),
+        ),
     ] = 0
     min_fixtures: Annotated[
-        int, Option("Fewest valid fixtures a dataset file may hold.", G, flag=True)
+        int,
+        Option(
+            "Fewest valid fixtures a dataset file may hold.",
+            G,
+            flag=True,
+            long_doc="Validation: the fixtures a dataset file must hold.",
+        ),
     ] = Field(default=20, ge=0)
     min_human: Annotated[
-        int, Option("Fewest human-annotated fixtures a dataset file may hold.", G, flag=True)
+        int,
+        Option(
+            "Fewest human-annotated fixtures a dataset file may hold.",
+            G,
+            flag=True,
+            long_doc="Validation: how many of a file's fixtures must be `human-annotated`.",
+        ),
     ] = Field(default=10, ge=0)
     retrievers: Annotated[
         RetrieversConfig,
-        Option("Every retriever's settings; its resource bounds are the base commit's.", PR),
+        Option(
+            "Every retriever's settings; its resource bounds are the base commit's.",
+            PR,
+            long_doc=(
+                "Settings of each retriever (`dense`, `bm25`, `like`, `hybrid`, `custom`, "
+                "`postgres`, `chroma`, `http`, `run-file`, `qdrant`, `lancedb`, `milvus`, "
+                "`langchain`, `llamaindex`)."
+            ),
+        ),
     ] = Field(default_factory=RetrieversConfig)
-    judge: Annotated[JudgeSettings, Option("The LLM judge.")] = Field(default_factory=JudgeSettings)
-    judged: Annotated[JudgedSettings, Option("The judged tier (queries the LLM judge labels).")] = (
-        Field(default_factory=JudgedSettings)
-    )
+    judge: Annotated[
+        JudgeSettings,
+        Option(
+            "The LLM judge.",
+            long_doc="The optional LLM judge; see [below](#judge). Off unless `enabled`.",
+        ),
+    ] = Field(default_factory=JudgeSettings)
+    judged: Annotated[
+        JudgedSettings,
+        Option(
+            "The judged tier (queries the LLM judge labels).",
+            long_doc=(
+                "The judged tier: queries without expected ids, labelled by the LLM judge with "
+                "`retrieval-eval label`; see "
+                "[golden datasets](golden-datasets.md#the-judged-tier). Off unless `enabled`."
+            ),
+        ),
+    ] = Field(default_factory=JudgedSettings)
     # Never gated, never in the baseline or the history (docs/configuration.md, "Challengers").
     challengers: Annotated[
         dict[str, ChallengerConfig],
-        Option("Retrievers reported beside the gated one; their bounds are the base's.", PR),
+        Option(
+            "Retrievers reported beside the gated one; their bounds are the base's.",
+            PR,
+            long_doc=(
+                "Retrievers evaluated beside the gated one, reported and never gated; see "
+                "[challengers](#challengers)."
+            ),
+        ),
     ] = Field(default_factory=dict)
-    progress: Annotated[ProgressSettings, Option("When a step shows its progress.")] = Field(
-        default_factory=ProgressSettings
-    )
+    progress: Annotated[
+        ProgressSettings,
+        Option(
+            "When a step shows its progress.",
+            long_doc="When a step shows its progress; see [below](#progress).",
+        ),
+    ] = Field(default_factory=ProgressSettings)
     # On top of the GitHub and Actions tokens that are always withheld.
     secret_env: Annotated[
         tuple[str, ...],
@@ -479,18 +689,44 @@ class RunSettings(BaseModel):
             "Environment variables (names or globs) the retriever must not see; masked in all "
             "output.",
             Commit.UNION,
+            long_doc=(
+                'Environment variables (names or globs such as `"AWS_*"`) your retriever must not '
+                "see, on top of those always withheld (`INPUT_GITHUB-TOKEN`, `INPUT_GITHUB_TOKEN`, "
+                "`GITHUB_TOKEN`, `GH_TOKEN`, `ACTIONS_RUNTIME_TOKEN`, "
+                "`ACTIONS_ID_TOKEN_REQUEST_*`). Their values are masked in everything "
+                "retrieval-eval writes or posts."
+            ),
         ),
     ] = ()
     # Say, a Bear database in your home folder. Anything else that resolves outside the
     # repository (a symlinked note included) is refused.
     outside_roots: Annotated[
-        tuple[Path, ...], Option("Folders outside the repository input files may come from.")
+        tuple[Path, ...],
+        Option(
+            "Folders outside the repository input files may come from.",
+            long_doc=(
+                "Folders outside the repository that corpus and dataset files may come from (e.g. "
+                "a Bear database in your home folder). Any other file resolving outside the "
+                "repository, a symlinked note included, is refused, as is anything that is not a "
+                "regular file. Paths given on the command line (`--corpus`, `--datasets`) are "
+                "allowed as they are."
+            ),
+        ),
     ] = ()
     time_limit_s: Annotated[
         float,
         Option(
             "Longest the whole evaluation may take; past it the run ends in an error naming "
             "the step.",
+            long_doc=(
+                "Longest the whole evaluation may take, in seconds (at most 19800: GitHub cancels "
+                "a job after 6 hours, without a status). Past it the run stops with an `error` "
+                "verdict and status naming the step it was in. The default is 6.5× the slowest run "
+                "measured, a cold Cranfield `run` that embedded 2,007 texts in 556 s of wall time "
+                'on a loaded 2-core machine (docs/benchmarks.md, "Time to verdict"). Every '
+                "`timeout_s` a configuration sets (a retriever's, the judge's, the reranker's) is "
+                "at most 3600. On a pull request both are the base commit's."
+            ),
         ),
     ] = Field(default=TIME_LIMIT_S, gt=0, le=TIME_LIMIT_CAP_S)
     # The run's directory, the repository: set when the settings are loaded, not a file key.

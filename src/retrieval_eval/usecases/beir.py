@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from retrieval_eval.load.beir import load_beir
+from retrieval_eval.prepare import prepare
 from retrieval_eval.progress import Pace, stderr_log, step
 from retrieval_eval.retrieval.base import CountsEmbeddings, ReportsMissingQueries, Retriever
 from retrieval_eval.retrieval.builtin.hybrid import HybridRetriever
@@ -144,8 +145,7 @@ def prepared_retrievers(
     second run on the same folder embeds nothing. The model flag wins over the file."""
     dense_flags = {"model_dir": model_dir} if model_dir is not None else {}
     if config_file is None:
-        # The runner's credentials are never a child's (no settings name more secrets). The
-        # settings module is not imported without a file: about 0.013 CPU-second of beir.
+        # The runner's credentials are never a child's (no settings name more secrets).
         protect_process()
         root = (cache_dir or Path(DEFAULT_CACHE_DIR)).absolute()
         config = RetrieversConfig()
@@ -158,7 +158,6 @@ def prepared_retrievers(
     # A BEIR folder is not the repository's corpus, and every file here was typed by the user
     # (the folder, the --config file and what it names): secrets are withheld, no roots apply.
     # Of the paths the file names, beir writes only the cache: that alone must stay inside.
-    from retrieval_eval.prepare import prepare
 
     ready = prepare(
         workdir=Path.cwd(),
