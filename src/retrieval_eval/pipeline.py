@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from retrieval_eval import deadline
 from retrieval_eval.compare.baseline import (
     Baseline,
     load_baseline,
@@ -375,6 +376,8 @@ def _challenge(
     return tuple(sides)
 
 
+# Named for a time bound that passes here, after the last progress step.
+@deadline.step("deciding the verdict and writing the report")
 def conclude(
     settings: RunSettings,
     datasets: Sequence[DatasetReport],

@@ -720,8 +720,13 @@ class RunSettings(BaseModel):
             "the step.",
             long_doc=(
                 "Longest the whole evaluation may take, in seconds (at most 19800: GitHub cancels "
-                "a job after 6 hours, without a status). Past it the run stops with an `error` "
-                "verdict and status naming the step it was in. The default is 6.5× the slowest run "
+                "a job after 6 hours, without a status). It bounds every command that evaluates "
+                "or does a part of it, each the same way: `run` (`--shard` too), `baseline "
+                "update`, `embed` and `merge`, and the Action's `evaluate`, `embed-shard`, "
+                "`evaluate-shard` and `merge` modes. Past it the command stops with exit 2 and "
+                "an error naming the step it was in and `time_limit_s` to raise; in the Action, "
+                "with the `error` verdict (and the `error` status, in the modes that set one). "
+                "The default is 6.5× the slowest run "
                 "measured, a cold Cranfield `run` that embedded 2,007 texts in 556 s of wall time "
                 'on a loaded 2-core machine (docs/benchmarks.md, "Time to verdict"). Every '
                 "`timeout_s` a configuration sets (a retriever's, the judge's, the reranker's) is "

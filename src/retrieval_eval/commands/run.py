@@ -15,7 +15,6 @@ from pydantic import SecretStr
 
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
 from retrieval_eval.config.flags import overrides_from_flags, settings_flags, typed_paths
-from retrieval_eval.deadline import time_limit
 from retrieval_eval.pipeline import RunOutcome
 from retrieval_eval.prepare import Prepared, prepared_run
 from retrieval_eval.render.terminal import terminal_summary
@@ -208,7 +207,7 @@ def run(quiet: bool, markdown: bool, progress: bool | None, shard: str | None, *
     Exit 0: passed (or baseline established). 1: a metric regressed, a threshold
     was breached, or the datasets are invalid. 2: an error.
     """
-    with prepared_from_flags(flags) as ready, time_limit(ready.settings.time_limit_s):
+    with prepared_from_flags(flags) as ready:
         if shard is not None:
             return run_one_shard(ready.settings, shard, progress=show_progress(progress))
         outcome = run_evaluation(
