@@ -31,6 +31,7 @@ from retrieval_eval.usecases.generate import (
 from retrieval_eval.vocabulary import ExitCode
 
 _TYPES: tuple[str, ...] = get_args(RetrievalType)
+# `--out` is generate's name for `datasets`, the folder it writes into.
 _NAMED = {"datasets": "--out"}
 
 
