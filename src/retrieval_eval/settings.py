@@ -199,7 +199,7 @@ class JudgeSettings(BaseModel):
         Option(
             "The label judgements (holes, calibration, the judged tier) stop before their spend "
             "could pass this.",
-            commands=EVALUATING,
+            commands=(*EVALUATING, "label"),
         ),
     ] = Field(default=1.0, ge=0.0)
     # 0: no calibration.
@@ -239,7 +239,7 @@ class JudgedSettings(BaseModel):
         int,
         Option(
             "Top results of each retriever (gated and challengers) `label` judges.",
-            flag="--pool-depth",
+            commands=("label",),
         ),
     ] = Field(default=10, ge=1, le=1000)
     kappa_floor: Annotated[
@@ -346,7 +346,7 @@ class RunSettings(BaseModel):
         Option(
             "Corpus to retrieve from.",
             G,
-            commands=(*EVALUATING, "generate", "review", "import queries"),
+            commands=(*EVALUATING, "generate", "review", "import queries", "label"),
             action_input=True,
             path="read",
             long_doc="Markdown folder, JSONL file, BEIR folder or Bear database.",
@@ -416,7 +416,7 @@ class RunSettings(BaseModel):
         Option(
             "Folder for the embedding cache.",
             B,
-            commands=(*EVALUATING, "compare", "beir", "tune"),
+            commands=(*EVALUATING, "compare", "beir", "tune", "label"),
             action_input=True,
             path="written",
             long_doc=(
@@ -430,7 +430,7 @@ class RunSettings(BaseModel):
         Option(
             "Installed embedding model folder. Not set: where `model install` puts it.",
             B,
-            commands=(*EVALUATING, "compare", "beir", "tune"),
+            commands=(*EVALUATING, "compare", "beir", "tune", "label"),
             path="read",
             env=MODEL_DIR_ENV,
             long_doc=(
