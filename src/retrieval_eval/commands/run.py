@@ -14,12 +14,8 @@ import click
 from pydantic import SecretStr
 
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
-from retrieval_eval.config.flags import (
-    config_option,
-    overrides_from_flags,
-    settings_flags,
-    typed_paths,
-)
+from retrieval_eval.config import flags as config_flags
+from retrieval_eval.config.flags import overrides_from_flags, settings_flags, typed_paths
 from retrieval_eval.deadline import time_limit
 from retrieval_eval.pipeline import RunOutcome
 from retrieval_eval.prepare import Prepared, prepared_run
@@ -36,7 +32,7 @@ def settings_options(name: str) -> Callable[[Callable[..., Any]], Callable[..., 
     settings flags the option table declares for the command, and --progress."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        return config_option(settings_flags(name)(progress_option(command)))
+        return config_flags.config_option(settings_flags(name)(progress_option(command)))
 
     return decorate
 
