@@ -441,7 +441,7 @@ def conclude(
         verdict=decision.verdict,
         headline=decision.headline,
         status_description=decision.status_description,
-        tolerance=settings.tolerance,
+        tolerance=policy.tolerance,
         measures=settings.measures,
         k=settings.k,
         baseline_path=settings.baseline.name,

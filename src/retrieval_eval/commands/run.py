@@ -14,6 +14,7 @@ import click
 from pydantic import SecretStr
 
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
+from retrieval_eval.config import flags as config_flags
 from retrieval_eval.config.flags import overrides_from_flags, settings_flags, typed_paths
 from retrieval_eval.pipeline import RunOutcome
 from retrieval_eval.prepare import Prepared, prepared_run
@@ -24,35 +25,15 @@ from retrieval_eval.usecases.evaluate import run_evaluation
 from retrieval_eval.usecases.shards import evaluate_shard
 from retrieval_eval.vocabulary import BREACHED
 
-_PATH = click.Path(path_type=Path)
 
-# The settings `run`, `baseline update`, `embed` and `merge` take flags for (the option
-# table declares each flag, its help and its default).
-RUN_FLAGS = (
-    "datasets",
-    "corpus",
-    "baseline",
-    "report_dir",
-    "cache_dir",
-    "model_dir",
-    "tolerance",
-    "k",
-    "judge.enabled",
-    "judge.max_cost_usd",
-)
+def settings_options(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The flags of `run`, `baseline update`, `embed` and `merge` (``name``): --config, the
+    settings flags the option table declares for the command, and --progress."""
 
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        return config_flags.config_option(settings_flags(name)(progress_option(command)))
 
-def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The flags shared by `run` and `baseline update`; each overrides the config file."""
-    command = progress_option(command)
-    command = settings_flags(RUN_FLAGS)(command)
-    return click.option(
-        "--config",
-        "config_file",
-        type=_PATH,
-        help="Config file. Default: "
-        "retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
-    )(command)
+    return decorate
 
 
 @contextmanager
@@ -65,7 +46,7 @@ def prepared_from_flags(flags: dict[str, Any]) -> Iterator[Prepared]:
     with prepared_run(
         workdir=Path.cwd(),
         config_file=flags.get("config_file"),
-        overrides=overrides_from_flags(flags, RUN_FLAGS),
+        overrides=overrides_from_flags(flags),
         typed_inputs=typed_paths(flags, "read"),
         typed_outputs=typed_paths(flags, "written", "atomic"),
     ) as ready:
@@ -184,7 +165,7 @@ def _shown(path: Path, here: Path) -> Path:
 
 
 @click.command("run")
-@settings_options
+@settings_options("run")
 @click.option(
     "--quiet", is_flag=True, help="Do not print the report (the files are still written)."
 )
