@@ -36,7 +36,7 @@ STAGES = (
     "config",
     "compare",
     "render",
-    "pipeline",
+    "pipeline/",
     "prepare",
 )
 
@@ -408,10 +408,11 @@ def test_the_naming_rule_itself(test: str, expected: str | None) -> None:
 # is creating, moving or testing these right now. The entries go as that work lands; a
 # module listed here that has its test module fails the check below, so the list only shrinks.
 UNTESTED_FOR_NOW = (
-    # The use-case layer and the commands that will only parse and call it.
+    # The use-case layer, the commands that will only parse and call it, and pipeline.py
+    # split into it.
     "commands/",
     "usecases/",
-    "pipeline",
+    "pipeline/",
     # trec_eval becomes a tool beside the run, with its TEXT reader.
     "trec/",
     "load/trec_text/",
