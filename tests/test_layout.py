@@ -66,9 +66,7 @@ TOOLS: Mapping[str, Tool] = {
 SHARED = frozenset(
     {
         "",
-        "errors",
-        "fileio",
-        "vocabulary",
+                "vocabulary",
         "results",
         "progress",
         "deadline",
@@ -428,10 +426,8 @@ UNTESTED_FOR_NOW = (
     "action/base_config",
     "action/checkout",
     "action/deliver",
-    "action/git",
     "action/publish_mode",
     "action/stale_baseline",
-    "action/status",
     "author/prompts",
     "author/query_import",
     "claude_api",
@@ -451,7 +447,6 @@ UNTESTED_FOR_NOW = (
     "trust/secrets",
     "trust/signals",
     "validate/dataset_files",
-    "validate/problems",
 )
 
 
