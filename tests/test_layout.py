@@ -36,7 +36,7 @@ STAGES = (
     "config",
     "compare",
     "render",
-    "pipeline/",
+    "pipeline",
     "prepare",
 )
 
@@ -66,7 +66,9 @@ TOOLS: Mapping[str, Tool] = {
 SHARED = frozenset(
     {
         "",
-                "vocabulary",
+        "errors",
+        "fileio",
+        "vocabulary",
         "results",
         "progress",
         "deadline",
@@ -431,8 +433,6 @@ UNTESTED_FOR_NOW = (
     "author/prompts",
     "author/query_import",
     "claude_api",
-    "errors",
-    "fileio",
     "load/corpus",
     "load/corpus_builder",
     "load/documents",
