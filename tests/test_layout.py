@@ -440,12 +440,8 @@ UNTESTED_FOR_NOW = (
     "load/input_files",
     "load/pydantic_messages",
     "results",
-    "trust/child_env",
-    "trust/crash",
-    "trust/processes",
     "trust/redaction",
     "trust/secrets",
-    "trust/signals",
     "validate/dataset_files",
 )
 
