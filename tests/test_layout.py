@@ -440,8 +440,6 @@ UNTESTED_FOR_NOW = (
     "load/input_files",
     "load/pydantic_messages",
     "results",
-    "trust/redaction",
-    "trust/secrets",
     "validate/dataset_files",
 )
 
