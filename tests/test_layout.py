@@ -433,12 +433,6 @@ UNTESTED_FOR_NOW = (
     "author/prompts",
     "author/query_import",
     "claude_api",
-    "load/corpus",
-    "load/corpus_builder",
-    "load/documents",
-    "load/fixtures",
-    "load/input_files",
-    "load/pydantic_messages",
     "results",
     "validate/dataset_files",
 )
