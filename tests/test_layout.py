@@ -434,7 +434,6 @@ UNTESTED_FOR_NOW = (
     "author/query_import",
     "claude_api",
     "results",
-    "validate/dataset_files",
 )
 
 
