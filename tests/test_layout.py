@@ -427,8 +427,6 @@ UNTESTED_FOR_NOW = (
     # Being given their test modules now.
     "action/base_config",
     "action/checkout",
-    "action/deliver",
-    "action/publish_mode",
     "action/stale_baseline",
     "author/prompts",
     "author/query_import",
