@@ -426,7 +426,6 @@ UNTESTED_FOR_NOW = (
     "compare/",
     # Being given their test modules now.
     "action/base_config",
-    "action/checkout",
     "action/stale_baseline",
     "author/prompts",
     "author/query_import",
