@@ -95,5 +95,5 @@ def test_on_pull_request_the_runners_own_merge_commit_counts(workspace: Path) ->
 
 def test_no_checkout_to_read_passes_only_on_pull_request(tmp_path: Path) -> None:
     checked_out_code_problem(runner(tmp_path), pull("a" * 40, "b" * 40, "pull_request"))
-    with pytest.raises(RetrievalEvalError, match="^the workspace holds an unknown commit"):
+    with pytest.raises(RetrievalEvalError, match=r"^the workspace holds an unknown commit"):
         checked_out_code_problem(runner(tmp_path), pull("a" * 40, "b" * 40, "pull_request_target"))
