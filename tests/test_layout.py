@@ -427,7 +427,6 @@ UNTESTED_FOR_NOW = (
     # Being given their test modules now.
     "action/base_config",
     "action/stale_baseline",
-    "author/query_import",
     "claude_api",
     "results",
 )
