@@ -428,7 +428,6 @@ UNTESTED_FOR_NOW = (
     "action/base_config",
     "action/stale_baseline",
     "claude_api",
-    "results",
 )
 
 
