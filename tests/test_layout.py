@@ -425,7 +425,6 @@ UNTESTED_FOR_NOW = (
     "render/",
     "compare/",
     # Being given their test modules now.
-    "action/stale_baseline",
     "claude_api",
 )
 
