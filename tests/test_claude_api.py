@@ -54,9 +54,11 @@ def test_an_error_status_is_the_callers_error_with_the_status_and_the_note() -> 
 
 
 def test_a_server_that_keeps_failing_is_reported_after_the_clients_retries() -> None:
-    with FakeAnthropic(responder=lambda body: (500, "overloaded")) as fake:
-        with pytest.raises(JudgeError, match=r"failed with HTTP 500 \(check"):
-            ask(fake.base_url)
+    with (
+        FakeAnthropic(responder=lambda body: (500, "overloaded")) as fake,
+        pytest.raises(JudgeError, match=r"failed with HTTP 500 \(check"),
+    ):
+        ask(fake.base_url)
     assert len(fake.requests) == 2  # the call and the client's one retry
 
 

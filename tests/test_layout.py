@@ -424,8 +424,6 @@ UNTESTED_FOR_NOW = (
     "index/",
     "render/",
     "compare/",
-    # Being given their test modules now.
-    "claude_api",
 )
 
 
