@@ -447,9 +447,6 @@ UNTESTED_FOR_NOW = (
     "commands/",
     "usecases/",
     "pipeline/",
-    # trec_eval becomes a tool beside the run, with its TEXT reader.
-    "trec/",
-    "load/trec_text/",
     # The option table.
     "config/",
     # The stages after validation, tested in a parallel change.
