@@ -79,17 +79,18 @@ def test_as_root_what_was_written_goes_to_the_workspace_owner(tmp_path: Path) ->
     os.chown(workspace, 1234, 2345)
     report = workspace / "out" / "report" / "report.json"
     atomic_write_text(report, "{}")
-    (report.parent / "link").symlink_to("/etc/passwd")
+    # The link's target lies outside the workspace, in this test's own folder: were the
+    # link followed, the target would change owner (never point such a link at a system file).
     outside = tmp_path / "outside.json"
     outside.write_text("{}", encoding="utf-8")
+    (report.parent / "link").symlink_to(outside)
 
     assert give_to_owner_of(workspace, [report.parent, outside]) == []
 
     for path in (workspace / "out", report.parent, report, report.parent / "link"):
         owned = path.lstat()
         assert (owned.st_uid, owned.st_gid) == (1234, 2345), path
-    assert Path("/etc/passwd").stat().st_uid == 0  # the link changed, not its target
-    assert outside.stat().st_uid == 0
+    assert outside.stat().st_uid == 0  # the link changed, not its target
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file away")
