@@ -6,33 +6,38 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl(2)")
 
-# The "retriever" double-forks a process into a new session (setsid), which writes its pid
-# and sleeps; the retriever exits, so init would adopt the sleeper if nothing else did.
+# The "retriever" double-forks a process into a new session (setsid), which sleeps; the
+# retriever exits, so init would adopt the sleeper if nothing else did.
 PROGRAM = """\
-import os, subprocess, sys, time
+import os, subprocess, sys
 from retrieval_eval.trust.processes import become_subreaper, children, end_orphans
-pid_file, sweep = sys.argv[1], sys.argv[2] == "sweep"
+sweep = sys.argv[1] == "sweep"
 assert become_subreaper() and become_subreaper()
 own = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
 before = children()
+# The escape: fork, leave the session, fork again; the middle process exits at once. The
+# orphan says its pid (through a pipe, which this process reads) once it is re-parented.
 escape = (
     "import os, sys, time\\n"
+    "w = int(sys.argv[1])\\n"
     "if os.fork(): sys.exit(0)\\n"
     "os.setsid()\\n"
+    "middle = os.getpid()\\n"
     "if os.fork(): sys.exit(0)\\n"
-    f"open({pid_file!r}, 'w').write(str(os.getpid()))\\n"
+    "while os.getppid() == middle: os.sched_yield()\\n"
+    "os.write(w, str(os.getpid()).encode())\\n"
+    "os.close(w)\\n"
     "time.sleep(60)\\n"
 )
-subprocess.run([sys.executable, "-c", escape], check=True)
-while not os.path.exists(pid_file) or not open(pid_file).read():
-    time.sleep(0.01)
-orphan = int(open(pid_file).read())
+read_end, write_end = os.pipe()
+subprocess.run([sys.executable, "-c", escape, str(write_end)], pass_fds=(write_end,), check=True)
+os.close(write_end)
+orphan = int(os.read(read_end, 32))
 print("adopted:", orphan in children())
 if sweep:
     end_orphans(keep=before)
@@ -46,9 +51,9 @@ if not sweep:
 """
 
 
-def run(tmp_path: Path, mode: str) -> list[str]:
+def run(mode: str) -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-c", PROGRAM, str(tmp_path / "orphan.pid"), mode],
+        [sys.executable, "-c", PROGRAM, mode],
         capture_output=True,
         text=True,
         check=False,
@@ -58,11 +63,9 @@ def run(tmp_path: Path, mode: str) -> list[str]:
     return done.stdout.splitlines()
 
 
-def test_an_escaped_orphan_is_adopted_and_ended_and_own_children_are_spared(
-    tmp_path: Path,
-) -> None:
-    assert run(tmp_path, "sweep") == ["adopted: True", "own spared: True", "orphan gone: True"]
+def test_an_escaped_orphan_is_adopted_and_ended_and_own_children_are_spared() -> None:
+    assert run("sweep") == ["adopted: True", "own spared: True", "orphan gone: True"]
 
 
-def test_without_a_sweep_the_orphan_would_live_on(tmp_path: Path) -> None:
-    assert run(tmp_path, "none") == ["adopted: True", "own spared: True", "orphan gone: False"]
+def test_without_a_sweep_the_orphan_would_live_on() -> None:
+    assert run("none") == ["adopted: True", "own spared: True", "orphan gone: False"]
