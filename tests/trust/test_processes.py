@@ -34,6 +34,9 @@ escape = (
     "os.close(w)\\n"
     "time.sleep(60)\\n"
 )
+# A child this process starts while the retriever runs (git, say): not in ``keep``, but in
+# this process's session, so no sweep may end it.
+late = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
 read_end, write_end = os.pipe()
 subprocess.run([sys.executable, "-c", escape, str(write_end)], pass_fds=(write_end,), check=True)
 os.close(write_end)
@@ -41,10 +44,11 @@ orphan = int(os.read(read_end, 32))
 print("adopted:", orphan in children())
 if sweep:
     end_orphans(keep=before)
-print("own spared:", own.poll() is None)
+print("own spared:", own.poll() is None and late.poll() is None)
 print("orphan gone:", not os.path.exists(f"/proc/{orphan}"))
-own.kill()
-own.wait()
+for child in (own, late):
+    child.kill()
+    child.wait()
 if not sweep:
     os.kill(orphan, 9)
     os.waitpid(orphan, 0)
