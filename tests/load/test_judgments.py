@@ -1,13 +1,12 @@
-"""The judged tier's files: judgments.jsonl read with a FILE:LINE error for each kind of bad
-line, written sorted so a new judgment is a one-line diff, a judgment current only while
-the judge would be asked the same question; queries.jsonl read in file order."""
+"""The judged tier's files: judgments read back as written, sorted for small diffs; a stale
+judgment (other model, prompt or document text) is not current; every bad line is an
+InputError naming its line."""
 
 from __future__ import annotations
 
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given
@@ -17,153 +16,174 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.load.judgments import (
     Judgment,
     Judgments,
-    judgments_text,
     read_judged_queries,
     read_judgments,
     text_sha256,
     write_judgments,
 )
 
-PROMPT = text_sha256("Grade this document for the query.")
-BREAD = text_sha256("Rest the dough for an hour.")
+PROMPT = text_sha256("prompt")
+TEXT = text_sha256("document text")
+
+ids = st.text(min_size=1, max_size=12).filter(lambda s: s.strip() != "")
+hashes = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
+judgments = st.builds(
+    Judgment,
+    query_id=ids,
+    doc_id=ids,
+    grade=st.integers(min_value=0, max_value=4),
+    judge_model=ids,
+    prompt_sha256=hashes,
+    doc_sha256=hashes,
+)
 
 
-def judgment(query_id: str, doc_id: str, grade: int, **changes: str) -> Judgment:
-    fields: dict[str, Any] = {
+def judgment(query_id: str = "q1", doc_id: str = "d1", **changes: object) -> Judgment:
+    fields: dict[str, object] = {
         "query_id": query_id,
         "doc_id": doc_id,
-        "grade": grade,
-        "judge_model": "claude-test",
+        "grade": 1,
+        "judge_model": "m",
         "prompt_sha256": PROMPT,
-        "doc_sha256": BREAD,
+        "doc_sha256": TEXT,
     }
-    return Judgment(**(fields | changes))
+    fields.update(changes)
+    return Judgment(**fields)  # type: ignore[arg-type]
 
 
-def record(**changes: object) -> str:
-    fields = {
-        "query_id": "q1",
-        "doc_id": "d1",
-        "grade": 2,
-        "judge_model": "claude-test",
-        "prompt_sha256": PROMPT,
-        "doc_sha256": BREAD,
-    }
-    return json.dumps({k: v for k, v in (fields | changes).items() if v is not ...}) + "\n"
+@given(st.lists(judgments, max_size=20))
+def test_judgments_read_back_as_written_and_sorted(written: list[Judgment]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "judged" / "judgments.jsonl"
+        collection = Judgments(written)
+        write_judgments(path, collection)
+        read = read_judgments(path)
+        lines = path.read_text(encoding="utf-8").split("\n")[:-1]
+    assert dict(read) == dict(collection)
+    pairs = [(json.loads(line)["query_id"], json.loads(line)["doc_id"]) for line in lines]
+    assert pairs == sorted(pairs)
 
 
-def test_written_sorted_and_read_back(tmp_path: Path) -> None:
-    path = tmp_path / "judged" / "judgments.jsonl"
-    written = Judgments([judgment("q2", "d1", 0), judgment("q1", "d9", 1), judgment("q1", "d2", 3)])
-    write_judgments(path, written)
-    lines = path.read_text(encoding="utf-8").splitlines()
-    assert [(json.loads(x)["query_id"], json.loads(x)["doc_id"]) for x in lines] == [
-        ("q1", "d2"),
-        ("q1", "d9"),
-        ("q2", "d1"),
-    ]
-    assert dict(read_judgments(path)) == dict(written)
-    assert read_judgments(tmp_path / "none.jsonl") == Judgments()  # no judgment yet
-
-
-@pytest.mark.parametrize(
-    ("line", "message"),
-    [
-        (record(grade=...), "missing grade; each judgment needs query_id, doc_id, grade, "),
-        (record(note="x"), "unknown field 'note'; a judgment has only query_id, doc_id, "),
-        (record(doc_id=" "), "doc_id must be a non-empty string"),
-        (record(grade=True), "grade must be a whole number ≥ 0 (0 = not relevant), not true"),
-        (record(grade=-1), "grade must be a whole number ≥ 0 (0 = not relevant), not -1"),
-        (record(grade=1.5), "grade must be a whole number ≥ 0 (0 = not relevant), not 1.5"),
-        (record(doc_sha256=BREAD.upper()), "doc_sha256 must be a sha256 in 64 lowercase hex"),
-        (record(grade=1), "the pair ('q1', 'd1') is judged twice (first on line 1); keep one"),
-    ],
-)
-def test_a_bad_line_names_file_and_line(tmp_path: Path, line: str, message: str) -> None:
-    path = tmp_path / "judgments.jsonl"
-    path.write_text(record() + line, encoding="utf-8")
-    with pytest.raises(InputError) as caught:
-        read_judgments(path)
-    assert str(caught.value).startswith(f"{path}:2: {message}")
-
-
-def test_a_judgment_holds_only_for_the_same_model_prompt_and_text() -> None:
-    judged = Judgments([judgment("q1", "d1", 2), judgment("q1", "d2", 0)])
-    same = {"model": "claude-test", "prompt_sha256": PROMPT, "doc_sha256": BREAD}
-    assert judged.current("q1", "d1", **same) == judgment("q1", "d1", 2)
-    assert judged.current("q1", "d1", **(same | {"model": "claude-other"})) is None
-    assert judged.current("q1", "d1", **(same | {"doc_sha256": text_sha256("edited")})) is None
-    assert judged.current("q1", "d3", **same) is None
-    current = judged.current_only(
-        model="claude-test", prompt_sha256=PROMPT, doc_sha256={"d1": BREAD}
-    )
-    assert list(current) == [("q1", "d1")]  # d2 left the corpus
-
-
-def test_graded_counts_zeros_and_relevant_does_not() -> None:
-    judged = Judgments([judgment("q1", "d1", 2), judgment("q1", "d2", 0), judgment("q2", "d1", 1)])
-    assert judged.graded("q1") == {"d1": 2, "d2": 0}
-    assert judged.relevant("q1") == {"d1": 2}
-    assert judged.query_ids() == ("q1", "q2")
-    regraded = judged.merged([judgment("q1", "d2", 3)])
-    assert regraded.relevant("q1") == {"d1": 2, "d2": 3}
-    assert judged.relevant("q1") == {"d1": 2}  # immutable
-
-
-_ids = st.text(min_size=1, max_size=6).filter(str.strip)
-
-
-@given(
-    st.lists(
-        st.builds(
-            judgment,
-            query_id=_ids,
-            doc_id=_ids,
-            grade=st.integers(min_value=0, max_value=4),
-        ),
-        max_size=8,
-        unique_by=lambda j: j.pair,
-    )
-)
-def test_any_judgments_read_back_as_written(judgments: list[Judgment]) -> None:
+@given(st.text(max_size=300))
+def test_any_line_reads_or_is_an_error_at_its_line(line: str) -> None:
+    good = json.dumps(judgment().__dict__)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "judgments.jsonl"
-        path.write_text(judgments_text(judgments), encoding="utf-8")
-        assert dict(read_judgments(path)) == {j.pair: j for j in judgments}
-
-
-def test_queries_in_file_order_with_other_fields_ignored(tmp_path: Path) -> None:
-    path = tmp_path / "queries.jsonl"
-    path.write_text(
-        '{"query_id": "b", "query": "salt water", "expected_top_k_ids": ["x"]}\n'
-        '{"query_id": "a", "query": "rest dough"}\n',
-        encoding="utf-8",
-    )
-    assert [(q.query_id, q.query) for q in read_judged_queries(path)] == [
-        ("b", "salt water"),
-        ("a", "rest dough"),
-    ]
+        path.write_text(good + "\n" + line.replace("\n", " ") + "\n", encoding="utf-8")
+        try:
+            read = read_judgments(path)
+        except InputError as error:
+            assert error.line == 2
+            assert error.file == str(path)
+        else:
+            assert len(read) in (1, 2)
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("change", "message"),
     [
-        (
-            '{"query_id": "a", "query": "x"}\n{"query_id": "a", "query": "y"}\n',
-            "2: query_id 'a' is used twice (first on line 1)",
-        ),
-        ('{"query_id": "", "query": "x"}\n', "1: query_id must be a non-empty string"),
-        ('{"query_id": "a", "query": " "}\n', "1: query must be a non-empty string"),
+        ({"grade": -1}, "grade must be a whole number ≥ 0 (0 = not relevant), not -1"),
+        ({"grade": 1.5}, "grade must be a whole number ≥ 0"),
+        ({"grade": True}, "grade must be a whole number ≥ 0"),
+        ({"doc_id": ""}, "doc_id must be a non-empty string"),
+        ({"prompt_sha256": "abc"}, "prompt_sha256 must be a sha256 in 64 lowercase hex digits"),
+        ({"doc_sha256": TEXT.upper()}, "doc_sha256 must be a sha256"),
+        ({"extra": 1}, "unknown field 'extra'"),
     ],
 )
-def test_a_bad_query_line_names_file_and_line(tmp_path: Path, text: str, message: str) -> None:
+def test_a_bad_field_names_its_line(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    record = {**judgment().__dict__, **change}
+    path = tmp_path / "judgments.jsonl"
+    path.write_text(
+        json.dumps(judgment("q0").__dict__) + "\n\n" + json.dumps(record) + "\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError) as raised:
+        read_judgments(path)
+    assert raised.value.line == 3
+    assert message in raised.value.message
+
+
+def test_a_missing_field_and_a_pair_given_twice_are_errors(tmp_path: Path) -> None:
+    path = tmp_path / "judgments.jsonl"
+    record = judgment().__dict__
+    path.write_text(json.dumps({k: v for k, v in record.items() if k != "grade"}) + "\n")
+    with pytest.raises(InputError, match="missing grade; each judgment needs query_id"):
+        read_judgments(path)
+    path.write_text(json.dumps(record) + "\n" + json.dumps({**record, "grade": 0}) + "\n")
+    with pytest.raises(InputError) as raised:
+        read_judgments(path)
+    assert raised.value.line == 2
+    assert "('q1', 'd1') is judged twice (first on line 1)" in raised.value.message
+
+
+def test_a_missing_file_is_no_judgment_yet(tmp_path: Path) -> None:
+    assert len(read_judgments(tmp_path / "absent.jsonl")) == 0
+
+
+def test_a_judgment_is_current_only_for_the_same_model_prompt_and_text() -> None:
+    collection = Judgments([judgment(), judgment(doc_id="d2", grade=0)])
+    now = {"model": "m", "prompt_sha256": PROMPT, "doc_sha256": TEXT}
+    assert collection.current("q1", "d1", **now) == judgment()
+    assert collection.current("q1", "d3", **now) is None
+    assert collection.current("q1", "d1", **{**now, "model": "other"}) is None
+    assert collection.current("q1", "d1", **{**now, "prompt_sha256": TEXT}) is None
+    assert collection.current("q1", "d1", **{**now, "doc_sha256": PROMPT}) is None
+
+
+def test_relevant_counts_grades_above_zero_of_current_judgments() -> None:
+    changed = text_sha256("another text")
+    collection = Judgments(
+        [
+            judgment(doc_id="d1", grade=2),
+            judgment(doc_id="d2", grade=0),
+            judgment(doc_id="d3", grade=1, doc_sha256=changed),
+            judgment(doc_id="gone", grade=1),
+        ]
+    )
+    assert collection.relevant("q1") == {"d1": 2, "d3": 1, "gone": 1}
+    assert collection.graded("q1") == {"d1": 2, "d2": 0, "d3": 1, "gone": 1}
+    # d3's text changed since, and "gone" is no longer in the corpus: neither is current.
+    current = collection.current_only(
+        model="m", prompt_sha256=PROMPT, doc_sha256={"d1": TEXT, "d2": TEXT, "d3": TEXT}
+    )
+    assert current.relevant("q1") == {"d1": 2}
+    assert current.graded("q1") == {"d1": 2, "d2": 0}
+    assert current.relevant("q2") == {}
+
+
+def test_merged_replaces_a_pair_and_keeps_the_rest() -> None:
+    collection = Judgments([judgment(doc_id="d1", grade=0), judgment(doc_id="d2")])
+    merged = collection.merged([judgment(doc_id="d1", grade=2, judge_model="n")])
+    assert merged[("q1", "d1")].grade == 2 and merged[("q1", "d1")].judge_model == "n"
+    assert merged[("q1", "d2")] == judgment(doc_id="d2")
+    assert collection[("q1", "d1")].grade == 0  # unchanged: the collection is immutable
+
+
+def test_judged_queries_read_ids_and_text_and_ignore_suggested_labels(tmp_path: Path) -> None:
     path = tmp_path / "queries.jsonl"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(InputError) as caught:
+    imported = {
+        "query_id": "log-1",
+        "query": "lemon tart",
+        "expected_top_k_ids": ["a"],
+        "ground_truth_source": "synthetic",
+    }
+    path.write_text(json.dumps(imported) + "\n" + json.dumps({"query_id": "q2", "query": "x"}))
+    assert [(q.query_id, q.query) for q in read_judged_queries(path)] == [
+        ("log-1", "lemon tart"),
+        ("q2", "x"),
+    ]
+    path.write_text(json.dumps({"query_id": "q2", "query": "x"}) + "\n" + '{"query_id": "q2"}\n')
+    with pytest.raises(InputError) as raised:
         read_judged_queries(path)
-    assert str(caught.value).startswith(f"{path}:{message}")
-
-
-def test_a_missing_queries_file_says_how_to_write_it(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="write it with `retrieval-eval import queries LOG"):
-        read_judged_queries(tmp_path / "queries.jsonl")
+    assert raised.value.line == 2 and raised.value.message == "query must be a non-empty string"
+    path.write_text(
+        json.dumps({"query_id": "q2", "query": "x"})
+        + "\n"
+        + json.dumps({"query_id": "q2", "query": "y"})
+    )
+    with pytest.raises(InputError, match=r"query_id 'q2' is used twice \(first on line 1\)"):
+        read_judged_queries(path)
+    with pytest.raises(InputError, match="does not exist"):
+        read_judged_queries(tmp_path / "absent.jsonl")
