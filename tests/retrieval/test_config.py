@@ -122,9 +122,9 @@ def test_a_reference_needs_a_module_and_an_attribute(spec: str) -> None:
         assert FrameworkConfig(object=spec, id_key="id").object == spec
         assert CustomConfig(python=spec).python == spec
     else:
-        with pytest.raises(ValidationError, match="must look like 'package.module:"):
+        with pytest.raises(ValidationError, match=r"must look like 'package\.module:"):
             FrameworkConfig(object=spec, id_key="id")
-        with pytest.raises(ValidationError, match="must look like 'package.module:factory'"):
+        with pytest.raises(ValidationError, match=r"must look like 'package\.module:factory'"):
             CustomConfig(python=spec)
 
 
