@@ -58,7 +58,7 @@ def child_ours_files(queries: int, *, shuffle: bool = False) -> dict[str, float]
         from bench_metrics_data import shuffled
 
         run_path = shuffled(run_path)
-    from retrieval_eval.trec.report import score_trec_run
+    from retrieval_eval.tools.trec.report import score_trec_run
 
     baseline = _peak_mb()
     start, cpu_start = time.perf_counter(), time.process_time()

@@ -20,7 +20,13 @@ from pydantic import BaseModel
 
 from retrieval_eval.action.event import COMMIT_EVENTS
 from retrieval_eval.author.scaffold import ACTION
-from retrieval_eval.config.markdown import ORIGIN_MARKERS, between, origin_table
+from retrieval_eval.config.markdown import (
+    KEY_MARKERS,
+    ORIGIN_MARKERS,
+    between,
+    key_table,
+    origin_table,
+)
 from retrieval_eval.config.table import rows
 from retrieval_eval.index.model_catalog import MODELS
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
@@ -77,7 +83,7 @@ def config_keys() -> dict[str, list[str]]:
 
 def test_configuration_names_every_retriever_where_it_lists_them() -> None:
     keys = config_keys()
-    for key in ("`[dataset_retrievers]`", "`[retrievers.*]`"):
+    for key in ("`[dataset_retrievers]`", "`[retrievers]`"):
         meaning = keys[key][1]
         assert [name for name in RETRIEVER_NAMES if f"`{name}`" not in meaning] == [], key
 
@@ -309,7 +315,11 @@ def test_links_between_pages_resolve() -> None:
 
 
 # Files the pages name that a user's repository holds, not this one.
-USER_FILES = {"datasets/README.md"}
+USER_FILES = {
+    "datasets/README.md",
+    "datasets/judged/queries.jsonl",
+    "datasets/judged/judgments.jsonl",
+}
 
 
 def test_the_repository_files_the_pages_cite_exist() -> None:
@@ -399,6 +409,10 @@ def test_the_pages_list_the_settings_a_pull_request_cannot_change_for_itself() -
     assert between(configuration, ORIGIN_MARKERS) == origin_table(), (
         "regenerate the table: python -c 'from retrieval_eval.config.markdown import *; "
         "print(origin_table())'"
+    )
+    assert between(configuration, KEY_MARKERS) == key_table(), (
+        "regenerate the table of keys: python -c 'from retrieval_eval.config.markdown "
+        "import *; print(key_table())'"
     )
     action = page_text(REPO / "docs" / "action.md")
     listed = action.split("The settings that decide the verdict come from the base commit", 1)[1]

@@ -25,9 +25,12 @@ TESTS = Path(__file__).resolve().parent
 # first stage that reads the whole settings object. `config` is the option table built from
 # the settings' declarations: which commit each is read from, the flags, the documentation.
 # `pipeline` calls every stage in turn; `prepare` is how every edge prepares a run (settings,
-# secrets withheld, input roots).
+# secrets withheld, input roots). `author` holds the authoring steps behind `init`, `generate`,
+# `review` and `import`. `usecases` composes them, one module per thing a user does, for the
+# edges to call.
 STAGES = (
     "load",
+    "tools.trec.text",
     "validate",
     "index",
     "retrieval",
@@ -38,6 +41,8 @@ STAGES = (
     "render",
     "pipeline",
     "prepare",
+    "author",
+    "usecases",
 )
 
 
@@ -49,13 +54,16 @@ class Tool:
     imported_by: frozenset[str]  # the only modules outside the tool that may import it
 
 
-# `trec` is `retrieval-eval trec`, trec_eval over run and qrels files: it reuses score/'s
-# kernels and measure names, and the run never calls it. The numpy reader of TREC text it
-# shares with the `run-file` retriever lives in load/trec_text/, a stage both may import.
+# `tools.trec` is `retrieval-eval trec`, trec_eval over run and qrels files: it reuses
+# score/'s kernels and measure names, and the run never calls it. Its numpy reader of TREC
+# text (`tools.trec.text`) is a layer of the run as well, just after `load` (it reads
+# through load/input_files.py's limits): the `run-file` retriever reads runs with it and
+# score/ranked.py takes its array types from it, while nothing of the run imports the
+# tool's scoring.
 # `api` is the public contract a team's factory or adapter imports (docs/retrievers.md): it
 # re-exports the retriever protocol's types, and nothing inside the package imports it.
 TOOLS: Mapping[str, Tool] = {
-    "trec": Tool(after="score", imported_by=frozenset({"retrieval_eval.commands.trec"})),
+    "tools.trec": Tool(after="score", imported_by=frozenset({"retrieval_eval.commands.trec"})),
     "api": Tool(after="retrieval", imported_by=frozenset()),
 }
 # Small modules every stage may use; they import nothing but each other. `trust` keeps
@@ -75,15 +83,24 @@ SHARED = frozenset(
         "trust",
         "sharding",
         "claude_api",
+        "tools",  # the tools' package: a docstring
     }
 )
-# The edges: they call the pipeline or the stages, nothing calls them. `author` holds the
-# authoring tools behind `init`, `generate` and `review`.
-EDGES = frozenset({"action", "commands", "author", "cli", "__main__"})
+# The edges: they call the use cases, the pipeline or the stages, nothing calls them.
+EDGES = frozenset({"action", "commands", "cli", "__main__"})
+
+
+# Units one level down: each tool under tools/, and the tool's layer the run may import.
+NESTED_UNITS = ("tools.trec.text", "tools.trec")
 
 
 def unit_of(module: str) -> str:
-    """`retrieval_eval.score.measurements` -> `score`; `retrieval_eval` -> ``""``."""
+    """`retrieval_eval.score.measurements` -> `score`; `retrieval_eval` -> ``""``;
+    `retrieval_eval.tools.trec.text.files` -> `tools.trec.text`."""
+    inner = module.removeprefix("retrieval_eval.")
+    for unit in NESTED_UNITS:
+        if inner == unit or inner.startswith(f"{unit}."):
+            return unit
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
 
@@ -293,19 +310,35 @@ def test_a_function_level_import_counts(tmp_path: Path) -> None:
         ("retrieval_eval.vocabulary", "retrieval_eval.settings", False),
         ("retrieval_eval.pipeline", "retrieval_eval.action.main", False),
         ("retrieval_eval.action.main", "retrieval_eval.pipeline", True),
+        ("retrieval_eval.commands.compare", "retrieval_eval.usecases.compare", True),
+        ("retrieval_eval.usecases.compare", "retrieval_eval.prepare", True),
+        ("retrieval_eval.pipeline", "retrieval_eval.usecases.compare", False),
+        ("retrieval_eval.usecases.tune", "retrieval_eval.commands.tune", False),
         # A tool uses the stages up to its own place, never those after it.
-        ("retrieval_eval.trec.kernels", "retrieval_eval.score.kernels", True),
-        ("retrieval_eval.load.trec_text.files", "retrieval_eval.load.input_files", True),
-        ("retrieval_eval.trec.report", "retrieval_eval.settings", False),
-        ("retrieval_eval.trec.report", "retrieval_eval.compare.gate", False),
-        ("retrieval_eval.trec.report", "retrieval_eval.commands.trec", False),
+        ("retrieval_eval.tools.trec.kernels", "retrieval_eval.score.kernels", True),
+        ("retrieval_eval.tools.trec.report", "retrieval_eval.settings", False),
+        ("retrieval_eval.tools.trec.report", "retrieval_eval.compare.gate", False),
+        ("retrieval_eval.tools.trec.report", "retrieval_eval.commands.trec", False),
         # Only its own command imports it: no stage, no other edge.
-        ("retrieval_eval.commands.trec", "retrieval_eval.trec.report", True),
-        ("retrieval_eval.commands.run", "retrieval_eval.trec.report", False),
-        ("retrieval_eval.action.main", "retrieval_eval.trec.report", False),
-        ("retrieval_eval.score.kernels", "retrieval_eval.trec.kernels", False),
-        ("retrieval_eval.pipeline", "retrieval_eval.trec.report", False),
-        ("retrieval_eval.trec.report", "retrieval_eval.trec.kernels", True),
+        ("retrieval_eval.commands.trec", "retrieval_eval.tools.trec.report", True),
+        ("retrieval_eval.commands.run", "retrieval_eval.tools.trec.report", False),
+        ("retrieval_eval.action.main", "retrieval_eval.tools.trec.report", False),
+        ("retrieval_eval.score.kernels", "retrieval_eval.tools.trec.kernels", False),
+        ("retrieval_eval.pipeline", "retrieval_eval.tools.trec.report", False),
+        ("retrieval_eval.tools.trec.report", "retrieval_eval.tools.trec.kernels", True),
+        # Its reader of TREC text is a layer just after `load`: the run's readers use it, and
+        # it uses nothing after `load`, least of all the tool's scoring.
+        ("retrieval_eval.tools.trec.text.tokens", "retrieval_eval.load.input_files", True),
+        (
+            "retrieval_eval.retrieval.external.run_file",
+            "retrieval_eval.tools.trec.text.values",
+            True,
+        ),
+        ("retrieval_eval.score.ranked", "retrieval_eval.tools.trec.text.values", True),
+        ("retrieval_eval.tools.trec.join", "retrieval_eval.tools.trec.text.files", True),
+        ("retrieval_eval.tools.trec.text.files", "retrieval_eval.tools.trec.hits", False),
+        ("retrieval_eval.tools.trec.text.values", "retrieval_eval.score.ranked", False),
+        ("retrieval_eval.load.input_files", "retrieval_eval.tools.trec.text.files", False),
     ],
 )
 def test_the_rule_itself(importer: str, imported: str, expected: bool) -> None:
@@ -349,8 +382,8 @@ def source_modules() -> set[str]:
 
 def module_named_by(test: str, known: set[str]) -> str | None:
     """The source module a test module's path names (``score/test_kernels.py`` ->
-    ``score/kernels``); the longest one when an aspect follows (``trec/test_report_parity.py``
-    -> ``trec/report``); None when it names none."""
+    ``score/kernels``); the longest one when an aspect follows
+    (``tools/trec/test_report_parity.py`` -> ``tools/trec/report``); None when it names none."""
     path = Path(test)
     name = path.stem.removeprefix("test_")
     if name == path.stem:
@@ -387,7 +420,8 @@ def test_every_test_module_is_named_after_the_source_module_it_tests() -> None:
     ("test", "expected"),
     [
         ("score/test_kernels.py", "score/kernels"),
-        ("trec/test_report_parity.py", "trec/report"),
+        ("tools/trec/test_report_parity.py", "tools/trec/report"),
+        ("tools/trec/text/test_tokens.py", "tools/trec/text/tokens"),
         ("retrieval/rerank/test_claude.py", "retrieval/rerank/claude"),
         ("retrieval/test_fusion.py", "retrieval/fusion"),
         ("commands/test_beir.py", "commands/beir"),

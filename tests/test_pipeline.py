@@ -1,29 +1,17 @@
-"""`retrieval-eval run` and `baseline update` as a user runs them, in a real process."""
+"""The stages of one evaluation called in turn (pipeline.py), with the real ONNX model,
+chromadb and SQLite: each retriever indexes once, the report and baseline are written last,
+invalid datasets stop the run before anything is written."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from retrieval_eval.pipeline import run_evaluation
+from retrieval_eval import pipeline
+from retrieval_eval.pipeline import RunOutcome
+from retrieval_eval.settings import RunSettings
 from tests.compare.conftest import Project, fixture, write_dataset
-
-CLI = [str(Path(sys.executable).with_name("retrieval-eval"))]
-
-
-def cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args],
-        cwd=project.root,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(project.root), "CI": "true"},
-    )
 
 
 @pytest.fixture
@@ -31,69 +19,46 @@ def project(tmp_path: Path) -> Project:
     return Project(tmp_path)
 
 
-def test_run_prints_the_report_and_exits_by_verdict(project: Project) -> None:
-    first = cli(project, "run")
-    assert first.returncode == 0, first.stderr
-    assert first.stdout.startswith("📌 **Baseline established: keyword.jsonl NDCG@10 ")
-    assert (project.root / "baseline.json").is_file()
-    # CI logs get quiet, line-oriented progress: no carriage-return redraws.
-    assert "\r" not in first.stderr
-    assert "keyword.jsonl: searching with bm25: 12 queries in " in first.stderr
-
-    second = cli(project, "run", "--quiet")
-    assert second.returncode == 0, second.stderr
-    assert second.stdout == ""
-    assert second.stderr.splitlines()[-1] == "Passed: no gated metric dropped (1 dataset)"
-
-
-def test_run_exits_1_on_a_regression(project: Project) -> None:
-    cli(project, "run")
-    data = project.baseline_data()
-    for query in data["datasets"]["keyword.jsonl"]["queries"].values():
-        if "ndcg@10" in query["metrics"]:
-            query["metrics"]["ndcg@10"] = 1.0
-    project.write_baseline_data(data)
-    result = cli(project, "run", "--quiet")
-    assert result.returncode == 1
-    assert result.stderr.splitlines()[-1].startswith("Regression: keyword.jsonl NDCG@10 1.000 → ")
-
-
-@pytest.mark.slow  # three processes
-def test_corrupt_baseline_exits_2_and_update_rewrites_it(project: Project) -> None:
-    project.baseline.write_text("not json", encoding="utf-8")
-    result = cli(project, "run")
-    assert result.returncode == 2
-    assert (
-        "error: baseline.json:1: the baseline is not valid JSON (Expecting value, "
-        "column 1); fix it, or delete it to establish a new baseline" in result.stderr
+def run(settings: RunSettings, log: list[str] | None = None) -> RunOutcome:
+    return pipeline.run(
+        settings,
+        interactive=False,
+        notices=(),
+        write=True,
+        rewrite=False,
+        log=(log.append if log is not None else lambda _: None),
+        judge=None,
+        rerank_key=None,
+        links=None,
     )
-    assert project.baseline.read_text(encoding="utf-8") == "not json"
-
-    update = cli(project, "baseline", "update")
-    assert update.returncode == 0, update.stderr
-    assert "baseline rewritten: " in update.stderr
-    assert json.loads(project.baseline.read_text(encoding="utf-8"))["schema_version"] == 1
-    assert cli(project, "run", "--quiet").returncode == 0
 
 
-def test_invalid_datasets_exit_1_with_the_validators_messages(project: Project) -> None:
+def test_invalid_datasets_are_an_invalid_outcome_and_nothing_is_written(project: Project) -> None:
     path = project.datasets / "keyword.jsonl"
     path.write_text(path.read_text(encoding="utf-8") + '{"query_id": "kw-99"}\n', "utf-8")
-    result = cli(project, "run")
-    assert result.returncode == 1
-    assert result.stderr.splitlines()[0].startswith("datasets/keyword.jsonl:13: ")
+    logged: list[str] = []
+    outcome = run(project.settings(), logged)
+    assert (outcome.verdict, int(outcome.exit_code), outcome.report) == ("invalid", 1, None)
+    assert [(p.file.name, p.line) for p in outcome.problems][:1] == [("keyword.jsonl", 13)]
+    assert outcome.status_description.startswith("invalid datasets: ")
+    assert logged == []  # stopped before anything was indexed
     assert not project.baseline.exists()
     assert not project.report_dir.exists()
 
 
-def test_bad_config_exits_2_naming_key_and_file(project: Project) -> None:
-    (project.root / "retrieval-eval.toml").write_text("tolerence = 0.1\n", encoding="utf-8")
-    result = cli(project, "run")
-    assert result.returncode == 2
-    assert (
-        result.stderr.strip()
-        == "error: retrieval-eval.toml: unknown key 'tolerence'; did you mean 'tolerance'?"
-    )
+def test_a_run_writes_the_report_then_the_baseline_and_gates_the_next(project: Project) -> None:
+    first = run(project.settings())
+    assert first.verdict == "baseline-established"
+    assert first.baseline_written
+    assert first.report_json == project.report_dir / "report.json"
+    assert first.report_json.is_file() and project.baseline.is_file()
+    assert set(first.metrics) == {"keyword.jsonl"}
+    second = run(project.settings())
+    assert (second.verdict, second.baseline_written) == ("passed", False)
+    measured = ("mrr@10", "ndcg@10", "p@5", "recall@10")  # latency apart, the same queries
+    assert [second.metrics["keyword.jsonl"][m] for m in measured] == [
+        first.metrics["keyword.jsonl"][m] for m in measured
+    ]
 
 
 @pytest.mark.slow
@@ -124,7 +89,7 @@ def test_dense_end_to_end(project: Project, tmp_path: Path) -> None:
         model_dir=str(home / ".cache/chroma/onnx_models/all-MiniLM-L6-v2/onnx")
     )
     logged: list[str] = []
-    first = run_evaluation(settings, progress=False, log=logged.append)
+    first = run(settings, logged)
     assert first.verdict == "baseline-established", first.error
     # Indexed once per retriever: hybrid fuses the dense and bm25 indexes already built.
     indexing = [line.split(":")[0] for line in logged if " documents in " in line]
@@ -141,7 +106,7 @@ def test_dense_end_to_end(project: Project, tmp_path: Path) -> None:
     assert first.report.environment.model_sha256 is not None
     assert sum(d.embedded_texts or 0 for d in first.report.datasets) > 0
 
-    second = run_evaluation(settings, progress=False, log=lambda _: None)
+    second = run(settings)
     assert second.verdict == "passed"
     assert second.report is not None
     # The corpus and the queries came from the embedding cache: nothing was embedded (a

@@ -1,28 +1,24 @@
-"""`retrieval-eval run` end to end: load → validate → index → search → measure → LLM judge
-→ gate → verdict → write.
+"""One evaluation, stage by stage: load → validate → index → retrieval → score → compare
+→ render, and the baseline written when due.
 
-Only orchestration lives here; each step is a function in its own module.
-The settings, the datasets and the baseline are checked before the slow part
-starts; the history (it only draws the report's sparklines) is read after it,
-when the report is assembled. Nothing is written until every dataset has been
+Only the order of the stages lives here; each step is a function in its own module, and
+what a user does (one evaluation, a shard, the merge of shards) is composed from these in
+``retrieval_eval.usecases``. The settings, the datasets and the baseline are checked
+before the slow part starts; the history (it only draws the report's sparklines) is read
+after it, when the report is assembled. Nothing is written until every dataset has been
 evaluated and the history read, so an error never leaves half the files updated.
 """
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-from pydantic import SecretStr
 
 from retrieval_eval.compare.baseline import (
     Baseline,
     load_baseline,
-    models_recorded_at,
     recorded_models,
     removed_datasets,
     updated_baseline,
@@ -30,7 +26,7 @@ from retrieval_eval.compare.baseline import (
     write_baseline,
 )
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
-from retrieval_eval.compare.dense_model import choose_run_model, resolve_dense_model
+from retrieval_eval.compare.dense_model import choose_run_model
 from retrieval_eval.compare.environment import collect_environment
 from retrieval_eval.compare.gate import (
     gate_dataset,
@@ -41,43 +37,25 @@ from retrieval_eval.compare.gate import (
 from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
-from retrieval_eval.compare.partial import (
-    CheckedOut,
-    Partial,
-    PartialChallenger,
-    PartialDataset,
-    check_against_checkout,
-    check_complete,
-    config_fingerprint,
-    file_sha256,
-    merge_challengers,
-    merge_datasets,
-    read_partial,
-    shard_partial,
-    write_partial,
-)
 from retrieval_eval.compare.policy import gate_policy
 from retrieval_eval.compare.rules import Pooled
 from retrieval_eval.compare.verdict import decide
-from retrieval_eval.errors import ConfigError, InputError, RetrievalEvalError
-from retrieval_eval.index.model_catalog import AUTO_INT8_ABOVE
+from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
-from retrieval_eval.progress import Log, stderr_log
+from retrieval_eval.progress import Log
 from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.report_files import write_report_files
 from retrieval_eval.results import DatasetChallengers, DatasetReport, RunReport
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
 from retrieval_eval.score.cached_claude import CachedClaude
-from retrieval_eval.score.judge import ClaudeJudge, JudgeError, build_client
+from retrieval_eval.score.judge import ClaudeJudge, JudgeError
 from retrieval_eval.score.label_judge import LABEL_PROMPT_VERSION, LabelJudge
 from retrieval_eval.score.measurements import (
-    fixture_record,
     measure_dataset,
-    retrieval_types,
 )
-from retrieval_eval.settings import JudgeSettings, RunSettings
+from retrieval_eval.settings import RunSettings
 from retrieval_eval.sharding import Shard
 from retrieval_eval.validate import Problem, ValidationReport, validate_datasets
 from retrieval_eval.vocabulary import (
@@ -106,47 +84,6 @@ class RunOutcome:
     warnings: tuple[str, ...] = ()  # worth a reader's attention, but no verdict's business
 
 
-def run_evaluation(
-    settings: RunSettings,
-    *,
-    progress: bool,
-    notices: Sequence[str] = (),
-    write_baseline: bool = True,
-    rewrite_baseline: bool = False,
-    log: Log = stderr_log,
-    anthropic_api_key: SecretStr | None = None,
-    links: ReportLinks | None = None,
-    stale: str | None = None,
-) -> RunOutcome:
-    """Evaluate every dataset, gate it, write the report (and the baseline when due).
-
-    ``rewrite_baseline`` is ``retrieval-eval baseline update``: the old baseline
-    is ignored (even a corrupt one) and every dataset's entry is replaced.
-    ``anthropic_api_key`` comes from the edge (the environment), never from a file;
-    ``links`` too (the Action's: the run and the fixtures on GitHub; a plain run has none).
-    ``stale``: the baseline is behind the default branch (the Action's check), said in a
-    passing headline.
-    """
-    try:
-        judge = make_judge(settings.judge, anthropic_api_key)
-        # The hybrid's Claude reranker, when configured, uses the same key as the judge.
-        rerank_key = anthropic_api_key.get_secret_value() if anthropic_api_key else None
-        return _run(
-            settings,
-            interactive=progress,
-            notices=notices,
-            write=write_baseline,
-            rewrite=rewrite_baseline,
-            log=log,
-            judge=judge,
-            rerank_key=rerank_key,
-            links=links,
-            stale=stale,
-        )
-    except RetrievalEvalError as error:
-        return error_outcome(error)
-
-
 def error_outcome(error: RetrievalEvalError) -> RunOutcome:
     return RunOutcome(
         verdict="error",
@@ -171,7 +108,7 @@ def invalid_outcome(problems: Sequence[Problem]) -> RunOutcome:
     )
 
 
-def _run(
+def run(
     settings: RunSettings,
     *,
     interactive: bool,
@@ -184,11 +121,19 @@ def _run(
     links: ReportLinks | None,
     stale: str | None = None,
 ) -> RunOutcome:
+    """Evaluate every dataset, gate it, write the report (and the baseline when due).
+
+    ``rewrite`` ignores the old baseline (even a corrupt one) and replaces every dataset's
+    entry. ``judge`` scores each query's retrieved text, and labels what the datasets left
+    unjudged; ``rerank_key`` is the hybrid's Claude reranker's key. ``links``: the run and
+    the fixtures on GitHub (the Action's); ``stale``: the baseline is behind the default
+    branch, said in a passing headline. Raises ``RetrievalEvalError``; invalid datasets
+    are an ``invalid`` outcome."""
     started = time.perf_counter()
-    corpus, validation = _load_and_validate(settings)
+    corpus, validation = load_and_validate(settings)
     if validation.problems:
         return invalid_outcome(validation.problems)
-    previous = None if rewrite else load_baseline(settings.baseline, gated=_gated(settings))
+    previous = None if rewrite else load_baseline(settings.baseline, gated=gated_metrics(settings))
     settings, dense_model = choose_run_model(settings, corpus, recorded_models(previous), log)
     searched = search_and_measure(
         settings, corpus, validation, interactive=interactive, log=log, rerank_key=rerank_key
@@ -224,7 +169,7 @@ def _run(
     if labeller is not None and labeller.calls:
         log(f"judged {labeller.calls} label(s) with {labeller.model} (${labeller.spent_usd:.4f})")
     challengers = tuple(
-        _against_gated(settings, one.measured, one.challengers)
+        against_gated(settings, one.measured, one.challengers)
         for one in searched.datasets
         if one.challengers
     )
@@ -333,7 +278,7 @@ def search_and_measure(
         return SearchedRun(tuple(measured), model_sha256)
 
 
-def _against_gated(
+def against_gated(
     settings: RunSettings, measured: DatasetReport, sides: Sequence[Side]
 ) -> DatasetChallengers:
     """The challengers of one dataset compared with its gated retriever's measurements."""
@@ -484,25 +429,6 @@ def conclude(
     )
 
 
-def make_judge(judge: JudgeSettings, api_key: SecretStr | None) -> ClaudeJudge | None:
-    """None when the judge is off; an enabled judge without a key is a configuration error."""
-    if not judge.enabled:
-        return None
-    if api_key is None or not api_key.get_secret_value():
-        raise ConfigError(
-            "the LLM judge is enabled but ANTHROPIC_API_KEY is not set: set the "
-            "ANTHROPIC_API_KEY environment variable, or turn the judge off "
-            "([judge] enabled = false, no --judge)"
-        )
-    client = build_client(
-        api_key=api_key.get_secret_value(),
-        base_url=judge.base_url,
-        max_retries=judge.max_retries,
-        timeout_s=judge.timeout_s,
-    )
-    return ClaudeJudge(client, model=judge.model, pricing=judge.pricing())
-
-
 def label_judge(judge: ClaudeJudge, settings: RunSettings) -> LabelJudge:
     """The judge's label calls: cached by what was judged, within ``max_cost_usd``."""
     return LabelJudge(
@@ -524,218 +450,7 @@ def compact_metrics(datasets: Sequence[DatasetReport]) -> dict[str, dict[str, fl
     return {d.name: {row.metric: recorded_value(d, row.metric) for row in d.rows} for d in datasets}
 
 
-# --- one evaluation split across the jobs of a CI matrix ---------------------------------
-#
-# A shard validates its own fixtures (the shard that owns a bad line fails on it, with the
-# message an unsharded run gives; the per-file counts take in every line), indexes the
-# whole corpus, searches only its own slice of the queries and writes their results to
-# ``partial.json``. The merge checks that the partials belong together, recomputes every
-# mean and interval over all queries and then concludes exactly as ``run`` does: the same
-# gate, baseline rule and report.
-
-
-@dataclass(frozen=True)
-class ShardOutcome:
-    exit_code: ExitCode
-    summary: str
-    partial: Path | None = None
-    invalid: RunOutcome | None = None
-
-
-def run_shard(
-    settings: RunSettings,
-    shard: Shard,
-    *,
-    progress: bool,
-    log: Log = stderr_log,
-    anthropic_api_key: SecretStr | None = None,
-    before_index: Callable[[RunSettings], None] | None = None,
-) -> ShardOutcome:
-    """Evaluate this shard's queries of every dataset and write ``partial.json``.
-
-    ``anthropic_api_key`` is for a hybrid's Claude reranker, as in ``run``;
-    ``before_index`` is given the settings with their dense model chosen, before anything
-    is indexed (the Action merges the embedding caches there)."""
-    return _run_shard(
-        settings,
-        shard,
-        progress=progress,
-        log=log,
-        anthropic_api_key=anthropic_api_key,
-        before_index=before_index,
-    )
-
-
-def _run_shard(
-    settings: RunSettings,
-    shard: Shard,
-    *,
-    progress: bool,
-    log: Log,
-    anthropic_api_key: SecretStr | None,
-    before_index: Callable[[RunSettings], None] | None,
-) -> ShardOutcome:
-    if settings.judge.enabled:
-        raise ConfigError(
-            "the LLM judge does not run in sharded evaluation: turn it off for "
-            "`run --shard` ([judge] enabled = false, no --judge)"
-        )
-    corpus, validation = _load_and_validate(settings, shard)
-    if validation.problems:
-        outcome = invalid_outcome(validation.problems)
-        return ShardOutcome(outcome.exit_code, outcome.status_description, invalid=outcome)
-    # As the merge will, so that every shard and the merge choose the same model.
-    settings, _ = choose_run_model(settings, corpus, models_recorded_at(settings.baseline), log)
-    if before_index is not None:
-        before_index(settings)
-    run = search_and_measure(
-        settings,
-        corpus,
-        validation,
-        interactive=progress,
-        log=log,
-        rerank_key=anthropic_api_key.get_secret_value() if anthropic_api_key else None,
-        shard=shard,
-    )
-    shares = [
-        PartialDataset(
-            report=with_fingerprints(one.measured, one.searched.passages()),
-            query_order=validation.query_order[one.path],
-            retrieval_types=retrieval_types(one.mine),
-            fixture_records={lf.fixture.query_id: fixture_record(lf) for lf in one.mine},
-            files_sha256=file_sha256(one.path),
-            index_embedding_counts=one.index_embedding_counts,
-            challengers=tuple(PartialChallenger.of(side) for side in one.challengers),
-        )
-        for one in run.datasets
-    ]
-    searched = sum(len(one.mine) for one in run.datasets)
-    total = sum(len(validation.query_order[one.path]) for one in run.datasets)
-    model_sha256 = run.model_sha256
-    partial = shard_partial(
-        shard,
-        settings,
-        corpus_fingerprint=corpus.fingerprint(),
-        model_sha256=model_sha256,
-        datasets=shares,
-    )
-    path = write_partial(partial, settings.report_dir)
-    return ShardOutcome(
-        ExitCode.OK,
-        f"shard {shard}: evaluated {searched} of {total} queries; partial result in {path}",
-        partial=path,
-    )
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the duration. A merge builds millions of
-    objects that hold no cycles (every query of the partials and of the baseline) and keeps
-    them to the end; with the collector on, it walks all of them each time they grow by a
-    quarter: a fifth of `merge`'s time at 100,000 queries, to free nothing. The objects
-    made meanwhile are frozen out of the collector's view before it resumes: its first
-    collection would otherwise walk every one of them (half a second at 100,000 queries).
-    Frozen objects are still freed when no longer referenced."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.freeze()
-            gc.enable()
-
-
-@_collector_paused()
-def merge_shards(
-    settings: RunSettings,
-    shard_dirs: Sequence[Path],
-    *,
-    notices: Sequence[str] = (),
-    write_baseline: bool = True,
-    log: Log = stderr_log,
-    links: ReportLinks | None = None,
-    stale: str | None = None,
-) -> RunOutcome:
-    """Combine the partials, gate once and write the report (and baseline) as ``run`` would."""
-    started = time.perf_counter()
-    try:
-        partials = [(directory, read_partial(directory)) for directory in shard_dirs]
-        previous = load_baseline(settings.baseline, gated=_gated(settings))
-        settings, dense_model = _shards_dense_model(
-            settings, partials[0][1] if partials else None, previous
-        )
-        check_complete(partials, settings)
-        corpus_fingerprint, own = _checked_out(settings)
-        check_against_checkout(partials, own, corpus_fingerprint=corpus_fingerprint)
-        ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
-        policy = gate_policy(settings)
-        datasets = []
-        challengers = []
-        for position, measured in enumerate(merge_datasets(ordered, settings)):
-            recorded = previous.datasets.get(measured.name) if previous else None
-            entry = previous.established(measured.name) if previous else None
-            datasets.append(gate_dataset(carry_over(measured, recorded), entry, settings, policy))
-            sides = merge_challengers(ordered, position)
-            if sides:
-                challengers.append(_against_gated(settings, measured, sides))
-        return conclude(
-            settings,
-            datasets,
-            previous=previous,
-            pooled=pooled_headline(datasets, previous, policy),
-            model_sha256=ordered[0].model_sha256,
-            dense_model=dense_model,
-            started=started,
-            notices=notices,
-            write=write_baseline,
-            rewrite=False,
-            log=log,
-            challengers=tuple(challengers),
-            links=links,
-            stale=stale,
-        )
-    except RetrievalEvalError as error:
-        return error_outcome(error)
-
-
-def _checked_out(settings: RunSettings) -> tuple[str, dict[str, CheckedOut]]:
-    """The merge's own corpus fingerprint and datasets, read from its checkout as a shard
-    reads them."""
-    corpus, validation = _load_and_validate(settings)
-    if validation.problems:
-        raise InputError(
-            f"this checkout's datasets do not validate ({validation.problems[0]}): the merge "
-            "checks the shards' partials against them"
-        )
-    return corpus.fingerprint(), {
-        path.name: CheckedOut(
-            files_sha256=file_sha256(path),
-            query_order=validation.query_order.get(path)
-            or tuple(lf.fixture.query_id for lf in fixtures),
-            fixture_records={lf.fixture.query_id: fixture_record(lf) for lf in fixtures},
-        )
-        for path, fixtures in validation.datasets.items()
-    }
-
-
-def _shards_dense_model(
-    settings: RunSettings, partial: Partial | None, previous: Baseline | None
-) -> tuple[RunSettings, str | None]:
-    """The settings as the shards resolved ``"auto"``, and the report's line: the merge has
-    no corpus to count, so it takes the resolution, by the shards' rule on the same
-    baseline, whose configuration the shards' partials were made with."""
-    if partial is None:
-        return settings, None
-    recorded = recorded_models(previous)
-    for documents in (0, AUTO_INT8_ABOVE + 1):
-        resolved, choice = resolve_dense_model(settings, documents=documents, recorded=recorded)
-        if config_fingerprint(resolved) == partial.config_fingerprint:
-            return resolved, None if choice is None else choice.line
-    return settings, None  # check_complete names the difference
-
-
-def _gated(settings: RunSettings) -> list[str]:
+def gated_metrics(settings: RunSettings) -> list[str]:
     """The metrics the gate compares, which is what the baseline is checked for."""
     return [m for m in (*settings.measures, *LOWER_IS_BETTER) if settings.is_gated(m)]
 
@@ -747,7 +462,7 @@ def _difference(after: tuple[int, int] | None, before: tuple[int, int] | None) -
     return (after[0] - start[0], after[1] - start[1])
 
 
-def _load_and_validate(
+def load_and_validate(
     settings: RunSettings, shard: Shard | None = None
 ) -> tuple[Corpus, ValidationReport]:
     """The load and validate stages: the corpus, and the datasets checked against it (a

@@ -161,9 +161,12 @@ def check_written_paths(
     root = settings.repository.resolve()
     typed = {Path(p).resolve() for p in allowed}
     for name in written:
-        value = getattr(settings, name)
+        value: object = settings
+        for step in name.split("."):  # `judged.judgments` is a key of a table
+            value = getattr(value, step)
         if value is None:
             continue
+        assert isinstance(value, str | Path)
         path = Path(value)
         if path.resolve() in typed or Path(os.path.normpath(path)) in typed:
             continue

@@ -89,6 +89,9 @@ class Option:
     path: Literal["read", "written", "atomic"] | None = None
     env: str | None = None  # an environment variable that sets it (below a flag)
     action_doc: str = ""  # what the Action input's description adds to ``doc``
+    # What docs/configuration.md's table of keys says of it: ``doc`` with the reasons,
+    # examples and links a page has room for (empty: ``doc``).
+    long_doc: str = ""
 
 
 def declared(field: Any) -> Option | None:
@@ -185,7 +188,8 @@ class JudgeSettings(BaseModel):
     max_cost_usd: Annotated[
         float,
         Option(
-            "The label judgements (holes, calibration) stop before their spend could pass this.",
+            "The label judgements (holes, calibration, the judged tier) stop before their spend "
+            "could pass this.",
             flag="--max-cost-usd",
         ),
     ] = Field(default=1.0, ge=0.0)
@@ -199,6 +203,43 @@ class JudgeSettings(BaseModel):
             input_usd_per_mtok=self.input_usd_per_mtok,
             output_usd_per_mtok=self.output_usd_per_mtok,
         )
+
+
+class JudgedSettings(BaseModel):
+    """The ``[judged]`` table: the opt-in judged tier, queries without expected ids whose
+    relevance the LLM judge decides (``retrieval-eval label``). The judge's model, prices,
+    budget, retries and timeout are ``[judge]``'s. Every key is the base commit's: a pull
+    request must not choose its own judged set, floor or pool."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: Annotated[
+        bool, Option("Score the judged tier in runs (it is opt-in; `label` runs regardless).")
+    ] = False
+    queries: Annotated[
+        Path,
+        Option("The judged tier's queries (query_id and query, no expected ids).", path="read"),
+    ] = Path("datasets/judged/queries.jsonl")
+    judgments: Annotated[
+        Path,
+        Option(
+            "The judge's judgments of the tier, one (query, document) pair a line.", path="atomic"
+        ),
+    ] = Path("datasets/judged/judgments.jsonl")
+    pool_depth: Annotated[
+        int, Option("Top results of each retriever (gated and challengers) `label` judges.")
+    ] = Field(default=10, ge=1, le=1000)
+    kappa_floor: Annotated[
+        float,
+        Option("The judge's agreement (Cohen's κ) with the human tier the tier's gating needs."),
+    ] = Field(default=0.6, ge=-1.0, le=1.0)
+
+    @field_validator("queries", "judgments", mode="before")
+    @classmethod
+    def _no_empty_path(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("empty path; remove the key to use the default")
+        return value
 
 
 # The keys of a `[challengers.NAME]` table that are its own; every other key is a table of
@@ -276,10 +317,27 @@ class RunSettings(BaseModel):
 
     datasets: Annotated[
         Path,
-        Option("Folder of golden JSONL datasets.", G, flag=True, action_input=True, path="read"),
+        Option(
+            "Folder of golden JSONL datasets.",
+            G,
+            flag=True,
+            action_input=True,
+            path="read",
+            long_doc=(
+                "Folder holding `semantic.jsonl`, `keyword.jsonl`, `hybrid.jsonl` (any that exist)."
+            ),
+        ),
     ] = Path("datasets")
     corpus: Annotated[
-        Path, Option("Corpus to retrieve from.", G, flag=True, action_input=True, path="read")
+        Path,
+        Option(
+            "Corpus to retrieve from.",
+            G,
+            flag=True,
+            action_input=True,
+            path="read",
+            long_doc="Markdown folder, JSONL file, BEIR folder or Bear database.",
+        ),
     ] = Path("datasets/corpus")
     baseline: Annotated[
         Path,
@@ -289,6 +347,7 @@ class RunSettings(BaseModel):
             flag=True,
             action_input=True,
             path="atomic",
+            long_doc="The committed baseline the gate compares against.",
         ),
     ] = Path("baseline.json")
     history: Annotated[
@@ -298,6 +357,12 @@ class RunSettings(BaseModel):
             f"`{HISTORY_FILE}` beside the baseline.",
             G,
             path="atomic",
+            long_doc=(
+                "Past runs, drawn as sparklines in the report "
+                "([docs/report.md](report.md#history-and-sparklines)). The Action appends one line "
+                "to it per push to the default branch. Not set: `retrieval-eval-history.jsonl` "
+                "beside the baseline."
+            ),
         ),
     ] = None
     baseline_update: Annotated[
@@ -309,6 +374,16 @@ class RunSettings(BaseModel):
             "is never ratcheted (it would keep its luckiest run).",
             G,
             action_input=True,
+            long_doc=(
+                '`"ratchet"`: on a push to the default branch, the Action raises each gated metric '
+                "in the baseline to a passing run's value and never lowers one (latency and cost "
+                "only go down), for the workflow's next step to commit "
+                '([docs/action.md](action.md#a-baseline-that-keeps-gains)). `"fixed"`: only '
+                "`retrieval-eval baseline update` moves it. A retriever searched with `repeats` "
+                "above 1 is never ratcheted (it would keep its luckiest run). The "
+                "`baseline-update` input outranks it. Read from the pushed commit; `run` ignores "
+                "it."
+            ),
         ),
     ] = "ratchet"
     report_dir: Annotated[
@@ -320,11 +395,22 @@ class RunSettings(BaseModel):
             flag=True,
             action_input=True,
             path="written",
+            long_doc="Where `report.json` and `report.md` are written.",
         ),
     ] = Path("retrieval-eval-report")
     cache_dir: Annotated[
         Path,
-        Option("Folder for the embedding cache.", B, flag=True, action_input=True, path="written"),
+        Option(
+            "Folder for the embedding cache.",
+            B,
+            flag=True,
+            action_input=True,
+            path="written",
+            long_doc=(
+                "Embedding cache (`embeddings/` inside); hand it to `actions/cache`, keep it out "
+                "of git (a cache git tracks is not used)."
+            ),
+        ),
     ] = Path(DEFAULT_CACHE_DIR)
     model_dir: Annotated[
         Path | None,
@@ -334,29 +420,76 @@ class RunSettings(BaseModel):
             flag=True,
             path="read",
             env=MODEL_DIR_ENV,
+            long_doc=(
+                "Where `retrieval-eval model install` put the ONNX model; the other models, the "
+                'int8 copy that `[retrievers.dense] model = "auto"` chooses above 10,000 documents '
+                "among them, are read from beside it. The environment variable "
+                "`RETRIEVAL_EVAL_MODEL_DIR` (the container image sets it) outranks it, like "
+                "`--model-dir`. Not set: chromadb's model folder."
+            ),
         ),
     ] = None
     dataset_retrievers: Annotated[
-        dict[str, str], Option("The retriever each dataset file is evaluated with.", PR)
+        dict[str, str],
+        Option(
+            "The retriever each dataset file is evaluated with.",
+            PR,
+            long_doc=(
+                "Which retriever serves each dataset file (`dense`, `bm25`, `like`, `hybrid`, "
+                "`custom`, `postgres`, `chroma`, `http`, `run-file`, `qdrant`, `lancedb`, "
+                "`milvus`, `langchain`, `llamaindex`; [docs/retrievers.md](retrievers.md)). A name "
+                "that is none of these stops the run with exit code 2."
+            ),
+        ),
     ] = Field(default_factory=lambda: dict(DEFAULT_DATASET_RETRIEVERS))
-    k: Annotated[int, Option("Results retrieved per query.", G, flag=True)] = Field(
-        default=10, ge=1, le=1000
-    )
-    measures: Annotated[tuple[str, ...], Option("The measures computed and reported.", G)] = (
-        DEFAULT_MEASURES
-    )
+    k: Annotated[
+        int,
+        Option("Results retrieved per query.", G, flag=True),
+    ] = Field(default=10, ge=1, le=1000)
+    measures: Annotated[
+        tuple[str, ...],
+        Option(
+            "The measures computed and reported.",
+            G,
+            long_doc=(
+                "Any of `mrr@K`, `mrr`, `ndcg@K`, `p@K`, `recall@K`, `map`, `map@K`, `hit_rate@K`, "
+                "`r_precision` ([docs/metrics.md](metrics.md#measures)). Groundedness is added for "
+                "fixtures with `expected_keywords`."
+            ),
+        ),
+    ] = DEFAULT_MEASURES
     # Gated relatively against the baseline. Latency and cost are left out by default:
     # timings on shared CI runners vary by more than 5% between identical runs.
     gated: Annotated[
         tuple[str, ...] | None,
-        Option("Metrics gated against the baseline. Not set: every quality measure.", G),
+        Option(
+            "Metrics gated against the baseline. Not set: every quality measure.",
+            G,
+            long_doc=(
+                "Metrics under the relative gate. Add `latency_p95_ms` or `cost_per_query_usd` to "
+                "gate them relatively too (off by default, see below). Not set: every measure and "
+                "`groundedness`."
+            ),
+        ),
     ] = Field(default=None, validate_default=True)
     thresholds: Annotated[
-        dict[str, Threshold], Option("Absolute bounds on metrics (`false` removes one).", G)
+        dict[str, Threshold],
+        Option(
+            "Absolute bounds on metrics (`false` removes one).",
+            G,
+            long_doc="Absolute bounds, judged on every run.",
+        ),
     ] = Field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     dataset_thresholds: Annotated[
         dict[str, dict[str, Threshold | Literal[False]]],
-        Option("Per dataset file, replacing the general threshold on a metric.", G),
+        Option(
+            "Per dataset file, replacing the general threshold on a metric.",
+            G,
+            long_doc=(
+                "One dataset file's own thresholds, replacing the general one on the same metric "
+                "(`false`: none for that file)."
+            ),
+        ),
     ] = Field(default_factory=dict)
     tolerance: Annotated[
         float,
@@ -366,11 +499,22 @@ class RunSettings(BaseModel):
             G,
             flag=True,
             action_input=True,
+            long_doc=(
+                "A gated metric fails when it is worse than the baseline by more than this "
+                "fraction."
+            ),
         ),
     ] = Field(default=0.05, ge=0.0, lt=1.0)
     tolerances: Annotated[
         dict[str, float],
-        Option("A metric's own tolerance, replacing `tolerance` for it.", G),
+        Option(
+            "A metric's own tolerance, replacing `tolerance` for it.",
+            G,
+            long_doc=(
+                "A metric's own tolerance, replacing `tolerance` for it "
+                '(e.g. `"recall@10" = 0.1`).'
+            ),
+        ),
     ] = Field(default_factory=dict)
     gate_rule: Annotated[
         RuleName,
@@ -378,6 +522,12 @@ class RunSettings(BaseModel):
             "The rule that turns the paired per-query values into a verdict "
             "(docs/configuration.md, the gate's rules); `any-metric` is the seed's.",
             G,
+            long_doc=(
+                "The rule that turns the paired per-query values into a verdict ([the gate's "
+                "rules](#the-gates-rules)): by default the headline metric's drop over every "
+                'dataset\'s queries pooled, failing beyond half the tolerance. `"any-metric"` is '
+                "the seed's rule: any gated metric drops more than the tolerance."
+            ),
         ),
     ] = DEFAULT_RULE
     headline: Annotated[
@@ -386,51 +536,148 @@ class RunSettings(BaseModel):
             "The metric a dataset is judged and named by. Not set: `ndcg@K` if measured, "
             "else the first measure.",
             G,
+            long_doc=(
+                "The metric a dataset is judged and named by: the headline, the badge, the "
+                "resolution line; under a headline rule the only one gated. Not set: `ndcg@K` if "
+                "measured, else the first measure."
+            ),
         ),
     ] = None
     dataset_headlines: Annotated[
-        dict[str, str], Option("A dataset file's own headline metric.", G)
+        dict[str, str],
+        Option(
+            "A dataset file's own headline metric.",
+            G,
+            long_doc='A dataset file\'s own headline metric (`"faq.jsonl" = "mrr@10"`).',
+        ),
     ] = Field(default_factory=dict)
     # Opt-in noise rules (docs/configuration.md, "Small datasets and noise"). None: off.
     significance: Annotated[
         float | None,
-        Option("A drop beyond the tolerance fails only when its paired test's p is below.", G),
+        Option(
+            "A drop beyond the tolerance fails only when its paired test's p is below.",
+            G,
+            long_doc=(
+                "Opt-in: a drop beyond the tolerance fails only when its paired test gives p below "
+                "this (`0.05`); the others show as ⚠️ within noise. See [small datasets and "
+                "noise](#small-datasets-and-noise)."
+            ),
+        ),
     ] = Field(default=None, gt=0.0, lt=1.0)
     max_regressed_queries: Annotated[
         int | None,
-        Option("Fail when more shared queries than this lose every relevant hit in the top k.", G),
+        Option(
+            "Fail when more shared queries than this lose every relevant hit in the top k.",
+            G,
+            long_doc=(
+                "Opt-in: fail when more than this many queries that found a relevant document in "
+                "the baseline's top k find none now, whatever the means say."
+            ),
+        ),
     ] = Field(default=None, ge=0)
     # A comparison over no shared query at all fails too.
     max_removed_share: Annotated[
         float,
-        Option("Share of a dataset's baselined queries that may be missing from one run.", G),
+        Option(
+            "Share of a dataset's baselined queries that may be missing from one run.",
+            G,
+            long_doc=(
+                "The share of a dataset's baselined queries that may be missing from one run "
+                "(removed, or renamed: a new id is a new query). More fails the gate, and so does "
+                "a comparison over no shared query at all."
+            ),
+        ),
     ] = Field(default=0.5, ge=0.0, le=1.0)
     # For retrievers that are not deterministic (an ANN index, an LLM reranker).
-    repeats: Annotated[int, Option("Search each query this many times and score the mean.", G)] = (
-        Field(default=1, ge=1, le=100)
-    )
+    repeats: Annotated[
+        int,
+        Option(
+            "Search each query this many times and score the mean.",
+            G,
+            long_doc=(
+                "Search each query this many times and score it by its mean, for retrievers that "
+                "are not deterministic; the report shows the spread between repeats."
+            ),
+        ),
+    ] = Field(default=1, ge=1, le=100)
     seed: Annotated[
-        int, Option("Seed of the bootstrap and randomization tests (their p-values).", G)
+        int,
+        Option(
+            "Seed of the bootstrap and randomization tests (their p-values).",
+            G,
+            long_doc=(
+                "Seed of the bootstrap intervals and the randomization test (same inputs, same "
+                "numbers)."
+            ),
+        ),
     ] = 0
     min_fixtures: Annotated[
-        int, Option("Fewest valid fixtures a dataset file may hold.", G, flag=True)
+        int,
+        Option(
+            "Fewest valid fixtures a dataset file may hold.",
+            G,
+            flag=True,
+            long_doc="Validation: the fixtures a dataset file must hold.",
+        ),
     ] = Field(default=20, ge=0)
     min_human: Annotated[
-        int, Option("Fewest human-annotated fixtures a dataset file may hold.", G, flag=True)
+        int,
+        Option(
+            "Fewest human-annotated fixtures a dataset file may hold.",
+            G,
+            flag=True,
+            long_doc="Validation: how many of a file's fixtures must be `human-annotated`.",
+        ),
     ] = Field(default=10, ge=0)
     retrievers: Annotated[
         RetrieversConfig,
-        Option("Every retriever's settings; its resource bounds are the base commit's.", PR),
+        Option(
+            "Every retriever's settings; its resource bounds are the base commit's.",
+            PR,
+            long_doc=(
+                "Settings of each retriever (`dense`, `bm25`, `like`, `hybrid`, `custom`, "
+                "`postgres`, `chroma`, `http`, `run-file`, `qdrant`, `lancedb`, `milvus`, "
+                "`langchain`, `llamaindex`)."
+            ),
+        ),
     ] = Field(default_factory=RetrieversConfig)
-    judge: Annotated[JudgeSettings, Option("The LLM judge.")] = Field(default_factory=JudgeSettings)
+    judge: Annotated[
+        JudgeSettings,
+        Option(
+            "The LLM judge.",
+            long_doc="The optional LLM judge; see [below](#judge). Off unless `enabled`.",
+        ),
+    ] = Field(default_factory=JudgeSettings)
+    judged: Annotated[
+        JudgedSettings,
+        Option(
+            "The judged tier (queries the LLM judge labels).",
+            long_doc=(
+                "The judged tier: queries without expected ids, labelled by the LLM judge with "
+                "`retrieval-eval label`; see "
+                "[golden datasets](golden-datasets.md#the-judged-tier). Off unless `enabled`."
+            ),
+        ),
+    ] = Field(default_factory=JudgedSettings)
     # Never gated, never in the baseline or the history (docs/configuration.md, "Challengers").
     challengers: Annotated[
         dict[str, ChallengerConfig],
-        Option("Retrievers reported beside the gated one; their bounds are the base's.", PR),
+        Option(
+            "Retrievers reported beside the gated one; their bounds are the base's.",
+            PR,
+            long_doc=(
+                "Retrievers evaluated beside the gated one, reported and never gated; see "
+                "[challengers](#challengers)."
+            ),
+        ),
     ] = Field(default_factory=dict)
-    progress: Annotated[ProgressSettings, Option("When a step shows its progress.")] = Field(
-        default_factory=ProgressSettings
-    )
+    progress: Annotated[
+        ProgressSettings,
+        Option(
+            "When a step shows its progress.",
+            long_doc="When a step shows its progress; see [below](#progress).",
+        ),
+    ] = Field(default_factory=ProgressSettings)
     # On top of the GitHub and Actions tokens that are always withheld.
     secret_env: Annotated[
         tuple[str, ...],
@@ -438,18 +685,44 @@ class RunSettings(BaseModel):
             "Environment variables (names or globs) the retriever must not see; masked in all "
             "output.",
             Commit.UNION,
+            long_doc=(
+                'Environment variables (names or globs such as `"AWS_*"`) your retriever must not '
+                "see, on top of those always withheld (`INPUT_GITHUB-TOKEN`, `INPUT_GITHUB_TOKEN`, "
+                "`GITHUB_TOKEN`, `GH_TOKEN`, `ACTIONS_RUNTIME_TOKEN`, "
+                "`ACTIONS_ID_TOKEN_REQUEST_*`). Their values are masked in everything "
+                "retrieval-eval writes or posts."
+            ),
         ),
     ] = ()
     # Say, a Bear database in your home folder. Anything else that resolves outside the
     # repository (a symlinked note included) is refused.
     outside_roots: Annotated[
-        tuple[Path, ...], Option("Folders outside the repository input files may come from.")
+        tuple[Path, ...],
+        Option(
+            "Folders outside the repository input files may come from.",
+            long_doc=(
+                "Folders outside the repository that corpus and dataset files may come from (e.g. "
+                "a Bear database in your home folder). Any other file resolving outside the "
+                "repository, a symlinked note included, is refused, as is anything that is not a "
+                "regular file. Paths given on the command line (`--corpus`, `--datasets`) are "
+                "allowed as they are."
+            ),
+        ),
     ] = ()
     time_limit_s: Annotated[
         float,
         Option(
             "Longest the whole evaluation may take; past it the run ends in an error naming "
             "the step.",
+            long_doc=(
+                "Longest the whole evaluation may take, in seconds (at most 19800: GitHub cancels "
+                "a job after 6 hours, without a status). Past it the run stops with an `error` "
+                "verdict and status naming the step it was in. The default is 6.5× the slowest run "
+                "measured, a cold Cranfield `run` that embedded 2,007 texts in 556 s of wall time "
+                'on a loaded 2-core machine (docs/benchmarks.md, "Time to verdict"). Every '
+                "`timeout_s` a configuration sets (a retriever's, the judge's, the reranker's) is "
+                "at most 3600. On a pull request both are the base commit's."
+            ),
         ),
     ] = Field(default=TIME_LIMIT_S, gt=0, le=TIME_LIMIT_CAP_S)
     # The run's directory, the repository: set when the settings are loaded, not a file key.
@@ -611,6 +884,16 @@ class RunSettings(BaseModel):
     def retriever_for(self, dataset_name: str) -> str | None:
         return self.dataset_retrievers.get(dataset_name)
 
+    def judged_retriever(self) -> str:
+        """The judged tier's gated retriever: the one ``[dataset_retrievers]`` names for its
+        queries file (``"queries.jsonl" = "hybrid"``)."""
+        return self.require_retriever(self.judged.queries)
+
+    def judged_challengers(self) -> dict[str, ChallengerConfig]:
+        """The challengers evaluated on the judged tier (those not limited to other files)."""
+        name = self.judged.queries.name
+        return {n: c for n, c in self.challengers.items() if c.applies_to(name)}
+
     def require_retriever(self, dataset: Path) -> str:
         """The retriever configured for a dataset file; naming none is a configuration error."""
         name = self.retriever_for(dataset.name)
@@ -628,6 +911,14 @@ PATH_FIELDS = tuple(
     name
     for name, field in RunSettings.model_fields.items()
     if (option := declared(field)) is not None and option.path is not None
+)
+# The same inside a declared table (`judged.judgments`): (table, key) pairs.
+TABLE_PATH_FIELDS = tuple(
+    (name, sub)
+    for name, field in RunSettings.model_fields.items()
+    if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+    for sub, sub_field in field.annotation.model_fields.items()
+    if (option := declared(sub_field)) is not None and option.path is not None
 )
 
 
@@ -659,7 +950,7 @@ def _measured(info: ValidationInfo) -> set[str]:
 
 _MERGED_TABLES = ("thresholds", "dataset_retrievers")
 # `--judge` sets only judge.enabled; the file's model and prices must survive it.
-_DEEP_TABLES = ("retrievers", "judge")
+_DEEP_TABLES = ("retrievers", "judge", "judged")
 
 
 def _absolute(name: str, workdir: Path, value: Path) -> Path:
@@ -853,6 +1144,10 @@ def read_settings(
     merged["outside_roots"] = tuple(
         (workdir / Path(root)).resolve() for root in merged.get("outside_roots", ())
     )
+    for table_name, key_name in TABLE_PATH_FIELDS:
+        _resolve_table_path(
+            merged, table_name, key_name, workdir, _sources(found, overrides, overrides_source)
+        )
     merged["repository"] = workdir.resolve()
     for name in PATH_FIELDS:
         if name not in merged and name not in ("model_dir", "history"):
@@ -862,6 +1157,30 @@ def read_settings(
     settings = _validate(merged, source_of=_sources(found, overrides, overrides_source))
     _check_challenger_datasets(settings, _sources(found, overrides, overrides_source))
     return _with_machine_defaults(settings, workdir=workdir, home=home, cores=cores)
+
+
+def _resolve_table_path(
+    merged: dict[str, Any], table: str, key: str, workdir: Path, source_of: Mapping[str, str]
+) -> None:
+    """A path inside a table (``judged.judgments``) made absolute under ``workdir``, its
+    default too; a value that is not a path is left for validation to name."""
+    given = merged.get(table, {})
+    if not isinstance(given, Mapping):
+        return
+    inner = dict(given)
+    model = RunSettings.model_fields[table].annotation
+    assert isinstance(model, type) and issubclass(model, BaseModel)
+    value = inner.get(key, model.model_fields[key].default)
+    if isinstance(value, str) and "\0" in value:
+        raise ConfigError(
+            f"bad value for '{table}.{key}': a path cannot hold a NUL",
+            file=source_of.get(table, "settings"),
+        )
+    if isinstance(value, str) and not value.strip():
+        return  # validation says it is empty
+    if isinstance(value, str | Path):
+        inner[key] = _absolute(key, workdir, Path(value))
+        merged[table] = inner
 
 
 def _check_challenger_datasets(settings: RunSettings, source_of: Mapping[str, str]) -> None:

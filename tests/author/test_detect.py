@@ -138,29 +138,6 @@ def test_docs_skipped_for_another_corpus_is_said_with_the_flag_to_use(tmp_path: 
     assert "retrieval-eval init --corpus docs --force" in result.stderr
 
 
-def test_next_never_suggests_a_corpus_path_that_does_not_exist(tmp_path: Path) -> None:
-    result = retrieval_eval("init", cwd=tmp_path)
-
-    assert result.returncode == 0
-    next_steps = result.stdout.split("Next:\n", 1)[1]
-    assert "--corpus corpus" not in next_steps
-    assert "edit retrieval-eval.toml" in next_steps and "corpus does not exist" in next_steps
-    assert 'wrote corpus = "corpus"' in result.stderr
-
-
-def test_rerunning_init_in_a_configured_repository_keeps_its_corpus(tmp_path: Path) -> None:
-    """Before, a kept configuration was still announced as "wrote corpus"."""
-    (tmp_path / "retrieval-eval.toml").write_text('corpus = "elsewhere"\n')
-
-    result = retrieval_eval("init", cwd=tmp_path)
-
-    assert result.returncode == 0, result.stderr
-    assert "wrote corpus" not in result.stderr
-    assert "corpus: elsewhere (from retrieval-eval.toml)" in result.stdout
-    assert "retrieval-eval.toml: exists and differs; kept" in result.stdout
-    assert "elsewhere/**" in _paths(tmp_path)
-
-
 CONTRACT = """\
 from retrieval_eval.api import Corpus, Hit, SearchResult
 

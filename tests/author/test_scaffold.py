@@ -80,33 +80,6 @@ def test_init_detects_the_corpus_and_code_and_writes_checked_files(repo: Path) -
     assert "no dataset files in this folder" in run.stderr
 
 
-def test_init_twice_changes_nothing_and_never_overwrites_without_force(repo: Path) -> None:
-    assert retrieval_eval("init", cwd=repo).returncode == 0
-    snapshot = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
-
-    again = retrieval_eval("init", cwd=repo)
-    assert again.returncode == 0
-    assert again.stdout.count(": unchanged") == 5  # the four files and .gitignore
-    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == snapshot
-
-    config = repo / "retrieval-eval.toml"
-    config.write_text("tolerance = 0.1\n" + config.read_text())
-    kept = retrieval_eval("init", cwd=repo)
-    assert "retrieval-eval.toml: exists and differs; kept (use --force" in kept.stdout
-    assert config.read_text().startswith("tolerance = 0.1\n")
-
-    forced = retrieval_eval("init", "--force", cwd=repo)
-    assert "retrieval-eval.toml: overwritten (--force)" in forced.stdout
-    assert "tolerance = 0.1" not in config.read_text()
-
-
-def test_a_broken_existing_config_is_reported_not_trusted(repo: Path) -> None:
-    (repo / "retrieval-eval.toml").write_text("tolerence = 0.1\n")
-    result = retrieval_eval("init", cwd=repo)
-    assert result.returncode == 2
-    assert "retrieval-eval.toml: unknown key 'tolerence'" in result.stderr
-
-
 def _assert_restores_the_embedding_cache(step: dict[Any, Any]) -> None:
     """The cache step: the run's embedding cache folder, keyed on the configuration and the
     commit, with restore keys that let a pull request start from its base branch's cache."""

@@ -28,3 +28,11 @@ def test_the_review_prompt_is_bold_unless_no_color(tmp_path: Path, repo_root: Pa
     assert plain.returncode == coloured.returncode == 0, plain.stderr + coloured.stderr
     assert " > " in plain.stdout and "\x1b[" not in plain.stdout
     assert "\x1b[1m" in coloured.stdout
+
+
+def test_a_dataset_and_holes_together_are_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "keyword.jsonl").write_text("")
+    (tmp_path / "report.json").write_text("{}")
+    done = retrieval_eval("review", "keyword.jsonl", "--holes", "report.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "give a DATASET or --holes REPORT, not both" in done.stderr

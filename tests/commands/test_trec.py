@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.trec_text import tokens as trec_tokens
-from retrieval_eval.load.trec_text.files import read_qrels
-from retrieval_eval.trec.report import format_trec, score_trec_run
+from retrieval_eval.tools.trec.report import format_trec, score_trec_run
+from retrieval_eval.tools.trec.text import tokens as trec_tokens
+from retrieval_eval.tools.trec.text.files import read_qrels
 
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:

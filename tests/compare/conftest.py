@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from retrieval_eval.pipeline import RunOutcome, run_evaluation
+from retrieval_eval.pipeline import RunOutcome
 from retrieval_eval.settings import RunSettings, load_settings
+from retrieval_eval.usecases.evaluate import run_evaluation
 
 NOTES = {
     "recipes/lemon-tart": (

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from retrieval_eval.pipeline import run_evaluation
+from retrieval_eval.usecases.evaluate import run_evaluation
 from retrieval_eval.vocabulary import ExitCode
 from tests.compare.conftest import KEYWORD_FIXTURES, Project, fixture, write_dataset
 

@@ -18,10 +18,10 @@ import pytest
 
 from retrieval_eval.settings import load_settings
 from tests.action.git_repo import write
-from tests.commands.test_shards import cli, sharded
 from tests.compare.noise_project import QUERIES, answers, config, dataset, project_files, query_text
 from tests.support.action import Run, run_cli
 from tests.support.markdown import table_rows
+from tests.usecases.test_shards import cli, sharded
 
 pytestmark = pytest.mark.slow
 

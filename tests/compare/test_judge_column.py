@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from retrieval_eval.cli import main
 from retrieval_eval.compare.judge_column import DROPPED_NOTE
 from retrieval_eval.errors import ConfigError
-from retrieval_eval.pipeline import run_evaluation
+from retrieval_eval.usecases.evaluate import run_evaluation
 from tests.compare.conftest import CONFIG, Project
 from tests.support.fake_anthropic import FakeAnthropic
 

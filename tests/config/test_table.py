@@ -20,8 +20,15 @@ from pydantic import Field
 
 from retrieval_eval.action.declared import INPUTS, setting_inputs
 from retrieval_eval.action.inputs import input_overrides
+from retrieval_eval.commands.beir import RETRIEVER_FLAGS
+from retrieval_eval.commands.compare import COMPARE_FLAGS
+from retrieval_eval.commands.generate import GENERATE_FLAGS
+from retrieval_eval.commands.import_cmd import IMPORT_FLAGS
+from retrieval_eval.commands.review import REVIEW_FLAGS
+from retrieval_eval.commands.run import RUN_FLAGS
+from retrieval_eval.commands.validate import VALIDATE_FLAGS
 from retrieval_eval.config.flags import overrides_from_flags, settings_flags
-from retrieval_eval.config.markdown import origin_table
+from retrieval_eval.config.markdown import key_table, origin_table
 from retrieval_eval.config.split import from_base
 from retrieval_eval.config.table import BOUND_NAME, commit_of, retriever_bounds, rows
 from retrieval_eval.errors import ConfigError
@@ -52,6 +59,38 @@ def test_the_flag_comes_from_the_declaration() -> None:
     assert "A throwaway bound, in seconds." in helped and "else 3." in helped
 
 
+# The settings each command takes flags for, as the command declares them.
+COMMAND_FLAGS = {
+    "run": RUN_FLAGS,
+    "validate": VALIDATE_FLAGS,
+    "compare": COMPARE_FLAGS,
+    "beir": RETRIEVER_FLAGS,
+    "tune": RETRIEVER_FLAGS,
+    "generate": GENERATE_FLAGS,
+    "review": REVIEW_FLAGS,
+    "import queries": IMPORT_FLAGS,
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMMAND_FLAGS))
+def test_a_new_setting_is_a_flag_of_every_command_it_applies_to(name: str) -> None:
+    """Naming the throwaway among a command's settings is all it takes: its flag, help and
+    override come with it, beside the command's other settings flags, made the same way."""
+    keys = (*COMMAND_FLAGS[name], "throwaway_s")
+    seen: dict[str, Any] = {}
+
+    @click.command(name)
+    @settings_flags(keys, model=WithThrowaway)
+    def command(**flags: Any) -> None:
+        seen.update(overrides_from_flags(flags, keys, model=WithThrowaway))
+
+    result = CliRunner().invoke(command, ["--throwaway-s", "7.5"])
+    assert result.exit_code == 0, result.output
+    assert seen == {"throwaway_s": 7.5}  # the command's other settings: none given, none set
+    helped = " ".join(CliRunner().invoke(command, ["--help"]).output.split())
+    assert "--throwaway-s FLOAT A throwaway bound, in seconds. Default: throwaway_s" in helped
+
+
 def test_the_action_input_comes_from_the_declaration(tmp_path: Path) -> None:
     [spec] = [s for s in setting_inputs(WithThrowaway) if s.name == "throwaway-s"]
     assert spec.default == ""
@@ -74,6 +113,9 @@ def test_the_documentation_table_comes_from_the_declaration() -> None:
     )
     assert row in origin_table(WithThrowaway).splitlines()
     assert "throwaway_s" not in origin_table()
+    key_row = "| `throwaway_s` | `3` | A throwaway bound, in seconds. |"
+    assert key_row in key_table(WithThrowaway).splitlines()
+    assert "throwaway_s" not in key_table()
 
 
 def test_on_a_pull_request_an_undeclared_commit_is_the_base_commits() -> None:

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from retrieval_eval.action.comment import compose_body
 from retrieval_eval.sharding import Shard
 from tests.action.git_repo import commit_all, git, init_repo, write
 from tests.action.payloads import pull_request_event
@@ -311,8 +312,13 @@ def test_act_a_failed_evaluate_shard_still_gets_the_merge_status_and_comment(
     head = commit_all(workspace, "a fixture with a retrieval type that does not exist")
     github.add_pull(7, head_sha=head, base_sha=base, files=["datasets/semantic.jsonl"])
     serve_base_commit_files(github, workspace, base)
-    # The comment an earlier push of this pull request left: the merge must update it.
-    earlier = github.add_comment(7, MARKER + "\nAll good.\n", author=github.comment_author)
+    # The comment an earlier push of this pull request left (as the Action writes it: the
+    # marker, then the hidden line naming the commit it evaluated): the merge must update it.
+    earlier = github.add_comment(
+        7,
+        compose_body("retrieval-eval", "All good.\n", evaluated=base),
+        author=github.comment_author,
+    )
     event = tmp_path / "event.json"
     event.write_text(json.dumps(pull_request_event(number=7, head_sha=head, base_sha=base)))
 

@@ -102,7 +102,7 @@ SITECUSTOMIZE_CANCELLED = """\
 import sys
 
 if sys.argv and sys.argv[0].endswith("retrieval-eval"):
-    import retrieval_eval.pipeline
+    import retrieval_eval.usecases.evaluate
 
     class Cancelled(BaseException):
         pass
@@ -110,7 +110,7 @@ if sys.argv and sys.argv[0].endswith("retrieval-eval"):
     def _cancelled(*args, **kwargs):
         raise Cancelled("the event loop was cancelled")
 
-    retrieval_eval.pipeline.run_evaluation = _cancelled
+    retrieval_eval.usecases.evaluate.run_evaluation = _cancelled
 """
 
 

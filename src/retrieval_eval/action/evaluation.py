@@ -1,6 +1,7 @@
 """Run the core evaluation for the Action and put its results where the runner shows them.
 
-This is the only module of the Action that calls the pipeline and the renderer. It
+This is the only module of the Action that calls the evaluation's use cases (one
+evaluation, the merge of shards) and the renderer. It
 writes the step summary, outputs and annotations *before* anything is posted to
 GitHub, so a failing API can never hide the results.
 """
@@ -58,10 +59,11 @@ def run_and_record(
     """
     # Imported here: the Action's settings and event handling must work (and fail clearly)
     # without paying for chromadb and onnxruntime.
-    from retrieval_eval.pipeline import merge_shards, run_evaluation
     from retrieval_eval.render.markdown import render_markdown, utf8_bytes
     from retrieval_eval.render.summary_charts import summary_charts
     from retrieval_eval.trust.crash import format_traceback, unexpected_error
+    from retrieval_eval.usecases.evaluate import run_evaluation
+    from retrieval_eval.usecases.shards import merge_shards
 
     if plan.config_error is not None:
         return failed(plan.config_error, commands, settings, notices)

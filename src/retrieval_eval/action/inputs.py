@@ -1,10 +1,12 @@
 """``ActionSettings``: every Action input and runner variable, converted and checked once.
 
 Built from a mapping (the process environment at the edge, a dict in tests).
-An input that sets a run setting is declared on the setting (the option table,
-``retrieval_eval.config``): it defaults to empty in ``action.yml``, empty means "not
-given", and a given value is converted by the setting's own type and bounds into
-``overrides``. ``action.plan.build_plan`` then builds the run's settings once:
+The Action's own inputs are converted by their declarations (``action/declared.py``:
+each names its parser), into the fields of the same names. An input that sets a run
+setting is declared on the setting (the option table, ``retrieval_eval.config``): it
+defaults to empty in ``action.yml``, empty means "not given", and a given value is
+converted by the setting's own type and bounds into ``overrides``.
+``action.plan.build_plan`` then builds the run's settings once:
 built-in default < configuration file < non-empty input.
 Every bad value is collected, so one failed run lists all of them, each naming
 the input and what it accepts. The token is a ``SecretStr``: it never shows in
@@ -13,17 +15,21 @@ a repr, a log line or an error message.
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import NoneType, UnionType
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, SecretStr, TypeAdapter, ValidationError
 
-from retrieval_eval.action.declared import INPUTS, InputSpec
+from retrieval_eval.action.declared import (
+    INPUTS,
+    OWN_INPUTS,
+    InputSpec,
+    Mode,
+    optional_path,
+)
 from retrieval_eval.config.flags import nested
 from retrieval_eval.config.table import Row, rows
 from retrieval_eval.errors import ConfigError
@@ -33,10 +39,7 @@ from retrieval_eval.vocabulary import MODEL_DIR_ENV
 CommentMode = Literal["update", "new", "off"]
 BaselineSource = Literal["base", "workspace"]
 BaselineUpdate = Literal["fixed", "ratchet"]
-Mode = Literal["evaluate", "publish", "embed-shard", "evaluate-shard", "merge"]
-MODES: tuple[str, ...] = get_args(Mode)
 
-_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
 _SPECS: dict[str, InputSpec] = {spec.name: spec for spec in INPUTS}
 _ORDER: dict[str, int] = {spec.name: index for index, spec in enumerate(INPUTS)}
 T = TypeVar("T")
@@ -71,7 +74,8 @@ class RunnerContext:
 class ActionSettings:
     """What the inputs and the runner say, converted and checked; never changed afterwards.
     The run's settings (defaults < config file < inputs) are the run plan's
-    (``action/plan.py``)."""
+    (``action/plan.py``). One field per own input, of the type its parser gives; the
+    defaults are the declarations' (``action/declared.py``), so no field has one here."""
 
     config: Path | None
     paths: tuple[str, ...]
@@ -79,17 +83,17 @@ class ActionSettings:
     github_token: SecretStr
     comment: CommentMode
     comment_id: str
+    accept_label: str  # "": no regression can be accepted
     status_context: str
     baseline_source: BaselineSource
     mode: Mode
+    shard: str  # "I/N"; parsed where it is used
+    shard_artifacts: Path | None
     github_retry_seconds: float
     runner: RunnerContext
-    shard: str = ""  # "I/N"; parsed where it is used
-    shard_artifacts: Path | None = None
     # The run settings the inputs (and the variables the option table names) set, nested as
     # the configuration file nests them; an empty input sets nothing.
-    overrides: Mapping[str, Any] = field(default_factory=dict)
-    accept_label: str = "retrieval-eval: accept"  # "": no regression can be accepted
+    overrides: Mapping[str, Any]
 
 
 class _Collector:
@@ -113,6 +117,19 @@ class _Collector:
             self.problems.append((_ORDER.get(name, len(_ORDER)), f"input `{name}`: {error}"))
             return fallback
 
+    def inputs(self, specs: tuple[InputSpec, ...], workspace: Path) -> dict[str, Any]:
+        """Each input of ``specs`` converted by its own parser, by its attribute name; one
+        that does not convert is left out and its problem kept."""
+        values: dict[str, Any] = {}
+        for spec in specs:
+            self.specs.setdefault(spec.name, spec)
+            try:
+                values[spec.attribute] = spec.parse(self.raw(spec.name), workspace)
+            except ValueError as error:
+                order = _ORDER.get(spec.name, len(_ORDER))
+                self.problems.append((order, f"input `{spec.name}`: {error}"))
+        return values
+
     def runner(self, variable: str, *, required: bool = True) -> str:
         value = self.env.get(variable, "").strip()
         if required and not value:
@@ -126,91 +143,8 @@ class _Collector:
         return value
 
 
-def _choice(*allowed: str) -> Callable[[str], str]:
-    def convert(value: str) -> str:
-        if value not in allowed:
-            raise ValueError(f"accepts {' | '.join(allowed)}, got {value!r}")
-        return value
-
-    return convert
-
-
-def _boolean(value: str) -> bool:
-    if value.lower() in {"true", "false"}:
-        return value.lower() == "true"
-    raise ValueError(f"accepts true | false, got {value!r}")
-
-
-def _seconds(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValueError(f"accepts a number of seconds from 0 to 3600, got {value!r}") from None
-    if not 0.0 <= number <= 3600.0:
-        raise ValueError(f"accepts a number of seconds from 0 to 3600, got {value!r}")
-    return number
-
-
-def _identifier(value: str) -> str:
-    if not _ID_PATTERN.fullmatch(value):
-        raise ValueError(
-            "accepts letters, digits and . _ / - (up to 100, starting with a letter or digit), "
-            f"got {value!r}"
-        )
-    return value
-
-
-def _globs(value: str) -> tuple[str, ...]:
-    patterns = tuple(line.strip() for line in value.splitlines() if line.strip())
-    for pattern in patterns:
-        if pattern.removeprefix("!") == "":
-            raise ValueError("accepts globs one per line, `!glob` to exclude; got a bare `!`")
-    return patterns
-
-
-def _in_workspace(workspace: Path) -> Callable[[str], Path]:
-    """Paths must stay inside the workspace: only it is mounted into the container.
-
-    The path keeps the name the workflow gives it (symlinks are not followed): the base
-    commit's `baseline` and `config` are read by that name, which a symlink the pull request
-    adds must not change. Where it points must be inside the workspace too.
-    """
-
-    def convert(value: str) -> Path:
-        if not value:
-            raise ValueError("accepts a path inside the repository, got an empty value")
-        root = workspace.resolve()
-        named = Path(os.path.normpath(root / value))
-        if not (named.is_relative_to(root) and named.resolve().is_relative_to(root)):
-            raise ValueError(f"accepts a path inside the repository, got {value!r}")
-        return named
-
-    return convert
-
-
-def _optional(convert: Callable[[str], Path]) -> Callable[[str], Path | None]:
-    """Empty means "not given": the config file or the tool's default decides."""
-    return lambda value: convert(value) if value else None
-
-
-def _token(value: str) -> SecretStr:
-    if not value:
-        raise ValueError("is empty; the default `${{ github.token }}` is what most workflows need")
-    # GitHub tokens are printable ASCII; anything else cannot go into an HTTP header. The
-    # message names the position only: quoting the character would show part of the secret.
-    for position, character in enumerate(value, start=1):
-        if not (character.isascii() and character.isprintable()) or character.isspace():
-            raise ValueError(
-                f"has a character no GitHub token contains (at position {position}); "
-                "check the secret's value (a stray paste, a smart quote, a line break)"
-            )
-    return SecretStr(value)
-
-
 def setting_overrides(
-    c: _Collector,
-    optional_path: Callable[[str], Path | None],
-    model: type[BaseModel] = RunSettings,
+    c: _Collector, workspace: Path, model: type[BaseModel] = RunSettings
 ) -> dict[str, Any]:
     """The run settings the inputs give, each converted by its setting's type and bounds;
     a path must stay inside the workspace. Then the variables the table names (the image's
@@ -226,7 +160,7 @@ def setting_overrides(
         if name not in c.specs:
             c.specs[name] = InputSpec(name, "", row.doc)
         converted: object = (
-            c.convert(name, optional_path, None)
+            c.convert(name, lambda v: optional_path(v, workspace), None)
             if row.path is not None
             else c.convert(name, _setting_value(row), None)
         )
@@ -289,21 +223,34 @@ def input_overrides(
     """Only the run settings the inputs in ``env`` set (``model``: the settings model whose
     option table declares the inputs); every bad one listed in one ``ConfigError``."""
     c = _Collector(env)
-    overrides = setting_overrides(c, _optional(_in_workspace(workspace)), model)
+    overrides = setting_overrides(c, workspace, model)
     if c.problems:
         lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))
         raise ConfigError(f"the Action's inputs are not valid:\n{lines}")
     return overrides
 
 
+def parse_inputs(
+    env: Mapping[str, str], workspace: Path, specs: tuple[InputSpec, ...] = OWN_INPUTS
+) -> dict[str, Any]:
+    """The Action's own inputs in ``env``, each by its declaration (``action/declared.py``),
+    by attribute name; every bad one listed in one ``ConfigError``."""
+    c = _Collector(env)
+    values = c.inputs(specs, workspace)
+    _raise_problems(c)
+    return values
+
+
+def _raise_problems(c: _Collector) -> None:
+    if c.problems:
+        lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))
+        raise ConfigError(f"the Action's inputs are not valid:\n{lines}")
+
+
 def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
     """Raise one ``ConfigError`` listing every bad input, or return the settings."""
     c = _Collector(env)
     workspace = Path(c.runner("GITHUB_WORKSPACE") or ".")
-    required_path = _in_workspace(workspace)
-    optional_path = _optional(required_path)
-    status_context = c.convert("status-context", _identifier, "retrieval-eval")
-    comment_id = c.raw("comment-id")
     runner = RunnerContext(
         event_name=c.runner("GITHUB_EVENT_NAME"),
         event_path=Path(c.runner("GITHUB_EVENT_PATH")),
@@ -323,24 +270,9 @@ def load_action_settings(env: Mapping[str, str]) -> ActionSettings:
         else None,
         debug=c.runner("RUNNER_DEBUG", required=False) == "1",
     )
-    settings = ActionSettings(
-        config=c.convert("config", optional_path, None),
-        paths=c.convert("paths", _globs, ()),
-        fail_on_regression=c.convert("fail-on-regression", _boolean, True),
-        github_token=c.convert("github-token", _token, SecretStr("")),
-        comment=c.convert("comment", _choice("update", "new", "off"), "update"),  # type: ignore[arg-type]
-        comment_id=c.convert("comment-id", _identifier, "") if comment_id else status_context,
-        status_context=status_context,
-        baseline_source=c.convert("baseline-source", _choice("base", "workspace"), "base"),  # type: ignore[arg-type]
-        mode=c.convert("mode", _choice(*MODES), "evaluate"),  # type: ignore[arg-type]
-        github_retry_seconds=c.convert("github-retry-seconds", _seconds, 60.0),
-        runner=runner,
-        shard=c.raw("shard"),
-        shard_artifacts=c.convert("shard-artifacts", optional_path, None),
-        overrides=setting_overrides(c, optional_path),
-        accept_label=c.raw("accept-label"),
-    )
-    if c.problems:
-        lines = "\n".join(f"  - {problem}" for _, problem in sorted(c.problems))
-        raise ConfigError(f"the Action's inputs are not valid:\n{lines}")
-    return settings
+    own = c.inputs(OWN_INPUTS, workspace)
+    overrides = setting_overrides(c, workspace)
+    _raise_problems(c)
+    # An empty `comment-id` is the status context's.
+    own["comment_id"] = own["comment_id"] or own["status_context"]
+    return ActionSettings(**own, runner=runner, overrides=overrides)

@@ -13,7 +13,7 @@ from retrieval_eval.commands.run import (
     report_outcome,
     settings_options,
 )
-from retrieval_eval.pipeline import run_evaluation
+from retrieval_eval.usecases.baseline import update_baseline
 from retrieval_eval.vocabulary import ExitCode
 
 
@@ -31,15 +31,10 @@ def update(progress: bool | None, **flags: Any) -> int:
     thresholds are still reported; they do not stop the rewrite.
     """
     with prepared_from_flags(flags) as ready:
-        settings = ready.settings
-        outcome = run_evaluation(
-            settings,
-            progress=show_progress(progress),
-            rewrite_baseline=True,
-            anthropic_api_key=anthropic_api_key(),
+        outcome = update_baseline(
+            ready.settings, progress=show_progress(progress), anthropic_api_key=anthropic_api_key()
         )
     report_outcome(outcome, print_report=False)
-    if outcome.verdict in ("invalid", "error"):
-        return int(outcome.exit_code)
-    click.echo(f"baseline rewritten: {settings.baseline}", err=True)
-    return int(ExitCode.OK)
+    if outcome.exit_code == ExitCode.OK:
+        click.echo(f"baseline rewritten: {ready.settings.baseline}", err=True)
+    return int(outcome.exit_code)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from retrieval_eval.config.flags import config_option
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.input_files import reading_within
 from retrieval_eval.prepare import within_roots
@@ -21,12 +22,7 @@ def corpus_group() -> None:
 @corpus_group.command("ids")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--titles", is_flag=True, help="Print each id's title after a tab.")
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path),
-    help="Configuration file. Default: retrieval-eval.toml (or pyproject.toml) here.",
-)
+@config_option
 def ids(path: Path | None, titles: bool, config_file: Path | None) -> int:
     """Print every document id of the corpus, one a line, sorted, as fixtures name them.
 

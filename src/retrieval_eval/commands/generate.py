@@ -1,48 +1,40 @@
 """`retrieval-eval generate`: synthetic golden fixtures written by Claude, checked against
-the corpus with BM25 and dense retrieval before they are kept."""
+the corpus with BM25 and dense retrieval before they are kept
+(``retrieval_eval.usecases.generate``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast, get_args
+from typing import Any, cast, get_args
 
 import click
 
-from retrieval_eval.author.claude import GenerateError
-from retrieval_eval.author.generate import (
-    Checker,
-    GeneratePlan,
-    first_prompt,
-    fixture_line,
-    flagged_line,
-)
-from retrieval_eval.author.generate import (
-    generate as run_generate,
-)
-from retrieval_eval.author.prompts import PROMPT_VERSION
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
 from retrieval_eval.commands.run import anthropic_api_key
-from retrieval_eval.compare.dense_model import retrievers_for
-from retrieval_eval.errors import ConfigError, InputError
-from retrieval_eval.fileio import atomic_write_text
-from retrieval_eval.load.corpus import load_corpus
-from retrieval_eval.load.fixtures import Fixture, LocatedFixture, RetrievalType
+from retrieval_eval.config.flags import (
+    config_option,
+    overrides_from_flags,
+    settings_flags,
+    typed_paths,
+)
+from retrieval_eval.load.fixtures import RetrievalType
 from retrieval_eval.prepare import prepared_run
-from retrieval_eval.progress import stderr_log, step
-from retrieval_eval.retrieval.registry import build_retriever, close_retriever
-from retrieval_eval.retrieval.timed import index_with_progress
-from retrieval_eval.score.cached_claude import CachedClaude
-from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL, build_client
-from retrieval_eval.validate import validate_datasets
-from retrieval_eval.validate.fixture_file import read_fixture_file
+from retrieval_eval.score.judge import DEFAULT_JUDGE_MODEL
+from retrieval_eval.usecases.generate import (
+    CHECKERS,
+    MARGIN,
+    Generated,
+    GenerateRequest,
+    generate_fixtures,
+)
 from retrieval_eval.vocabulary import ExitCode
 
 _TYPES: tuple[str, ...] = get_args(RetrievalType)
-# Fixtures generated beyond `min_fixtures` by default, so review can reject some and the
-# file still validates.
-MARGIN = 5
-_CHECKERS = ("bm25", "dense", "like", "hybrid")
+# The settings `generate` takes flags for; `--out` is its name for `datasets`, the folder
+# it writes into.
+GENERATE_FLAGS = ("datasets", "corpus")
+_NAMED = {"datasets": "--out"}
 
 
 def _csv(
@@ -60,12 +52,6 @@ def _csv(
 
 
 @click.command("generate")
-@click.option(
-    "--corpus",
-    "corpus_path",
-    type=click.Path(path_type=Path),
-    help="Corpus to write queries about. Default: `corpus` from the config file.",
-)
 @click.option(
     "--per-file",
     type=click.IntRange(min=1),
@@ -85,11 +71,6 @@ def _csv(
     is_flag=True,
     help="Add tag_filter cases to each file: one on a real tag, one expect_empty.",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder to write into. Default: `datasets` from the config file.",
-)
 @click.option("--model", default=DEFAULT_JUDGE_MODEL, show_default=True, help="Claude model.")
 @click.option(
     "--max-cost-usd",
@@ -102,7 +83,7 @@ def _csv(
 @click.option(
     "--check-with",
     "check_with",
-    callback=_csv(_CHECKERS),
+    callback=_csv(CHECKERS),
     default="bm25,dense",
     show_default=True,
     help="Retrievers every query is checked against.",
@@ -113,7 +94,7 @@ def _csv(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where flagged queries go. Default: generate-flagged.jsonl in the report folder.",
 )
-@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Config file.")
+@config_option
 @click.option("--force", is_flag=True, help="Overwrite dataset files that exist.")
 @click.option(
     "--append",
@@ -121,13 +102,12 @@ def _csv(
     help="Add --per-file new fixtures to dataset files that exist, keeping every line "
     "already there (reviewed or not).",
 )
+@settings_flags(GENERATE_FLAGS, named=_NAMED)
 @progress_option
 def generate(
-    corpus_path: Path | None,
     per_file: int | None,
     types: tuple[str, ...],
     tags: bool,
-    out: Path | None,
     model: str,
     max_cost_usd: float,
     seed: int,
@@ -137,6 +117,7 @@ def generate(
     force: bool,
     append: bool,
     progress: bool | None,
+    **flags: Any,
 ) -> int:
     """Write synthetic fixtures (ground_truth_source "synthetic") for each dataset file.
 
@@ -144,157 +125,54 @@ def generate(
     in the cache folder, so a re-run is free and writes the same files. Exit 0 when
     done, 1 when the cost cap stopped it early (what was made is written), 2 on error.
     """
-    overrides: dict[str, object] = {}
-    if corpus_path is not None:
-        overrides["corpus"] = corpus_path
-    if out is not None:
-        overrides["datasets"] = out
+    if force and append:
+        raise click.UsageError("--force replaces the files and --append adds to them: pick one")
+    request = GenerateRequest(
+        types=cast(tuple[RetrievalType, ...], types),
+        per_file=per_file,
+        tags=tags,
+        model=model,
+        max_cost_usd=max_cost_usd,
+        seed=seed,
+        check_with=check_with,
+        flagged_path=flagged_path,
+        force=force,
+        append=append,
+    )
     with prepared_run(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides=overrides,
-        typed_inputs=tuple(path for path in (corpus_path, out) if path is not None),
+        overrides=overrides_from_flags(flags, GENERATE_FLAGS),
+        typed_inputs=typed_paths(flags, "read"),
     ) as ready:
-        settings = ready.settings
-        if force and append:
-            raise click.UsageError("--force replaces the files and --append adds to them: pick one")
-        if per_file is None:
-            per_file = settings.min_fixtures + MARGIN
-        targets = [settings.datasets / f"{kind}.jsonl" for kind in types]
-        existing_files = [t for t in targets if t.exists()]
-        if existing_files and not (force or append):
-            raise InputError(
-                "exists; pass --append to add fixtures to it, or --force to replace it",
-                file=existing_files[0],
-            )
-        existing = _read_existing(existing_files) if append else {}
-        if per_file + min((len(f) for f in existing.values()), default=0) <= settings.min_fixtures:
-            click.echo(
-                f"warning: --per-file {per_file} leaves no room to reject: a file needs "
-                f"{settings.min_fixtures} fixtures (min_fixtures) to validate, so one rejection "
-                f"in review makes it invalid; use --per-file {settings.min_fixtures + MARGIN}",
-                err=True,
-            )
-        corpus = load_corpus(settings.corpus)
-        plan = GeneratePlan(
-            types=cast(tuple[RetrievalType, ...], types),
-            per_file=per_file,
-            tags=tags,
-            seed=seed,
+        made = generate_fixtures(
+            ready.settings,
+            request,
+            api_key=anthropic_api_key(),
+            interactive=show_progress(progress),
         )
-        key = anthropic_api_key()
-        client = (
-            build_client(
-                api_key=key.get_secret_value(),
-                base_url=settings.judge.base_url,
-                max_retries=settings.judge.max_retries,
-                timeout_s=settings.judge.timeout_s,
-            )
-            if key is not None
-            else None
-        )
-        claude = CachedClaude(
-            client,
-            model=model,
-            prompt_version=PROMPT_VERSION,
-            cache_dir=settings.cache_dir / "generate",
-            pricing=settings.judge.pricing(),
-            max_cost_usd=max_cost_usd,
-            failure=GenerateError,
-        )
-        # Before the slow part: without a key, go on only when the first answer is cached
-        # (a re-run of a cached generation needs no key at all).
-        first = first_prompt(corpus, plan, existing)
-        if client is None and first is not None and not claude.is_cached(first):
-            raise ConfigError(
-                "ANTHROPIC_API_KEY is not set and the answers are not cached: "
-                "export ANTHROPIC_API_KEY=sk-ant-... and run generate again"
-            )
-        configured = retrievers_for(settings, corpus)
-        retrievers = [build_retriever(name, configured) for name in check_with]
-        interactive = show_progress(progress)
-        pace = settings.progress.pace()
-        try:
-            for retriever in retrievers:
-                index_with_progress(
-                    retriever, corpus, interactive=interactive, log=stderr_log, pace=pace
-                )
-            with step(
-                "generating fixtures",
-                per_file * len(types),
-                interactive=interactive,
-                log=stderr_log,
-                unit="fixture",
-                pace=pace,
-            ) as tracker:
-                result = run_generate(
-                    corpus,
-                    plan,
-                    claude,
-                    Checker(retrievers),
-                    progress=stderr_log,
-                    existing=existing,
-                    on_kept=tracker.advance,
-                )
-        finally:
-            for retriever in retrievers:
-                close_retriever(retriever)
+    return _say(made)
 
-        flagged = [f for file in result.files for f in file.flagged]
-        for file in result.files:
-            path = settings.datasets / f"{file.retrieval_type}.jsonl"
-            lines = [fixture_line(f) for f in sorted(file.kept, key=lambda f: f.query_id)]
-            kept_text = path.read_text(encoding="utf-8") if file.retrieval_type in existing else ""
-            if kept_text and not kept_text.endswith("\n"):
-                kept_text += "\n"
-            atomic_write_text(path, kept_text + "".join(line + "\n" for line in lines))
-        flagged_file = flagged_path or settings.report_dir / "generate-flagged.jsonl"
-        if flagged:
-            atomic_write_text(flagged_file, "".join(flagged_line(f) + "\n" for f in flagged))
 
-        written = [settings.datasets / f"{f.retrieval_type}.jsonl" for f in result.files]
-        report = validate_datasets(written, corpus=corpus, min_fixtures=0, min_human=0)
-        if report.problems:  # our own output must validate; if not, that is a bug to report
-            raise ConfigError(f"generated fixtures do not validate: {report.problems[0]}")
-
-        for file in result.files:
-            before = len(existing.get(file.retrieval_type, ()))
-            kept_note = f" ({before} kept, {len(file.kept)} added)" if before else ""
-            click.echo(
-                f"{settings.datasets.name}/{file.retrieval_type}.jsonl: "
-                f"{before + len(file.kept)} fixtures{kept_note} "
-                f"({len(file.flagged)} flagged, {file.regenerated} regenerated)"
-            )
-            if len(file.kept) < per_file and result.stopped is None:
-                click.echo(
-                    f"warning: fewer than {per_file}: the corpus ran out of documents", err=True
-                )
-        if flagged:
-            click.echo(f"flagged queries (not kept): {flagged_file}")
+def _say(made: Generated) -> int:
+    """Each file's count, the flagged queries' file, the cost, and what to do next."""
+    for file in made.files:
+        before = made.before.get(file.retrieval_type, 0)
+        kept_note = f" ({before} kept, {len(file.kept)} added)" if before else ""
         click.echo(
-            f"cost: ${claude.spent_usd:.4f} "
-            f"({claude.calls} API calls, {claude.cached_calls} cached)"
+            f"{made.datasets.name}/{file.retrieval_type}.jsonl: "
+            f"{before + len(file.kept)} fixtures{kept_note} "
+            f"({len(file.flagged)} flagged, {file.regenerated} regenerated)"
         )
-        if result.stopped is not None:
-            click.echo(f"stopped early: {result.stopped}", err=True)
-            return int(ExitCode.FAILED)
-        click.echo("next: retrieval-eval review FILE marks the ones you check as human-annotated")
-        return int(ExitCode.OK)
-
-
-def _read_existing(files: list[Path]) -> dict[RetrievalType, list[Fixture]]:
-    """The fixtures already in each file (``--append``); a file that does not read is
-    reported the way `validate` reports it, and nothing is generated."""
-    existing: dict[RetrievalType, list[Fixture]] = {}
-    for path in files:
-        kind = cast(RetrievalType, path.stem)
-        fixtures: list[Fixture] = []
-        for item in read_fixture_file(path):
-            if isinstance(item, LocatedFixture):
-                fixtures.append(item.fixture)
-            else:
-                raise InputError(
-                    f"{item.message}; fix it before --append", file=path, line=item.line
-                )
-        existing[kind] = fixtures
-    return existing
+        if len(file.kept) < made.per_file and made.stopped is None:
+            click.echo(
+                f"warning: fewer than {made.per_file}: the corpus ran out of documents", err=True
+            )
+    if made.flagged_file is not None:
+        click.echo(f"flagged queries (not kept): {made.flagged_file}")
+    click.echo(f"cost: ${made.spent_usd:.4f} ({made.calls} API calls, {made.cached_calls} cached)")
+    if made.stopped is not None:
+        click.echo(f"stopped early: {made.stopped}", err=True)
+        return int(ExitCode.FAILED)
+    click.echo("next: retrieval-eval review FILE marks the ones you check as human-annotated")
+    return int(ExitCode.OK)

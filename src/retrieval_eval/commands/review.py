@@ -1,21 +1,30 @@
-"""`retrieval-eval review FILE`: accept, fix or reject synthetic fixtures one at a time."""
+"""`retrieval-eval review FILE`: accept, fix or reject synthetic fixtures one at a time
+(``retrieval_eval.usecases.review``)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from retrieval_eval.author.hole_review import HoleReview, candidates, read_report
-from retrieval_eval.author.review import Console, DatasetLines, Review, SkipState
+from retrieval_eval.author.review import Console
 from retrieval_eval.commands.run import use_color
-from retrieval_eval.compare.dense_model import retrievers_for
-from retrieval_eval.errors import ConfigError
-from retrieval_eval.load.corpus import load_corpus
+from retrieval_eval.config.flags import (
+    config_option,
+    overrides_from_flags,
+    settings_flags,
+    typed_paths,
+)
 from retrieval_eval.prepare import prepared_run
-from retrieval_eval.retrieval.registry import RETRIEVER_NAMES, build_retriever, close_retriever
+from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
+from retrieval_eval.usecases.review import review_dataset, review_holes
 from retrieval_eval.vocabulary import ExitCode
+
+# The settings `review` takes flags for: the corpus the ids refer to, and the folder of
+# the dataset files (--holes writes the accepted labels there).
+REVIEW_FLAGS = ("datasets", "corpus")
 
 
 @click.command("review")
@@ -30,35 +39,22 @@ from retrieval_eval.vocabulary import ExitCode
     "of this report.json's regressed queries; accepting one adds it to the expected ids.",
 )
 @click.option(
-    "--datasets",
-    "datasets_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="With --holes: the folder of the report's dataset files. Default: `datasets` from "
-    "the config file.",
-)
-@click.option(
-    "--corpus",
-    "corpus_path",
-    type=click.Path(path_type=Path),
-    help="Corpus the ids refer to. Default: `corpus` from the config file.",
-)
-@click.option(
     "--retriever",
     "retriever_name",
     type=click.Choice(RETRIEVER_NAMES),
     help="Retriever whose top 5 is shown. Default: the one the config file maps "
     "this dataset file to.",
 )
-@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Config file.")
+@config_option
 @click.option("--include-skipped", is_flag=True, help="Show fixtures skipped earlier again.")
+@settings_flags(REVIEW_FLAGS)
 def review(
     dataset: Path | None,
     holes_report: Path | None,
-    datasets_dir: Path | None,
-    corpus_path: Path | None,
     retriever_name: str | None,
     config_file: Path | None,
     include_skipped: bool,
+    **flags: Any,
 ) -> int:
     """Review DATASET's synthetic fixtures: accepting one marks it human-annotated.
 
@@ -68,88 +64,62 @@ def review(
     if holes_report is not None:
         if dataset is not None:
             raise click.UsageError("give a DATASET or --holes REPORT, not both")
-        return _review_holes(holes_report, datasets_dir, corpus_path, config_file, include_skipped)
+        return _review_holes(holes_report, config_file, include_skipped, flags)
     if dataset is None:
         raise click.UsageError("give the DATASET file to review (or --holes report.json)")
-    overrides: dict[str, object] = {"corpus": corpus_path} if corpus_path is not None else {}
-    typed = (dataset, *([corpus_path] if corpus_path is not None else []))
     with prepared_run(
-        workdir=Path.cwd(), config_file=config_file, overrides=overrides, typed_inputs=typed
+        workdir=Path.cwd(),
+        config_file=config_file,
+        overrides=overrides_from_flags(flags, REVIEW_FLAGS),
+        typed_inputs=(dataset, *typed_paths(flags, "read")),
     ) as ready:
-        settings = ready.settings
-        lines = DatasetLines(dataset)
-        state = SkipState(settings.cache_dir, dataset)
-        if include_skipped:
-            state.skipped.clear()
-        name = retriever_name or settings.retriever_for(dataset.name) or "hybrid"
-        if name not in RETRIEVER_NAMES:
-            raise ConfigError(
-                f"retriever {name!r} for {dataset.name} is not one of {RETRIEVER_NAMES}"
-            )
-        corpus = load_corpus(settings.corpus)
-        retriever = build_retriever(name, retrievers_for(settings, corpus))
-        try:
-            if not Review(lines, state, corpus, retriever, _console()).pending():
-                click.echo(f"{dataset}: nothing to review (no synthetic fixtures left)")
-                return int(ExitCode.OK)
-            retriever.index(corpus)
-            session = Review(lines, state, corpus, retriever, _console())
-            left = session.run()
-        finally:
-            close_retriever(retriever)
-        t = session.tally
-        click.echo(
-            f"\n{t.accepted} accepted, {t.rejected} rejected, {t.skipped} skipped"
-            f" ({t.edited} edited); "
-            + (f"{left} left to review: run the same command to resume" if left else "all reviewed")
+        reviewed = review_dataset(
+            ready.settings,
+            dataset,
+            _console(),
+            retriever_name=retriever_name,
+            include_skipped=include_skipped,
         )
+    t = reviewed.tally
+    if t is None:
+        click.echo(f"{dataset}: nothing to review (no synthetic fixtures left)")
         return int(ExitCode.OK)
+    left = reviewed.left
+    click.echo(
+        f"\n{t.accepted} accepted, {t.rejected} rejected, {t.skipped} skipped"
+        f" ({t.edited} edited); "
+        + (f"{left} left to review: run the same command to resume" if left else "all reviewed")
+    )
+    return int(ExitCode.OK)
 
 
 def _review_holes(
-    report_path: Path,
-    datasets_dir: Path | None,
-    corpus_path: Path | None,
-    config_file: Path | None,
-    include_skipped: bool,
+    report_path: Path, config_file: Path | None, include_skipped: bool, flags: dict[str, Any]
 ) -> int:
-    overrides: dict[str, object] = {}
-    if corpus_path is not None:
-        overrides["corpus"] = corpus_path
-    if datasets_dir is not None:
-        overrides["datasets"] = datasets_dir
-    typed = (report_path, *(p for p in (corpus_path, datasets_dir) if p is not None))
     with prepared_run(
-        workdir=Path.cwd(), config_file=config_file, overrides=overrides, typed_inputs=typed
+        workdir=Path.cwd(),
+        config_file=config_file,
+        overrides=overrides_from_flags(flags, REVIEW_FLAGS),
+        typed_inputs=(report_path, *typed_paths(flags, "read")),
     ) as ready:
-        settings = ready.settings
-        report = read_report(report_path)
-        if not candidates(report):
-            click.echo(f"{report_path}: no unlabelled documents entered a regressed query's top k")
-            return int(ExitCode.OK)
-        corpus = load_corpus(settings.corpus)
-        session = HoleReview(
-            report,
-            settings.datasets,
-            settings.cache_dir,
-            {doc.id: doc for doc in corpus.documents},
-            _console(),
-            include_skipped=include_skipped,
+        reviewed = review_holes(
+            ready.settings, report_path, _console(), include_skipped=include_skipped
         )
-        for query_id in session.tally.gone:
-            click.echo(f"skipped {query_id}: no longer in its dataset file", err=True)
-        if not session.queue:
-            click.echo(f"{report_path}: every hole is decided (accepted, rejected or skipped)")
-            return int(ExitCode.OK)
-        left = session.run()
-        t = session.tally
-        click.echo(
-            f"\n{t.accepted} accepted, {t.rejected} rejected, {t.skipped} skipped; "
-            + (f"{left} left: run the same command to resume" if left else "all reviewed")
-        )
-        if t.accepted:
-            click.echo("next: retrieval-eval run scores the queries with their new labels")
+    if reviewed is None:
+        click.echo(f"{report_path}: no unlabelled documents entered a regressed query's top k")
         return int(ExitCode.OK)
+    t = reviewed.tally
+    if t is None:
+        click.echo(f"{report_path}: every hole is decided (accepted, rejected or skipped)")
+        return int(ExitCode.OK)
+    left = reviewed.left
+    click.echo(
+        f"\n{t.accepted} accepted, {t.rejected} rejected, {t.skipped} skipped; "
+        + (f"{left} left: run the same command to resume" if left else "all reviewed")
+    )
+    if t.accepted:
+        click.echo("next: retrieval-eval run scores the queries with their new labels")
+    return int(ExitCode.OK)
 
 
 def _console() -> Console:

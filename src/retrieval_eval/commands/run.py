@@ -16,11 +16,13 @@ from pydantic import SecretStr
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
 from retrieval_eval.config.flags import overrides_from_flags, settings_flags, typed_paths
 from retrieval_eval.deadline import time_limit
-from retrieval_eval.pipeline import RunOutcome, run_evaluation, run_shard
+from retrieval_eval.pipeline import RunOutcome
 from retrieval_eval.prepare import Prepared, prepared_run
 from retrieval_eval.render.terminal import terminal_summary
 from retrieval_eval.settings import CONFIG_FILE_NAME, RunSettings
 from retrieval_eval.sharding import parse_shard
+from retrieval_eval.usecases.evaluate import run_evaluation
+from retrieval_eval.usecases.shards import evaluate_shard
 from retrieval_eval.vocabulary import BREACHED
 
 _PATH = click.Path(path_type=Path)
@@ -217,7 +219,7 @@ def run(quiet: bool, markdown: bool, progress: bool | None, shard: str | None, *
 
 
 def run_one_shard(settings: RunSettings, shard_text: str, *, progress: bool) -> int:
-    outcome = run_shard(
+    outcome = evaluate_shard(
         settings, parse_shard(shard_text), progress=progress, anthropic_api_key=anthropic_api_key()
     )
     if outcome.invalid is not None:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from retrieval_eval.commands.run import prepared_from_flags, report_outcome, settings_options
-from retrieval_eval.pipeline import merge_shards
+from retrieval_eval.usecases.shards import merge_shards
 
 
 @click.command("merge")

@@ -59,8 +59,8 @@ def trec(
     Ranks come from the scores (descending, ties by document id descending), not
     from the rank column, exactly as trec_eval does.
     """
-    from retrieval_eval.trec.report import as_json as to_json
-    from retrieval_eval.trec.report import format_trec, score_trec_run
+    from retrieval_eval.tools.trec.report import as_json as to_json
+    from retrieval_eval.tools.trec.report import format_trec, score_trec_run
 
     result = score_trec_run(qrels, run, measures, complete=complete, level=level, max_docs=max_docs)
     if as_json:

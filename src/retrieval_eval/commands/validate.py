@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from retrieval_eval.config.flags import overrides_from_flags, settings_flags
+from retrieval_eval.config.flags import config_option, overrides_from_flags, settings_flags
 from retrieval_eval.errors import shown_path
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
@@ -29,12 +29,7 @@ VALIDATE_FLAGS = ("min_fixtures", "min_human")
 
 @click.command("validate")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path),
-    help="Config file. Default: retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
-)
+@config_option
 @click.option(
     "--corpus",
     "corpus_path",

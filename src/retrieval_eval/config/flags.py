@@ -21,6 +21,17 @@ from retrieval_eval.config.table import Row, rows
 from retrieval_eval.settings import RunSettings
 
 
+def config_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--config``: the file the settings are read from (not a setting itself)."""
+    return click.option(
+        "--config",
+        "config_file",
+        type=click.Path(path_type=Path),
+        help="Config file. Default: "
+        "retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
+    )(command)
+
+
 def flag_rows(
     keys: tuple[str, ...] | None = None, model: type[BaseModel] = RunSettings
 ) -> tuple[Row, ...]:
@@ -29,27 +40,35 @@ def flag_rows(
 
 
 def settings_flags(
-    keys: tuple[str, ...] | None = None, model: type[BaseModel] = RunSettings
+    keys: tuple[str, ...] | None = None,
+    model: type[BaseModel] = RunSettings,
+    *,
+    named: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A decorator adding one click option per declared flag."""
+    """A decorator adding one click option per declared flag. ``named``: a command's own
+    name for a setting's flag (`generate --out` sets ``datasets``); its help, type and
+    default are still the table's, and it overrides the same setting."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         for row in reversed(flag_rows(keys, model)):
-            command = _option(row)(command)
+            command = _option(row, (named or {}).get(row.key))(command)
         return command
 
     return decorate
 
 
-def _option(row: Row) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _option(
+    row: Row, name: str | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     assert row.flag is not None
+    flag = name or row.flag
     base = _plain(row.type)
     help_text = f"{row.doc} Default: {_help_default(row)}."
     if base is bool:
-        return click.option(row.flag, row.parameter, is_flag=True, default=None, help=help_text)
+        return click.option(flag, row.parameter, is_flag=True, default=None, help=help_text)
     kind: Any = click.Path(path_type=Path) if base is Path else base
     return click.option(
-        row.flag,
+        flag,
         row.parameter,
         type=kind,
         envvar=row.env,

@@ -7,7 +7,7 @@ with what these functions write, so a new setting shows up in both by its declar
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, get_origin
 
 from pydantic import BaseModel
 
@@ -17,6 +17,25 @@ from retrieval_eval.settings import RunSettings
 
 # The markers each generated table sits between.
 ORIGIN_MARKERS = ("<!-- settings-origin:start -->", "<!-- settings-origin:end -->")
+KEY_MARKERS = ("<!-- settings-keys:start -->", "<!-- settings-keys:end -->")
+
+
+def key_table(model: type[BaseModel] = RunSettings) -> str:
+    """docs/configuration.md's table of keys: one row per top-level setting, a table of
+    entries (``[judge]``, ``[thresholds]``) named in brackets."""
+    lines = ["| Key | Default | Meaning |", "|---|---|---|"]
+    for row in rows(model):
+        if "." in row.key:
+            continue
+        key = f"`[{row.key}]`" if _is_table(row.type) else f"`{row.key}`"
+        lines.append(f"| {key} | {_default(row)} | {row.long_doc} |")
+    return "\n".join(lines)
+
+
+def _is_table(annotation: Any) -> bool:
+    """A TOML table: a mapping or a settings model of its own."""
+    origin = get_origin(annotation) or annotation
+    return isinstance(origin, type) and (issubclass(origin, dict | BaseModel))
 
 
 def origin_table(model: type[BaseModel] = RunSettings) -> str:
@@ -64,6 +83,8 @@ def shown_default(value: Any) -> str:
         return "not set"
     if isinstance(value, tuple):
         return "`[" + ", ".join(f'"{v}"' for v in value) + "]`"
+    if isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()):
+        return ", ".join(f'`{key} = "{entry}"`' for key, entry in value.items())
     if isinstance(value, dict):
         return "(table)" if value else "none"
     if isinstance(value, bool):

@@ -43,6 +43,7 @@ class Row:
     env: str | None
     action_doc: str
     constraints: tuple[Any, ...] = ()  # the field's bounds (`ge=0.0`), as pydantic holds them
+    long_doc: str = ""  # the table of keys' text (``doc`` unless the declaration says more)
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -110,6 +111,7 @@ def _row(key: str, field: Any, option: Option) -> Row:
         env=option.env,
         action_doc=option.action_doc,
         constraints=tuple(m for m in field.metadata if not isinstance(m, Option)),
+        long_doc=option.long_doc or option.doc,
     )
 
 

@@ -36,7 +36,7 @@ from retrieval_eval.errors import InputError, shown_path
 # Lines of one JSONL file, blank ones included: BEIR's largest corpus (MS MARCO) has 8.8 M.
 MAX_LINES = 10_000_000
 # Lines of one TREC run or qrels file: 2 million queries x 100 results, about 7 GB of text,
-# which the numpy reader (load/trec_text/) holds in about 8 GB.
+# which the numpy reader (tools/trec/text/) holds in about 8 GB.
 MAX_TREC_LINES = 200_000_000
 # Bytes a gzipped file may inflate to per byte it holds: JSON text compresses 3 to 10 times,
 # while a stream of one repeated byte (a gzip bomb) inflates about 1,000 times.

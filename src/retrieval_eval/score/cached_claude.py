@@ -60,6 +60,9 @@ class CachedClaude:
         self._missing_key = missing_key
         self.spent_usd = 0.0
         self.calls = 0
+        # The tokens the paid calls used, as the API counted them.
+        self.input_tokens = 0
+        self.output_tokens = 0
         self.cached_calls = 0
 
     def _cache_path(self, prompt: str) -> Path:
@@ -88,7 +91,7 @@ class CachedClaude:
             )
         # The most this call can cost: the prompt (about 4 characters a token, rounded up
         # generously) plus the longest reply allowed.
-        worst = self._pricing.cost(len(prompt) // 2 + 200, self._max_tokens)
+        worst = self._pricing.cost(worst_input_tokens(prompt), self._max_tokens)
         if self.spent_usd + worst > self._max_cost:
             raise CostCapReached(
                 f"stopped before passing --max-cost-usd {self._max_cost:g}: "
@@ -106,8 +109,16 @@ class CachedClaude:
         cost = self._pricing.cost(reply.input_tokens, reply.output_tokens)
         self.spent_usd += cost
         self.calls += 1
+        self.input_tokens += reply.input_tokens
+        self.output_tokens += reply.output_tokens
         atomic_write_text(path, json.dumps({"text": text}, ensure_ascii=False) + "\n")
         return Reply(text, cost, cached=False)
+
+
+def worst_input_tokens(prompt: str) -> int:
+    """The most input tokens the budget assumes a prompt can take: half a token a character
+    (English runs about four characters a token) plus 200 for the message's framing."""
+    return len(prompt) // 2 + 200
 
 
 def _read_cache(path: Path) -> str | None:

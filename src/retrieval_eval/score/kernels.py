@@ -1,6 +1,7 @@
 """Per-query values of every measure, vectorised over all queries at once.
 
-Definitions follow trec_eval (checked against pytrec_eval, trec_eval's own C code, in tests/trec):
+Definitions follow trec_eval (checked against pytrec_eval, trec_eval's own C code, in
+tests/tools/trec):
 
 - ``p@k``      relevant in the top k, divided by k even if fewer were returned.
 - ``recall@k`` relevant in the top k / relevant judged.

@@ -11,6 +11,8 @@ against the run's cost cap first (``CachedClaude``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 from retrieval_eval.results import LabelJudgement
@@ -34,6 +36,18 @@ Document ({doc_id}):
 {text}"""
 
 
+# What a recorded judgment was asked with: the template and how much of a document it reads.
+# A judgment made with another prompt is stale (``retrieval_eval.load.judgments``).
+LABEL_PROMPT_SHA256 = hashlib.sha256(
+    json.dumps([_PROMPT, DOCUMENT_CHARS], ensure_ascii=False).encode("utf-8")
+).hexdigest()
+
+
+def label_prompt(query: str, doc_id: str, text: str) -> str:
+    """The exact prompt the judge is sent about one (query, document) pair."""
+    return _PROMPT.format(query=query, doc_id=doc_id, text=text[:DOCUMENT_CHARS])
+
+
 @dataclass(frozen=True)
 class JudgedPair:
     judgement: LabelJudgement
@@ -54,9 +68,14 @@ class LabelJudge:
     def calls(self) -> int:
         return self._claude.calls
 
+    @property
+    def tokens(self) -> tuple[int, int]:
+        """(input, output) tokens of the paid calls so far."""
+        return self._claude.input_tokens, self._claude.output_tokens
+
     def judge(self, query_id: str, query: str, doc_id: str, text: str) -> JudgedPair:
         """``CostCapReached`` when the call could pass the cap; ``JudgeError`` on a bad reply."""
-        prompt = _PROMPT.format(query=query, doc_id=doc_id, text=text[:DOCUMENT_CHARS])
+        prompt = label_prompt(query, doc_id, text)
         reply = self._claude.ask(prompt, about=f"the judge's label of {doc_id!r} for {query_id!r}")
         try:
             score = parse_score(reply.text, query_id=query_id)

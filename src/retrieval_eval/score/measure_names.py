@@ -2,7 +2,7 @@
 trec_eval name; and our spelling of a measure (``ndcg@10``) parsed into one internal form.
 
 The run, ``beir`` and ``tune`` read our spelling; ``trec`` reads trec_eval's
-(``ndcg_cut.10``, parsed in ``trec/measures.py``) and finds here which of its families a
+(``ndcg_cut.10``, parsed in ``tools/trec/measures.py``) and finds here which of its families a
 shared kernel computes; the reports read the labels. Adding a measure is one record.
 """
 
@@ -145,7 +145,7 @@ def parse_measure(name: str) -> Measure:
 
 def trec_shared(family: str, param: float | None) -> Measure | None:
     """The measure a shared kernel computes for trec_eval's ``family`` at ``param`` (its
-    cut-off), or None when trec_eval's own kernel must (``trec/kernels.py``)."""
+    cut-off), or None when trec_eval's own kernel must (``tools/trec/kernels.py``)."""
     for record in MEASURES.values():
         if record.trec == family:
             return Measure(record.kind)

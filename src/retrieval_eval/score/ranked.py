@@ -14,8 +14,8 @@ from itertools import compress
 
 import numpy as np
 
-from retrieval_eval.load.trec_text.values import FloatArray as FloatArray
-from retrieval_eval.load.trec_text.values import IntArray as IntArray
+from retrieval_eval.tools.trec.text.values import FloatArray as FloatArray
+from retrieval_eval.tools.trec.text.values import IntArray as IntArray
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Two formats:
 
 - ``trec``: the six-column run, ``qid Q0 docid rank score run-name`` (whitespace
   separated; blank and ``#`` lines skipped, as trec_eval does), read in numpy by
-  ``load/trec_text``. Documents are ranked by score, ties by document id, as every
+  ``tools/trec/text``. Documents are ranked by score, ties by document id, as every
   retriever here ranks; the rank column is checked to be an integer but not used.
 - ``jsonl``: one ``{"query_id": "...", "hits": [{"id", "score", "text"?}, ...]}``
   per line.
@@ -35,18 +35,18 @@ from retrieval_eval.load.input_files import (
     open_maybe_gzipped,
     too_many_lines,
 )
-from retrieval_eval.load.trec_text.files import read_ranked_run
-from retrieval_eval.load.trec_text.values import as_bytes_strings
 from retrieval_eval.retrieval.answers import normalise_hits
 from retrieval_eval.retrieval.base import Hit, SearchResult
 from retrieval_eval.retrieval.external.services_config import RunFileConfig
 from retrieval_eval.retrieval.timed import QuerySpec, TimedResult
+from retrieval_eval.tools.trec.text.files import read_ranked_run
+from retrieval_eval.tools.trec.text.values import as_bytes_strings
 
 Ranking = dict[str, list[Hit]]
 
 
 class TrecRun:
-    """A TREC run read by the numpy reader (``load/trec_text``): columns, not objects.
+    """A TREC run read by the numpy reader (``tools/trec/text``): columns, not objects.
 
     A run of 100,000 queries is a million lines; a shard of a sharded run asks for a
     quarter of its queries, so hits are made only for the queries asked for, all of them

@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
-from retrieval_eval.trec.hits import TrecHits
-from retrieval_eval.trec.measures import RBP_PERSISTENCE
-from retrieval_eval.trec.segments import last_of_each, positions_within, running_sums
+from retrieval_eval.tools.trec.hits import TrecHits
+from retrieval_eval.tools.trec.measures import RBP_PERSISTENCE
+from retrieval_eval.tools.trec.segments import last_of_each, positions_within, running_sums
 
 # Terms of rbp_resid more than this many ranks after its first term cannot change
 # the sum: with p = 0.9, p ** 400 is below half a unit in the last place of 1.

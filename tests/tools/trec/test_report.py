@@ -13,8 +13,8 @@ import pytest
 import pytrec_eval
 
 from retrieval_eval.score.query_scores import score_queries
-from retrieval_eval.trec.report import score_trec_run
-from tests.trec.random_cases import random_case, write_case
+from retrieval_eval.tools.trec.report import score_trec_run
+from tests.tools.trec.random_cases import random_case, write_case
 
 CASES = 1000
 TOLERANCE = 1e-9

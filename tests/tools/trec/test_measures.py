@@ -1,4 +1,4 @@
-"""trec_eval's measure names, parameters and defaults (trec/measures.py)."""
+"""trec_eval's measure names, parameters and defaults (tools/trec/measures.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.errors import ConfigError
-from retrieval_eval.trec.measures import parse_trec_measures
+from retrieval_eval.tools.trec.measures import parse_trec_measures
 
 
 def test_trec_measures_follow_trec_eval_order_and_defaults() -> None:

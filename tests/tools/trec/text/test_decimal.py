@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.load.trec_text.decimal import parse_short_decimals, parse_uniform_decimals
-from retrieval_eval.load.trec_text.values import load_words, unaligned_words
+from retrieval_eval.tools.trec.text.decimal import parse_short_decimals, parse_uniform_decimals
+from retrieval_eval.tools.trec.text.values import load_words, unaligned_words
 
 
 def _parse(tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.trec_text.decimal import parse_short_decimals, parse_uniform_decimals
-from retrieval_eval.load.trec_text.tokens import Block, read_blocks
-from retrieval_eval.load.trec_text.values import (
+from retrieval_eval.tools.trec.text.decimal import parse_short_decimals, parse_uniform_decimals
+from retrieval_eval.tools.trec.text.tokens import Block, read_blocks
+from retrieval_eval.tools.trec.text.values import (
     FloatArray,
     IntArray,
     PackedIds,

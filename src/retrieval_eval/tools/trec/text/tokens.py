@@ -37,7 +37,7 @@ from retrieval_eval.load.input_files import (
     too_many_lines,
     wide_encoding_problem,
 )
-from retrieval_eval.load.trec_text.values import IntArray
+from retrieval_eval.tools.trec.text.values import IntArray
 
 # 512 KiB of text per block: its temporaries stay in a core's cache (2 MiB of L2 here, where
 # 512 KiB measured about 4% faster than 1 MiB on a 337 MB run) and malloc reuses them.

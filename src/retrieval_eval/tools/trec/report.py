@@ -19,7 +19,16 @@ from pathlib import Path
 import numpy as np
 
 from retrieval_eval.errors import ConfigError, InputError
-from retrieval_eval.load.trec_text.files import (
+from retrieval_eval.score.ranked import FloatArray
+from retrieval_eval.tools.trec.join import JudgmentsByQuery, judge_run, reject_duplicate_results
+from retrieval_eval.tools.trec.kernels import relstring, summarise, trec_values
+from retrieval_eval.tools.trec.measures import (
+    PER_QUERY_ONLY,
+    SUMMARY_ONLY,
+    TrecMeasure,
+    parse_trec_measures,
+)
+from retrieval_eval.tools.trec.text.files import (
     BUCKET_QUERIES,
     PIECE_ROWS,
     Columns,
@@ -28,15 +37,6 @@ from retrieval_eval.load.trec_text.files import (
     read_qrels,
     read_run,
     stream_run,
-)
-from retrieval_eval.score.ranked import FloatArray
-from retrieval_eval.trec.join import JudgmentsByQuery, judge_run, reject_duplicate_results
-from retrieval_eval.trec.kernels import relstring, summarise, trec_values
-from retrieval_eval.trec.measures import (
-    PER_QUERY_ONLY,
-    SUMMARY_ONLY,
-    TrecMeasure,
-    parse_trec_measures,
 )
 
 

@@ -39,10 +39,10 @@ import numpy as np
 
 from retrieval_eval.score.measure_names import Measure, compute, trec_shared
 from retrieval_eval.score.ranked import FloatArray, IntArray, RankedHits
-from retrieval_eval.trec.graded import gain_measure
-from retrieval_eval.trec.hits import TrecHits
-from retrieval_eval.trec.measures import GEOMETRIC, TrecMeasure
-from retrieval_eval.trec.segments import positions_within, suffix_max
+from retrieval_eval.tools.trec.graded import gain_measure
+from retrieval_eval.tools.trec.hits import TrecHits
+from retrieval_eval.tools.trec.measures import GEOMETRIC, TrecMeasure
+from retrieval_eval.tools.trec.segments import positions_within, suffix_max
 
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrieval_eval.load.trec_text.values import FloatArray, IntArray, WordArray
+from retrieval_eval.tools.trec.text.values import FloatArray, IntArray, WordArray
 
 _U = np.uint64
 _ONES = _U(0x0101010101010101)

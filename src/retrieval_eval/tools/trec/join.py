@@ -23,16 +23,16 @@ from typing import NoReturn
 import numpy as np
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.trec_text.files import Columns, LineMap, grouped_by_query
-from retrieval_eval.load.trec_text.values import (
+from retrieval_eval.score.ranked import IntArray, RankedHits
+from retrieval_eval.tools.trec.hits import TrecHits
+from retrieval_eval.tools.trec.text.files import Columns, LineMap, grouped_by_query
+from retrieval_eval.tools.trec.text.values import (
     WordArray,
     as_bytes_strings,
     order_keys,
     take_ids,
     widen,
 )
-from retrieval_eval.score.ranked import IntArray, RankedHits
-from retrieval_eval.trec.hits import TrecHits
 
 CHUNK_ROWS = 1 << 16
 _MIX = (

@@ -1,4 +1,5 @@
-"""`run --shard I/N` + `merge` against one unsharded `run`, through the console script."""
+"""One evaluation split into shards (usecases/shards.py): `embed --shard I/N`,
+`run --shard I/N` and `merge` against one unsharded `run`, through the console script."""
 
 from __future__ import annotations
 
@@ -277,3 +278,29 @@ def test_merged_run_file_shards_equal_the_unsharded_run(tmp_path: Path) -> None:
     assert without_timings(root / "merged" / "report.json") == without_timings(
         root / "whole" / "report.json"
     )
+
+
+def test_embed_shards_split_the_chunks_and_a_run_embeds_none_of_them(project: Project) -> None:
+    """Two embedding shards fill one cache with disjoint halves of the chunks; the run
+    after them finds every chunk cached (only its queries are embedded)."""
+    config = project.root / "retrieval-eval.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('"keyword.jsonl" = "bm25"', '"keyword.jsonl" = "dense"'))
+    selected = []
+    for index in (1, 2):
+        result = cli(project.root, "embed", "--shard", f"{index}/2")
+        assert result.returncode == 0, result.stderr
+        line = result.stderr.splitlines()[-1]
+        assert line.startswith(f"shard {index}/2: ")
+        assert "embedding: " in result.stderr  # the step's count and time, in CI as lines
+        selected.append(int(line.split(": ")[1].split(" of ")[0]))
+        assert " embedded, 0 already cached (model sha256 " in line
+    chunks = int(line.split(" of ")[1].split(" chunks")[0])
+    assert sum(selected) == chunks and all(selected)
+    run = cli(project.root, "run", "--quiet")
+    assert run.returncode in (0, 1), run.stderr  # the verdict is not this test's business
+    report = json.loads((project.report_dir / "report.json").read_text(encoding="utf-8"))
+    [dataset] = report["datasets"]
+    assert dataset["retriever"] == "dense"
+    assert dataset["cached_embeddings"] >= chunks
+    assert dataset["embedded_texts"] <= dataset["num_queries"]  # the queries alone

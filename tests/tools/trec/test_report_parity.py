@@ -25,10 +25,10 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.load.trec_text import tokens as trec_tokens
-from retrieval_eval.trec.measures import parse_trec_measures
-from retrieval_eval.trec.report import TrecResult, format_trec, score_trec_run
-from tests.trec.random_cases import Case, random_case, write_case
+from retrieval_eval.tools.trec.measures import parse_trec_measures
+from retrieval_eval.tools.trec.report import TrecResult, format_trec, score_trec_run
+from retrieval_eval.tools.trec.text import tokens as trec_tokens
+from tests.tools.trec.random_cases import Case, random_case, write_case
 
 CLI = Path(sys.executable).with_name("retrieval-eval")
 PYTREC_FAMILIES = {

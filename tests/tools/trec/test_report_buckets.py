@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.load.trec_text import files as trec_files
-from retrieval_eval.load.trec_text import tokens as trec_tokens
-from retrieval_eval.trec.report import as_json, format_trec, score_trec_run
-from tests.trec.id_strategies import DOC_IDS, QUERY_IDS, SCORES
+from retrieval_eval.tools.trec.report import as_json, format_trec, score_trec_run
+from retrieval_eval.tools.trec.text import files as trec_files
+from retrieval_eval.tools.trec.text import tokens as trec_tokens
+from tests.tools.trec.id_strategies import DOC_IDS, QUERY_IDS, SCORES
 
 CLI = Path(sys.executable).with_name("retrieval-eval")
 MEASURES = ("all_trec",)

@@ -1,0 +1,1 @@
+"""Programs of their own beside the run, each behind its own command (``trec``)."""

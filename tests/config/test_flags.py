@@ -1,0 +1,56 @@
+"""The settings flags of every command are made from the option table: what `--help`
+shows through the console script is each setting's declared line and default, and a
+command's own name for a setting's flag (`generate --out`) keeps the setting's help."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from retrieval_eval.commands.beir import RETRIEVER_FLAGS
+from retrieval_eval.commands.compare import COMPARE_FLAGS
+from retrieval_eval.commands.generate import GENERATE_FLAGS
+from retrieval_eval.commands.import_cmd import IMPORT_FLAGS
+from retrieval_eval.commands.review import REVIEW_FLAGS
+from retrieval_eval.config.flags import flag_rows
+from tests.support.action import run_cli
+
+COMMANDS = {
+    ("compare",): (COMPARE_FLAGS, {}),
+    ("beir",): (RETRIEVER_FLAGS, {}),
+    ("tune",): (RETRIEVER_FLAGS, {}),
+    ("generate",): (GENERATE_FLAGS, {"datasets": "--out"}),
+    ("review",): (REVIEW_FLAGS, {}),
+    ("import", "queries"): (IMPORT_FLAGS, {}),
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_each_settings_flag_shows_the_tables_line_and_default(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    keys, named = COMMANDS[command]
+    helped = run_cli(tmp_path, *command, "--help")
+    assert helped.returncode == 0, helped.log
+    text = " ".join(helped.stdout.split())
+    for row in flag_rows(keys):
+        flag = named.get(row.key, row.flag)
+        assert f"{flag} " in text, (flag, text)
+        after = text[text.index(f"{flag} ") :]
+        assert row.doc in after, (row.doc, after)
+        assert f"Default: {row.key} in the config file, else" in after
+
+
+def test_a_settings_flag_overrides_the_configuration_file(tmp_path: Path) -> None:
+    """`import queries --corpus` sets `corpus` as `run --corpus` does: over the file's."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("# Alpha\n\nAlpha text.\n", encoding="utf-8")
+    (tmp_path / "retrieval-eval.toml").write_text('corpus = "missing"\n', encoding="utf-8")
+    (tmp_path / "log.csv").write_text("query,clicked\nalpha,a\n", encoding="utf-8")
+    from_file = run_cli(tmp_path, "import", "queries", "log.csv")
+    assert from_file.returncode == 2, from_file.log
+    assert "missing" in from_file.stderr
+    flagged = run_cli(tmp_path, "import", "queries", "log.csv", "--corpus", "notes")
+    assert flagged.returncode == 0, flagged.log
+    assert "1 labelled by clicks" in flagged.stdout
