@@ -72,3 +72,11 @@ def test_a_tag_filter_keeps_documents_with_any_of_the_tags() -> None:
     assert mask is not None and mask.tolist() == [True, False, True, False]
     assert made.tags_present(["red", "purple", "green"]) == ["green", "red"]
     assert made.tags_present(["purple"]) == []
+
+
+def test_a_shortlist_short_of_k_documents_falls_back_to_every_candidate() -> None:
+    made = table(10)  # 40 chunks; k = 4 shortlists the 16 best
+    best_two = {"a": 0.9, "b": 1.0}
+    scores = np.array([best_two.get(chunk.doc_id, 0.1) for chunk in made.chunks])
+    hits = made.top_documents(scores, np.arange(40), 4)
+    assert [hit.doc_id for hit in hits] == ["b", "a", "c", "d"]
