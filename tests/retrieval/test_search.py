@@ -5,6 +5,7 @@ it, and hits naming documents the corpus lacks are warned about once."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from retrieval_eval.load.documents import Corpus
@@ -107,4 +108,5 @@ def test_a_retriever_s_own_settings_tell_configurations_apart() -> None:
     rrf = plain.model_copy(update={"hybrid": HybridConfig(fusion="rrf")})
     assert own_settings("bm25", plain) == own_settings("bm25", rrf)
     assert own_settings("hybrid", plain) != own_settings("hybrid", rrf)
-    assert '"dense"' in own_settings("hybrid", plain) and '"bm25"' in own_settings("hybrid", plain)
+    assert sorted(json.loads(own_settings("hybrid", plain))) == ["bm25", "dense", "hybrid"]
+    assert sorted(json.loads(own_settings("qdrant", plain))) == ["dense", "qdrant"]
