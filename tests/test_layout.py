@@ -444,19 +444,20 @@ def test_the_naming_rule_itself(test: str, expected: str | None) -> None:
 # is creating, moving or testing these right now. The entries go as that work lands; a
 # module listed here that has its test module fails the check below, so the list only shrinks.
 UNTESTED_FOR_NOW = (
-    # The use-case layer, the commands that will only parse and call it, and pipeline.py
-    # split into it.
-    "commands/",
-    "usecases/",
-    "pipeline/",
-    # The option table.
-    "config/",
-    # The stages after validation, tested in a parallel change.
-    "retrieval/",
-    "score/",
-    "index/",
-    "render/",
-    "compare/",
+    # Modules whose test module is being written now; an exact entry whose test module exists
+    # fails the test below, so this list only shrinks.
+    "commands/action",
+    "commands/baseline",
+    "commands/beir",
+    "commands/cache",
+    "commands/embed",
+    "commands/import_cmd",
+    "commands/init",
+    "commands/progress_flag",
+    "commands/shards",
+    "commands/tune",
+    "retrieval/external/engines",
+    "usecases/label",
 )
 
 
