@@ -1306,6 +1306,14 @@ def _sources(
     return sources
 
 
+def validated_overrides(
+    overrides: Mapping[str, object], source: str = "command line"
+) -> RunSettings:
+    """The settings ``overrides`` give over the defaults, with no configuration file and no
+    paths made absolute: for a command that reads no repository (`beir` without --config)."""
+    return _validate(overrides, source_of=dict.fromkeys(overrides, source))
+
+
 def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> RunSettings:
     """Every problem, one per line, each as `SOURCE: message`: a user fixing a file sees
     all of it at once."""
