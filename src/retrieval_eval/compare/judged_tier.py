@@ -199,14 +199,15 @@ def score_tier(
     fly = judge_on_the_fly(tier, current, documents, judge, k=k)
     if fly.stopped is not None:
         log(f"warning: {tier.path.name}: judging the new documents stopped: {fly.stopped}")
-    written = False
+    written: str | None = None
     if write and fly.new:
-        write_judgments(settings.judged.judgments, recorded.merged(fly.judgments.values()))
-        written = True
+        written = write_judgments(
+            settings.judged.judgments, recorded.merged(fly.judgments.values())
+        )
     if fly.new:
         log(
             f"judged {fly.new} new pair(s) of {tier.path.name} on the fly (${fly.cost_usd:.4f})"
-            + ("" if written else "; `retrieval-eval label` records them")
+            + ("" if written is not None else "; `retrieval-eval label` records them")
         )
     located = [
         LocatedFixture(
@@ -251,7 +252,8 @@ def score_tier(
         results_at_k=total,
         judged_on_the_fly=fly.new,
         on_the_fly_cost_usd=fly.cost_usd,
-        judgments_written=written,
+        judgments_written=written is not None,
+        judgments_sha256=written,
         agreement=agreement,
         kappa_floor=settings.judged.kappa_floor,
         gates=reason is None,

@@ -71,9 +71,11 @@ def ratchet_baseline(
     environment: Environment,
     k: int,
     policy: GatePolicy,
+    tier: DatasetReport | None = None,
 ) -> Ratchet:
     """``previous`` with each established dataset's gated metrics raised to what ``reports``
-    measured.
+    measured, and the judged tier's recorded entry by the same rule when ``tier`` (the
+    tier's report, given only while it gates) is measured against an established one.
 
     Only gated metrics move: the others decide nothing, and ratcheting them would rewrite
     the file on every run (latency never measures the same twice). Datasets without
@@ -100,12 +102,29 @@ def ratchet_baseline(
         elif changes:
             entries[report.name] = entry
             moved.extend(changes)
+    judged_tier = previous.judged_tier
+    recorded_tier = judged_tier if judged_tier is not None and not judged_tier.is_null() else None
+    if tier is not None and recorded_tier is not None:
+        if policy.repeats > 1:
+            held.append(Held(tier.name, NOT_DETERMINISTIC.format(repeats=policy.repeats)))
+        else:
+            gated = partial(policy.is_gated, dataset=tier.name)
+            entry, changes, reason = ratchet_entry(
+                tier.name, recorded_tier, baseline_entry(tier, k=k), gated
+            )
+            if reason is not None:
+                held.append(Held(tier.name, reason))
+            elif changes:
+                judged_tier = entry
+                moved.extend(changes)
     baseline = previous
     if moved:
         baseline = Baseline(
             schema_version=previous.schema_version,
             environment=environment,
             datasets=dict(sorted(entries.items())),
+            judged_tier=judged_tier,
+            judge_agreement=previous.judge_agreement,
         )
     return Ratchet(baseline=baseline, moved=tuple(moved), held=tuple(held))
 
