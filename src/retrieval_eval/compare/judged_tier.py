@@ -36,7 +36,6 @@ from retrieval_eval.load.judgments import (
     JudgedQuery,
     Judgments,
     read_judged_queries,
-    read_judgments,
     text_sha256,
     write_judgments,
 )
@@ -59,6 +58,9 @@ class SearchedTier:
     path: Path
     queries: tuple[JudgedQuery, ...]
     searched: SearchedDataset
+    # The judgments file as it was before any retriever ran: a retriever runs in the
+    # workspace, and what it wrote there must not be merged into what the run writes.
+    recorded: Judgments
 
 
 def _fixture(query: JudgedQuery, relevant: Mapping[str, int], path: Path, line: int) -> Fixture:
@@ -78,9 +80,15 @@ def _fixture(query: JudgedQuery, relevant: Mapping[str, int], path: Path, line: 
 
 
 def search_tier(
-    settings: RunSettings, pool: RetrieverPool, *, interactive: bool, log: Log
+    settings: RunSettings,
+    pool: RetrieverPool,
+    *,
+    recorded: Judgments,
+    interactive: bool,
+    log: Log,
 ) -> SearchedTier:
-    """The tier's queries searched by its gated retriever, from the run's pool."""
+    """The tier's queries searched by its gated retriever, from the run's pool;
+    ``recorded``: the judgments file, read before the pool started any retriever."""
     path = settings.judged.queries
     queries = read_judged_queries(path)
     located = [
@@ -97,7 +105,7 @@ def search_tier(
         label=f"{path.name} (judged tier)",
         pace=settings.progress.pace(),
     )
-    return SearchedTier(path, queries, searched)
+    return SearchedTier(path, queries, searched, recorded)
 
 
 @dataclass(frozen=True)
@@ -190,7 +198,7 @@ def score_tier(
     model = settings.judge.model
     rankings = top_k(tier.searched, k)
     needed = {doc_id for ids in rankings.values() for doc_id in ids}
-    recorded = read_judgments(settings.judged.judgments)
+    recorded = tier.recorded
     needed |= {doc_id for _, doc_id in recorded}
     hashes = {d: text_sha256(documents[d].text) for d in needed if d in documents}
     current = recorded.current_only(
