@@ -9,10 +9,12 @@ workspace, and a push to the default branch appends its numbers to
 accepted on the pull request it was merged from (``acceptance``) is ``accepted``: its
 history line says who accepted it, and with the ratchet the baseline is set to its values,
 the only way a baseline moves down without ``retrieval-eval baseline update``.
-All are left there for a following workflow step to commit (see docs/action.md,
-"Keeping the baseline up to date"), so before retrieval-eval writes to them it checks
-that the evaluation left them as it should have (``written_files``): the retriever
-ran in between.
+With ``[judged] enabled`` the judgments judged on the fly are written to the tier's
+judgments file. All are left there for a following workflow step to commit (see
+docs/action.md, "Keeping the baseline up to date"), which commits what the ``commit-files``
+output names: the files the run changed, inside the repository. Before retrieval-eval
+writes to them it checks that the evaluation left them as it should have
+(``written_files``): the retriever ran in between.
 """
 
 from __future__ import annotations

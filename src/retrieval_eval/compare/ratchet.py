@@ -11,6 +11,9 @@ still average to its aggregate (the gate compares the queries both runs share, a
 the paired test reads them). Each query's ``first_relevant_rank`` follows the MRR
 measure, the one it is the data of. A dataset whose queries changed since its
 baseline entry is left as it is: its per-query values would no longer line up.
+
+The judged tier's entry is ratcheted by the same rule, while the tier gates (the caller
+passes its report only then): an uncalibrated judge's numbers decide nothing.
 """
 
 from __future__ import annotations
