@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from retrieval_eval import deadline
 from retrieval_eval.compare.baseline import (
     Baseline,
     load_baseline,
@@ -379,6 +380,8 @@ def _challenge(
     return tuple(sides)
 
 
+# Named for a time bound that passes here, after the last progress step.
+@deadline.step("deciding the verdict and writing the report")
 def conclude(
     settings: RunSettings,
     datasets: Sequence[DatasetReport],
@@ -442,7 +445,7 @@ def conclude(
         verdict=decision.verdict,
         headline=decision.headline,
         status_description=decision.status_description,
-        tolerance=settings.tolerance,
+        tolerance=policy.tolerance,
         measures=settings.measures,
         k=settings.k,
         baseline_path=settings.baseline.name,
