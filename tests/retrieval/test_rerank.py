@@ -80,6 +80,7 @@ def _reverse_all(body: dict[str, Any]) -> tuple[int, str]:
     return 200, json.dumps({"ranking": list(range(count, 0, -1))})
 
 
+@pytest.mark.slow
 def test_claude_reorders_the_fused_top_and_is_priced_and_cached(
     beir_dir: Path, tmp_path: Path
 ) -> None:
@@ -118,10 +119,10 @@ def test_claude_reorders_the_fused_top_and_is_priced_and_cached(
 @pytest.mark.parametrize(
     ("reply", "problem"),
     [
-        ("Passage 2 is best.", "expected"),
-        ('{"ranking": [1, 1, 2]}', "exactly once"),
+        pytest.param("Passage 2 is best.", "expected", marks=pytest.mark.slow),
+        pytest.param('{"ranking": [1, 1, 2]}', "exactly once", marks=pytest.mark.slow),
         ('{"ranking": [1, 2]}', "exactly once"),
-        ('{"ranking": ["1", 2, 3]}', "passage numbers only"),
+        pytest.param('{"ranking": ["1", 2, 3]}', "passage numbers only", marks=pytest.mark.slow),
     ],
 )
 def test_a_malformed_claude_answer_fails_the_run_loudly(
@@ -146,6 +147,7 @@ def test_claude_without_a_key_is_a_configuration_error(beir_dir: Path, tmp_path:
     assert "ANTHROPIC_API_KEY" in done.stderr
 
 
+@pytest.mark.slow
 def test_an_api_error_fails_the_run(beir_dir: Path, tmp_path: Path) -> None:
     with FakeAnthropic(responder=lambda body: (400, "bad request")) as fake:
         config = _config(
@@ -202,6 +204,7 @@ def test_custom_reranker_needs_its_table(beir_dir: Path, tmp_path: Path) -> None
     assert "[retrievers.hybrid.custom]" in done.stderr
 
 
+@pytest.mark.slow
 def test_run_reports_the_rerank_stage_and_its_cost(tmp_path: Path) -> None:
     """`retrieval-eval run` on this repository's datasets with a custom reranker."""
     # Paths in a configuration must stay inside the project, so the project is a copy.
