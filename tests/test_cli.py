@@ -17,7 +17,7 @@ from tests.author.cli import retrieval_eval
 
 @pytest.mark.parametrize(
     ("typed", "suggested"),
-    [("genrate", "'generate'"), ("valdate", "'validate'"), ("revew", "'review'")],
+    [("genrate", "'generate'"), ("valdate", "'validate' or 'label'"), ("revew", "'review'")],
 )
 def test_a_mistyped_command_gets_did_you_mean(tmp_path: Path, typed: str, suggested: str) -> None:
     result = retrieval_eval(typed, cwd=tmp_path)

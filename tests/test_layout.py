@@ -372,6 +372,8 @@ CROSS_CUTTING = {
     "render/test_screenshot_script.py": "scripts/screenshot/, which draws the README's picture",
     "action/test_fake_github.py": "the suite's own fake GitHub API (tests/support/fake_github.py)",
     "bench/test_gate_power.py": "bench/gate_power.py, the gate's error-rate benchmark",
+    "bench/test_label_cost.py": "bench/label_cost.py, what labelling a judged tier costs",
+    "bench/test_kappa_sample.py": "bench/kappa_sample.py, what a measured κ says on n pairs",
 }
 
 

@@ -41,6 +41,8 @@ PREPARED = {
     "compare": ["compare", "--retriever", "custom", "--retriever", "bm25"],
     # `import beir` reads only its folder; `import queries` searches with the retriever.
     "import": ["import", "queries", "log.jsonl", "--retriever", "custom", "--out", "c.jsonl"],
+    # `label` pools the judged tier's queries with the retriever (which finds nothing here).
+    "label": ["label", "--pool-depth", "2"],
 }
 UNPREPARED = {"validate", "trec", "model", "cache", "init", "action", "schema", "corpus"}
 # A command retriever that records its environment, then serves nothing.
@@ -73,7 +75,8 @@ def _project(tmp_path: Path) -> tuple[Path, Path]:
     (root / "retrieval-eval.toml").write_text(
         'secret_env = ["MY_SECRET"]\n'
         + CONFIG
-        + '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n\n[retrievers.custom]\n'
+        + '\n[dataset_retrievers]\n"keyword.jsonl" = "custom"\n"queries.jsonl" = "custom"\n'
+        + "\n[retrievers.custom]\n"
         + f'command = [{json.dumps(sys.executable)}, "dump_env.py", {json.dumps(str(dump))}]\n'
     )
     beir = root / "beir-folder"
@@ -84,6 +87,10 @@ def _project(tmp_path: Path) -> tuple[Path, Path]:
     (beir / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "eggs"}) + "\n")
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
     (root / "log.jsonl").write_text(json.dumps({"query": "eggs"}) + "\n")
+    (root / "datasets" / "judged").mkdir()
+    (root / "datasets" / "judged" / "queries.jsonl").write_text(
+        json.dumps({"query_id": "j1", "query": "eggs"}) + "\n"
+    )
     keyword = root / "datasets" / "keyword.jsonl"
     lines = keyword.read_text().splitlines()
     first = json.loads(lines[0]) | {"ground_truth_source": "synthetic"}
@@ -107,7 +114,9 @@ def _run(root: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("command", ["run", "baseline", "beir", "review", "compare", "import"])
+@pytest.mark.parametrize(
+    "command", ["run", "baseline", "beir", "review", "compare", "import", "label"]
+)
 def test_the_retriever_never_sees_secret_env(tmp_path: Path, command: str) -> None:
     root, dump = _project(tmp_path)
     done = _run(root, PREPARED[command])
@@ -120,7 +129,8 @@ def test_the_retriever_never_sees_secret_env(tmp_path: Path, command: str) -> No
 
 
 @pytest.mark.parametrize(
-    "command", ["run", "baseline", "embed", "tune", "review", "generate", "compare", "import"]
+    "command",
+    ["run", "baseline", "embed", "tune", "review", "generate", "compare", "import", "label"],
 )
 def test_a_note_linked_outside_the_repository_is_refused(tmp_path: Path, command: str) -> None:
     root, _ = _project(tmp_path)

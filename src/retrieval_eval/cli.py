@@ -43,6 +43,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("retrieval_eval.commands.init:init", "Scaffold config, workflow and datasets/."),
     "generate": ("retrieval_eval.commands.generate:generate", "Write synthetic fixtures."),
     "review": ("retrieval_eval.commands.review:review", "Review synthetic fixtures."),
+    "label": ("retrieval_eval.commands.label:label", "Judge the judged tier's pool with the LLM."),
     "schema": (
         "retrieval_eval.commands.json_schema:schema",
         "Write the JSON Schemas of the files.",

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from retrieval_eval.compare.baseline import (
     Baseline,
     load_baseline,
@@ -25,6 +27,7 @@ from retrieval_eval.compare.baseline import (
     with_new_measures,
     write_baseline,
 )
+from retrieval_eval.compare.calibration_floor import HumanDataset
 from retrieval_eval.compare.challengers import Scores, Side, compare_challengers
 from retrieval_eval.compare.dense_model import choose_run_model
 from retrieval_eval.compare.environment import collect_environment
@@ -36,6 +39,16 @@ from retrieval_eval.compare.gate import (
 )
 from retrieval_eval.compare.history import Trend, read_trend
 from retrieval_eval.compare.judge_column import carry_over, judge_report, with_fingerprints
+from retrieval_eval.compare.judged_tier import (
+    JUDGED_TIER_ENTRY,
+    SearchedTier,
+    gating_datasets,
+    score_tier,
+    search_tier,
+    tier_judge,
+    tier_recorded,
+    with_tier,
+)
 from retrieval_eval.compare.label_judging import calibrate, judge_holes
 from retrieval_eval.compare.policy import gate_policy
 from retrieval_eval.compare.rules import Pooled
@@ -47,11 +60,11 @@ from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.progress import Log
 from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.report_files import write_report_files
-from retrieval_eval.results import DatasetChallengers, DatasetReport, RunReport
+from retrieval_eval.results import DatasetChallengers, DatasetReport, JudgedTier, RunReport
 from retrieval_eval.retrieval.search import RetrieverPool, SearchedDataset, search_dataset
-from retrieval_eval.score.cached_claude import CachedClaude
-from retrieval_eval.score.judge import ClaudeJudge, JudgeError
-from retrieval_eval.score.label_judge import LABEL_PROMPT_VERSION, LabelJudge
+from retrieval_eval.score import pair_judging
+from retrieval_eval.score.judge import ClaudeJudge
+from retrieval_eval.score.label_judge import LabelJudge
 from retrieval_eval.score.measurements import (
     measure_dataset,
 )
@@ -120,6 +133,7 @@ def run(
     rerank_key: str | None,
     links: ReportLinks | None,
     stale: str | None = None,
+    api_key: SecretStr | None = None,
 ) -> RunOutcome:
     """Evaluate every dataset, gate it, write the report (and the baseline when due).
 
@@ -127,8 +141,9 @@ def run(
     entry. ``judge`` scores each query's retrieved text, and labels what the datasets left
     unjudged; ``rerank_key`` is the hybrid's Claude reranker's key. ``links``: the run and
     the fixtures on GitHub (the Action's); ``stale``: the baseline is behind the default
-    branch, said in a passing headline. Raises ``RetrievalEvalError``; invalid datasets
-    are an ``invalid`` outcome."""
+    branch, said in a passing headline; ``api_key``: the judged tier's judge (none: the
+    tier is reported, not gated). Raises ``RetrievalEvalError``; invalid datasets are an
+    ``invalid`` outcome."""
     started = time.perf_counter()
     corpus, validation = load_and_validate(settings)
     if validation.problems:
@@ -166,6 +181,24 @@ def run(
             )
         datasets.append(gated)
     pooled = pooled_headline(datasets, previous, policy)
+    tier = None
+    if searched.tier is not None:
+        # Beside the datasets, never mixed into them: it joins the verdict only while gating.
+        tier = score_tier(
+            searched.tier,
+            settings=settings,
+            policy=policy,
+            documents=documents,
+            human=[
+                HumanDataset(one.fixtures, gated)
+                for one, gated in zip(searched.datasets, datasets, strict=True)
+            ],
+            judge=labeller or tier_judge(settings, api_key),
+            previous=previous,
+            corpus_fingerprint=searched.corpus_fingerprint,
+            write=write,
+            log=log,
+        )
     if labeller is not None and labeller.calls:
         log(f"judged {labeller.calls} label(s) with {labeller.model} (${labeller.spent_usd:.4f})")
     challengers = tuple(
@@ -188,6 +221,7 @@ def run(
         challengers=challengers,
         links=links,
         stale=stale,
+        tier=tier,
     )
 
 
@@ -206,6 +240,8 @@ class MeasuredDataset:
 class SearchedRun:
     datasets: tuple[MeasuredDataset, ...]
     model_sha256: str | None
+    tier: SearchedTier | None = None  # the judged tier's queries, when `[judged] enabled`
+    corpus_fingerprint: str = ""
 
 
 def search_and_measure(
@@ -275,7 +311,10 @@ def search_and_measure(
             replace(one, challengers=_challenge(settings, one, pool, interactive, log))
             for one in measured
         ]
-        return SearchedRun(tuple(measured), model_sha256)
+        tier = None
+        if settings.judged.enabled and shard is None:
+            tier = search_tier(settings, pool, interactive=interactive, log=log)
+        return SearchedRun(tuple(measured), model_sha256, tier, pool.corpus_fingerprint)
 
 
 def against_gated(
@@ -352,22 +391,31 @@ def conclude(
     challengers: tuple[DatasetChallengers, ...] = (),
     links: ReportLinks | None = None,
     stale: str | None = None,
+    tier: JudgedTier | None = None,
 ) -> RunOutcome:
     """Decide the verdict over the gated datasets, write the baseline when due and the report.
 
     ``challengers`` are only reported: nothing here that decides or writes the verdict,
-    the baseline or the history reads them."""
+    the baseline or the history reads them. ``tier`` (the judged tier) joins the verdict
+    only while it gates; the baseline records its values either way."""
     environment = collect_environment(
         repository=settings.datasets, model_sha256=model_sha256, dense_model=dense_model
     )
     removed = removed_datasets(previous, evaluated={d.name for d in datasets})
     policy = gate_policy(settings)
     datasets = pooled_datasets(datasets, pooled, policy)
-    decision = decide(datasets, policy=policy, removed=removed, pooled=pooled, stale=stale)
+    decision = decide(
+        gating_datasets(datasets, tier),
+        policy=policy,
+        removed=removed,
+        pooled=pooled,
+        stale=stale,
+    )
     established = [d.name for d in datasets if d.baseline_established]
     # A measure an established entry never recorded is established by this run too.
     extended = None if rewrite or previous is None else with_new_measures(previous, datasets)
-    baseline_written = write and (bool(established) or extended is not None)
+    tier_due = tier_recorded(tier, previous, rewrite=rewrite)
+    baseline_written = write and (bool(established) or extended is not None or tier_due)
     if baseline_written:
         new = updated_baseline(
             None if rewrite else (previous if extended is None else extended[0]),
@@ -376,6 +424,9 @@ def conclude(
             k=settings.k,
             only=None if rewrite else established,
         )
+        if tier is not None and tier_due:
+            new = with_tier(new, tier, k=settings.k)
+            established.append(JUDGED_TIER_ENTRY)
         if extended is not None:
             established += [name for name in extended[1] if name not in established]
     # The edges read within the input roots (prepare.py): a history linked elsewhere is refused.
@@ -400,6 +451,7 @@ def conclude(
         history=trend.values,
         challengers=challengers,
         policy=policy,
+        judged_tier=tier,
     )
     files = write_report_files(report, settings.report_dir, notices=notices, links=links)
     # The baseline last: a report that cannot be written (a full disk) leaves it untouched.
@@ -430,18 +482,14 @@ def conclude(
 
 
 def label_judge(judge: ClaudeJudge, settings: RunSettings) -> LabelJudge:
-    """The judge's label calls: cached by what was judged, within ``max_cost_usd``."""
-    return LabelJudge(
-        CachedClaude(
-            judge.client,
-            model=judge.model,
-            prompt_version=LABEL_PROMPT_VERSION,
-            cache_dir=settings.cache_dir / "judge-labels",
-            pricing=settings.judge.pricing(),
-            max_cost_usd=settings.judge.max_cost_usd,
-            failure=JudgeError,
-            max_tokens=32,
-        )
+    """The judge's label calls (holes, calibration, the judged tier): cached by what was
+    judged, within ``max_cost_usd``; the one reply cache `label` asks through too."""
+    return pair_judging.label_judge(
+        judge.client,
+        model=judge.model,
+        pricing=settings.judge.pricing(),
+        max_cost_usd=settings.judge.max_cost_usd,
+        cache_dir=settings.cache_dir,
     )
 
 

@@ -15,7 +15,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from retrieval_eval.vocabulary import LOWER_IS_BETTER, STATUS_DESCRIPTION_LIMIT, RowStatus, Verdict
+from retrieval_eval.vocabulary import (
+    LOWER_IS_BETTER,
+    STATUS_DESCRIPTION_LIMIT,
+    AgreementSource,
+    RowStatus,
+    TierReason,
+    Verdict,
+)
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -675,6 +682,59 @@ class DatasetChallengers(_Frozen):
     challengers: tuple[ChallengerResult, ...]
 
 
+class JudgeAgreement(_Frozen):
+    """The judge's agreement with the human tier that the judged tier's gating rests on:
+    Cohen's κ on a sample of human-labelled pairs drawn with the run's seed (both classes,
+    as the calibration of each dataset), recorded with what it was measured for."""
+
+    model: str = Field(description="the judge model the agreement was measured with")
+    prompt_sha256: str = Field(description="sha256 of the judge's label prompt")
+    seed: int
+    sample_size: int = Field(description="pairs judged (both classes)")
+    kappa: float | None = Field(description="Cohen's kappa; None when undefined")
+    accuracy: float | None = None
+    source: AgreementSource = Field(
+        description="measured by this run, recorded in the baseline for the same judge model "
+        "and prompt, or recorded for another one (stale) and not measured again"
+    )
+    cost_usd: float = 0.0
+    stopped: str | None = Field(
+        default=None, description="why fewer pairs were judged than sampled (the cost cap)"
+    )
+
+
+class JudgedTier(_Frozen):
+    """The judged tier: queries without expected ids, scored against the LLM judge's
+    judgments with trec_eval's conventions (a document nobody judged is not relevant).
+    Beside the human tier, never mixed into it; it decides the verdict only while the
+    judge's agreement with the human tier clears the floor."""
+
+    queries_file: str = Field(description="the tier's queries file name")
+    report: DatasetReport = Field(
+        description="the tier measured and compared with the baseline's tier, as a dataset"
+    )
+    judged_at_k: float | None = Field(
+        description="share of the top k results with a current judgment (None: nothing came back)"
+    )
+    results_at_k: int = Field(description="results in the top k over the tier's queries")
+    judged_on_the_fly: int = Field(
+        description="pairs new in the top k judged during this run (not in the judgments file)"
+    )
+    on_the_fly_cost_usd: float = 0.0
+    judgments_written: bool = Field(
+        description="the new judgments were written to the judgments file (never on a PR)"
+    )
+    agreement: JudgeAgreement | None
+    kappa_floor: float
+    gates: bool = Field(description="the tier took part in the verdict")
+    not_gating: TierReason | None = Field(
+        default=None, description="why the tier was reported and did not gate"
+    )
+    judge_is_reranker: bool = Field(
+        default=False, description="the judge model is also the gated retriever's reranker"
+    )
+
+
 class RunReport(_Frozen):
     schema_version: int = REPORT_SCHEMA_VERSION
     verdict: Verdict
@@ -702,6 +762,9 @@ class RunReport(_Frozen):
     )
     policy: GatePolicy | None = Field(
         default=None, description="every knob that decided the verdict (None: an older report)"
+    )
+    judged_tier: JudgedTier | None = Field(
+        default=None, description="the judged tier (`[judged] enabled`), beside the datasets"
     )
 
     @property

@@ -227,7 +227,11 @@ class JudgedSettings(BaseModel):
         ),
     ] = Path("datasets/judged/judgments.jsonl")
     pool_depth: Annotated[
-        int, Option("Top results of each retriever (gated and challengers) `label` judges.")
+        int,
+        Option(
+            "Top results of each retriever (gated and challengers) `label` judges.",
+            flag="--pool-depth",
+        ),
     ] = Field(default=10, ge=1, le=1000)
     kappa_floor: Annotated[
         float,

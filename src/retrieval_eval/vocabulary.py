@@ -162,3 +162,39 @@ ROW_STATUS: Mapping[RowStatus, RowWords] = {
     "removed": RowWords("❌ removed", "red", True),
 }
 ROW_STATUS_TEXT: Mapping[str, str] = {status: words.text for status, words in ROW_STATUS.items()}
+
+
+# --- the judged tier ----------------------------------------------------------------------
+# Why the judged tier is reported beside the verdict instead of deciding it. Each reason is
+# one line of the comment; `{kappa}`, `{floor}` and `{sample}` are filled by the renderer.
+TierReason = Literal["no-key", "budget", "judge-failed", "no-agreement", "stale", "below-floor"]
+TIER_REASONS: tuple[TierReason, ...] = get_args(TierReason)
+TIER_NOT_GATING: Mapping[TierReason, str] = {
+    "no-key": "ANTHROPIC_API_KEY is not set (a fork's pull request gets no secrets), so the "
+    "documents nobody judged could not be judged and the agreement could not be checked",
+    "budget": "the judge's budget ([judge] max_cost_usd) ran out before every document new in "
+    "the top k was judged",
+    "judge-failed": "a judge call failed before every document new in the top k was judged "
+    "(the run's log says which)",
+    "no-agreement": "the judge's agreement with the human tier could not be measured (no "
+    "human-annotated pair to sample)",
+    "stale": "the judge's agreement on record was measured with another judge model or prompt "
+    "and could not be measured again",
+    "below-floor": "the judge agrees with your people at κ {kappa} on {sample} pairs, below "
+    "the floor of {floor} ([judged] kappa_floor)",
+}
+# The tier's place in the verdict, as its section's title says it.
+TIER_STATUS: Mapping[bool, str] = {True: "gates the verdict", False: "reported, not gated"}
+# Where the agreement the tier is gated on came from, and how the report says it.
+AgreementSource = Literal["measured", "recorded", "stale"]
+AGREEMENT_SOURCE: Mapping[AgreementSource, str] = {
+    "measured": "measured by this run",
+    "recorded": "as recorded in the baseline for this judge model and prompt",
+    "stale": "recorded for another judge model or prompt",
+}
+# Said once when the gated retriever reranks with the model that judges: a judge can favour
+# the rankings it made itself.
+JUDGE_IS_RERANKER = (
+    "The judge model also reranks the gated retriever's results (the Claude reranker): a judge "
+    "can favour its own rankings, so read the judged tier's gains with care."
+)

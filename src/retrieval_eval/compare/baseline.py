@@ -148,12 +148,30 @@ def _all_finite(queries: Mapping[str, BaselineQuery]) -> bool:
     return all(map(math.isfinite, values))
 
 
+class BaselineAgreement(BaseModel):
+    """The judge's agreement with the human tier, recorded for the judge model and label
+    prompt it was measured with: a later run reuses it while both are unchanged."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str
+    prompt_sha256: str
+    seed: int
+    sample_size: int
+    kappa: float | None = None
+    accuracy: float | None = None
+
+
 class Baseline(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int = BASELINE_SCHEMA_VERSION
     environment: Environment | None = None
     datasets: dict[str, BaselineDataset | None] = Field(default_factory=dict)
+    # The judged tier's values, compared as a dataset's are, and the agreement its gating
+    # rested on. Kept apart from `datasets`: the tier is never one of the human datasets.
+    judged_tier: BaselineDataset | None = None
+    judge_agreement: BaselineAgreement | None = None
 
     def established(self, dataset: str) -> BaselineDataset | None:
         """The dataset's values when they can be compared against, else None."""
@@ -218,11 +236,12 @@ def load_baseline(path: Path, *, gated: Iterable[str] = ()) -> Baseline | None:
         raise InputError(f"cannot read the baseline: {error}", file=path) from error
     baseline = _parsed(text, path)
     required = tuple(gated)
-    for name, entry in baseline.datasets.items():
+    entries = [(f"datasets.{name}", entry) for name, entry in baseline.datasets.items()]
+    for where, entry in [*entries, ("judged_tier", baseline.judged_tier)]:
         problem = None if entry is None else entry.corruption(required)
         if problem is not None:
             raise InputError(
-                f"the baseline is corrupt at datasets.{name}: {problem}; restore it from "
+                f"the baseline is corrupt at {where}: {problem}; restore it from "
                 "history, or run `retrieval-eval baseline update` to measure it anew",
                 file=path,
             )
@@ -321,7 +340,12 @@ def updated_baseline(
     for report in reports:
         if chosen is None or report.name in chosen:
             entries[report.name] = baseline_entry(report, k=k)
-    return Baseline(environment=environment, datasets=dict(sorted(entries.items())))
+    return Baseline(
+        environment=environment,
+        datasets=dict(sorted(entries.items())),
+        judged_tier=previous.judged_tier if previous else None,
+        judge_agreement=previous.judge_agreement if previous else None,
+    )
 
 
 def with_new_measures(
@@ -382,9 +406,13 @@ def with_new_measures(
 
 def write_baseline(path: Path, baseline: Baseline) -> None:
     data = baseline.model_dump(mode="json")
+    # A baseline without the judged tier stays as it was written before the tier existed.
+    for key in ("judged_tier", "judge_agreement"):
+        if data.get(key) is None:
+            data.pop(key, None)
     # A never-judged baseline should not carry two nulls per query through every diff.
     # Nor should an entry written before the informational keys existed gain nulls for them.
-    for entry in data["datasets"].values():
+    for entry in [*data["datasets"].values(), data.get("judged_tier")]:
         if entry is not None and entry.get("labelled_share") is None:
             entry.pop("labelled_share", None)
         for query in ((entry or {}).get("queries") or {}).values():

@@ -106,6 +106,41 @@ def calibrate(
     pairs = [p for p in sample if p.doc_id in documents]
     if not pairs:
         return report
+    judged = judge_sample(pairs, documents, judge)
+    agreement = judged.agreement
+    if judged.stopped is not None:
+        log(f"warning: {report.name}: calibration {judged.stopped}")
+    calibration = Calibration(
+        model=judge.model,
+        seed=seed,
+        sample_size=agreement.total,
+        labelled_relevant=judged.relevant,
+        labelled_other=judged.other,
+        true_positive=agreement.true_positive,
+        false_negative=agreement.false_negative,
+        false_positive=agreement.false_positive,
+        true_negative=agreement.true_negative,
+        accuracy=agreement.accuracy(),
+        kappa=agreement.kappa(),
+        cost_usd=judged.cost_usd,
+        stopped=judged.stopped,
+    )
+    return report.model_copy(update={"calibration": calibration})
+
+
+@dataclass(frozen=True)
+class JudgedSample:
+    agreement: Agreement
+    relevant: int  # pairs of the relevant class judged
+    other: int
+    cost_usd: float
+    stopped: str | None  # why judging stopped before the last pair (the cost cap)
+
+
+def judge_sample(
+    pairs: Sequence[Pair], documents: Mapping[str, Document], judge: LabelJudge
+) -> JudgedSample:
+    """The judge's answer on each pair (in order, until the cost cap) against its class."""
     counts = {"tp": 0, "fn": 0, "fp": 0, "tn": 0}
     judged = {"relevant": 0, "other": 0}
     cost = 0.0
@@ -123,21 +158,4 @@ def calibrate(
         counts[key] += 1
         judged["relevant" if pair.expected else "other"] += 1
     agreement = Agreement(counts["tp"], counts["fn"], counts["fp"], counts["tn"])
-    if stopped is not None:
-        log(f"warning: {report.name}: calibration {stopped}")
-    calibration = Calibration(
-        model=judge.model,
-        seed=seed,
-        sample_size=agreement.total,
-        labelled_relevant=judged["relevant"],
-        labelled_other=judged["other"],
-        true_positive=agreement.true_positive,
-        false_negative=agreement.false_negative,
-        false_positive=agreement.false_positive,
-        true_negative=agreement.true_negative,
-        accuracy=agreement.accuracy(),
-        kappa=agreement.kappa(),
-        cost_usd=cost,
-        stopped=stopped,
-    )
-    return report.model_copy(update={"calibration": calibration})
+    return JudgedSample(agreement, judged["relevant"], judged["other"], cost, stopped)

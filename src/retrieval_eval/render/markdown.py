@@ -19,6 +19,7 @@ from retrieval_eval.compare.verdict import check_text
 from retrieval_eval.render.challengers import FILTERS as CHALLENGER_FILTERS
 from retrieval_eval.render.filters import FILTERS
 from retrieval_eval.render.gate_note import latency_cost_note
+from retrieval_eval.render.judged_tier import TIER_FILTERS
 from retrieval_eval.render.labels import LABEL_FILTERS
 from retrieval_eval.render.links import REPORT_ARTIFACT, ReportLinks
 from retrieval_eval.render.summary import (
@@ -76,6 +77,7 @@ def template_environment() -> SandboxedEnvironment:
         value_text=value_text,
     )
     env.filters.update(LABEL_FILTERS)
+    env.filters.update(TIER_FILTERS)
     return keep_compiled(env)
 
 

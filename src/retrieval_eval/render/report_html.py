@@ -19,6 +19,7 @@ from retrieval_eval.render import charts
 from retrieval_eval.render.challengers import BEATS_MARK, challenger_row, reference_row
 from retrieval_eval.render.escape import visible
 from retrieval_eval.render.filters import FILTERS
+from retrieval_eval.render.judged_tier import TIER_FILTERS
 from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.markdown import HEADLINE_METRICS
 from retrieval_eval.render.summary import (
@@ -58,6 +59,7 @@ def html_environment() -> SandboxedEnvironment:
         row_p=row_p_value,
         row_status=row_status_text,
     )
+    env.filters.update(TIER_FILTERS)
     return keep_compiled(env)
 
 

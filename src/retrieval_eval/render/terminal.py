@@ -23,6 +23,12 @@ from retrieval_eval.render.filters import (
     signed,
     status_text,
 )
+from retrieval_eval.render.judged_tier import (
+    agreement_line,
+    coverage_line,
+    not_gating_line,
+    tier_status,
+)
 from retrieval_eval.results import DatasetReport, GatePolicy, MetricRow, QueryMove, RunReport
 from retrieval_eval.score.measure_names import metric_label
 from retrieval_eval.vocabulary import ROW_STATUS, verdict_words
@@ -50,6 +56,15 @@ def terminal_summary(
             lines.append("    " + ann_fidelity_text(dataset.ann_fidelity))
         if dataset.resolution is not None:
             lines.append("    " + _clean(resolution_line(dataset.resolution)))
+    tier = report.judged_tier
+    if tier is not None:
+        lines += ["", f"Judged tier ({tier_status(tier)}):"]
+        lines.append("  " + _dataset_line(tier.report, len(tier.report.name), paint))
+        lines += [
+            "    " + _clean(line)
+            for line in (agreement_line(tier), not_gating_line(tier), coverage_line(tier, report.k))
+            if line
+        ]
     if report.challengers:
         lines += ["", "Challengers (reported, never gated):"]
         lines += ["  " + line for line in _challenger_lines(report)]

@@ -10,12 +10,13 @@ caller can keep it (a second run then asks only about the rest).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from retrieval_eval.load.judgments import Judgment, Judgments, text_sha256
+from retrieval_eval.load.documents import Document
+from retrieval_eval.load.judgments import JudgedQuery, Judgment, Judgments, text_sha256
 from retrieval_eval.score.cached_claude import CachedClaude, CostCapReached
 from retrieval_eval.score.judge import JudgeError, JudgePricing
 from retrieval_eval.score.label_judge import (
@@ -67,6 +68,80 @@ class PairJudging:
     # Why judging stopped before the last pair (the budget, a failed call); None: it did not.
     stopped: str | None = None
     budget_reached: bool = False
+
+
+def pool(
+    queries: Sequence[JudgedQuery], rankings: Iterable[Mapping[str, Sequence[str]]], depth: int
+) -> list[tuple[JudgedQuery, str]]:
+    """The pool, as TREC builds one: for each query, the union of every ranking's top
+    ``depth`` document ids, each once. Ordered by how high a ranking places the document
+    first, then by query, so a budget that runs out leaves every query its best-ranked
+    documents judged rather than the first queries all of theirs."""
+    tops = list(rankings)
+    per_query: list[list[str]] = []
+    for query in queries:
+        lists = [list(dict.fromkeys(r.get(query.query_id, ())))[:depth] for r in tops]
+        seen: dict[str, None] = {}
+        for rank in range(depth):
+            for ids in lists:
+                if rank < len(ids):
+                    seen.setdefault(ids[rank], None)
+        per_query.append(list(seen))
+    pooled: list[tuple[JudgedQuery, str]] = []
+    for position in range(max((len(ids) for ids in per_query), default=0)):
+        for query, ids in zip(queries, per_query, strict=True):
+            if position < len(ids):
+                pooled.append((query, ids[position]))
+    return pooled
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    """What a pool needs: the pairs to ask the judge about, and how the rest stand."""
+
+    to_judge: tuple[Pair, ...]  # the new and stale pairs, in pool order
+    new: int  # never judged
+    stale: int  # judged with another model, prompt or document text
+    current: int  # judged as the judge would be asked now: nothing to do
+    missing: tuple[str, ...] = ()  # pooled ids the corpus does not hold (not judged)
+
+
+def plan_pairs(
+    pooled: Sequence[tuple[JudgedQuery, str]],
+    documents: Mapping[str, Document],
+    existing: Judgments,
+    *,
+    model: str,
+) -> PairPlan:
+    """Split the pool into the pairs without a current judgment (``model`` and today's
+    prompt) and those already current."""
+    to_judge: list[Pair] = []
+    new = stale = current = 0
+    missing: list[str] = []
+    for query, doc_id in pooled:
+        doc = documents.get(doc_id)
+        if doc is None:
+            missing.append(doc_id)
+            continue
+        pair = Pair(query.query_id, query.query, doc_id, doc.text)
+        found = existing.get((query.query_id, doc_id))
+        if found is None:
+            new += 1
+        elif found.is_current(
+            model=model, prompt_sha256=LABEL_PROMPT_SHA256, doc_sha256=text_sha256(doc.text)
+        ):
+            current += 1
+            continue
+        else:
+            stale += 1
+        to_judge.append(pair)
+    return PairPlan(
+        to_judge=tuple(to_judge),
+        new=new,
+        stale=stale,
+        current=current,
+        missing=tuple(dict.fromkeys(missing)),
+    )
 
 
 def label_judge(

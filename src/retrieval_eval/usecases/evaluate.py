@@ -56,6 +56,7 @@ def run_evaluation(
             rerank_key=rerank_key,
             links=links,
             stale=stale,
+            api_key=anthropic_api_key,
         )
     except RetrievalEvalError as error:
         return error_outcome(error)

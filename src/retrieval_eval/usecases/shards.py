@@ -129,6 +129,11 @@ def evaluate_shard(
             "the LLM judge does not run in sharded evaluation: turn it off for "
             "`run --shard` ([judge] enabled = false, no --judge)"
         )
+    if settings.judged.enabled:
+        raise ConfigError(
+            "the judged tier does not run in sharded evaluation: turn it off for "
+            "`run --shard` ([judged] enabled = false)"
+        )
     corpus, validation = load_and_validate(settings, shard)
     if validation.problems:
         outcome = invalid_outcome(validation.problems)
