@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -679,3 +680,129 @@ def test_the_model_comparison_has_every_catalogued_model_and_the_command_that_ma
 
     benchmarks = section(page_text(REPO / "docs" / "benchmarks.md"), "### Embedding models")
     assert [row[0].strip("`") for row in table_rows(benchmarks, "model")] == list(MODELS)
+
+
+# docs/architecture.md against the code: what it names exists, and its diagram is the layout.
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+PACKAGE = REPO / "src" / "retrieval_eval"
+# A path the page names from the repository's root rather than from the package.
+REPO_FOLDERS = ("tests/", "bench/", "docs/", "scripts/", "examples/", "src/")
+# A module or folder: `score/kernels.py`, `usecases/`, `tests/test_layout.py`.
+PATH_NAME = re.compile(r"^[\w.-]+(?:/[\w.-]+)*(?:\.py|/)$")
+# A function, class or setting as code spells it: snake_case or CamelCase, maybe dotted.
+CODE_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+MERMAID_NODE = re.compile(r'(\w+)\["([^"]*)"\]')
+MERMAID_ARROW = re.compile(r'\s*(?:-->|-\.->|--\s*"[^"]*"\s*-->|-\.\s*"[^"]*"\s*\.->)\s*')
+
+
+def _architecture() -> tuple[str, str]:
+    """The page without its diagram, and the diagram."""
+    text = page_text(ARCHITECTURE)
+    found = re.search(r"```mermaid\n(.*?)```", text, re.DOTALL)
+    assert found is not None, "docs/architecture.md has no mermaid diagram"
+    return text[: found.start()] + text[found.end() :], found.group(1)
+
+
+def _named_paths(prose: str, diagram: str) -> set[str]:
+    spans = set(re.findall(r"`([^`\n]+)`", prose))
+    labels = re.findall(r'"([^"]*)"', diagram)
+    words = {word.rstrip(",;:") for label in labels for word in label.split()}
+    return {name for name in spans | words if PATH_NAME.match(name)}
+
+
+def _missing_path(name: str) -> bool:
+    root = REPO if name.startswith(REPO_FOLDERS) else PACKAGE
+    path = root / name
+    return not (path.is_dir() if name.endswith("/") else path.is_file())
+
+
+def test_every_file_and_folder_the_architecture_names_exists() -> None:
+    """A module moved or deleted leaves no sentence (or box of the diagram) naming it."""
+    prose, diagram = _architecture()
+    named = _named_paths(prose, diagram)
+    assert len(named) > 50  # the page names the modules, and the check reads them
+    assert sorted(name for name in named if _missing_path(name)) == []
+
+
+def _is_code_name(token: str) -> bool:
+    return bool(CODE_NAME.match(token)) and any(
+        "_" in part.strip("_") or re.search(r"[a-z][A-Z]", part) for part in token.split(".")
+    )
+
+
+def test_every_function_class_and_setting_the_architecture_names_exists() -> None:
+    """`run_shard`, `TRUST_SETTINGS`: a name the code no longer has is not on the page."""
+    prose, _ = _architecture()
+    source_words = {
+        word for path in PACKAGE.rglob("*.py") for word in re.findall(r"\w+", page_text(path))
+    }
+    names = {token for token in re.findall(r"`([^`\n]+)`", prose) if _is_code_name(token)}
+    assert {"RunSettings", "GatePolicy", "gate_policy", "search_and_measure"} <= names
+    assert (
+        sorted(name for name in names if any(part not in source_words for part in name.split(".")))
+        == []
+    )
+    # Which spans count: code's spellings, not words or paths.
+    assert _is_code_name("run_shard") and _is_code_name("RunnerFiles.record")
+    assert not any(map(_is_code_name, ("pipeline", "report.json", "--tolerance", "I/N")))
+
+
+def _diagram_units(diagram: str) -> tuple[dict[str, set[str]], list[tuple[str, str, str]]]:
+    """Each node and subgraph -> the package's units its label names; and every arrow as
+    (from, to, the subgraph it is drawn in)."""
+    units: dict[str, set[str]] = {}
+    members: dict[str, set[str]] = {}
+    arrows: list[tuple[str, str, str]] = []
+    inside: list[str] = []
+    for line in diagram.splitlines():
+        if start := re.match(r'\s*subgraph (\w+)\["', line):
+            inside.append(start.group(1))
+            continue
+        if line.strip() == "end":
+            inside.pop()
+            continue
+        for node, label in MERMAID_NODE.findall(line):
+            names = label.split(": ")[0] if ": " in label else label
+            units[node] = {
+                word.removesuffix(".py").removesuffix("/").replace("/", ".")
+                for word in names.split()
+                if PATH_NAME.match(word)
+            }
+            for group in inside:
+                members.setdefault(group, set()).add(node)
+        ends = [MERMAID_NODE.sub(r"\1", part).strip() for part in MERMAID_ARROW.split(line)]
+        arrows += [(a, b, inside[-1] if inside else "") for a, b in pairwise(ends)]
+    for group, nodes in members.items():
+        units[group] = set().union(*(units[node] for node in nodes))
+    return units, arrows
+
+
+def test_the_architecture_diagram_is_the_layout_and_its_arrows_exist() -> None:
+    """The chain of stages is tests/test_layout.py's order; every other arrow is an import
+    the code makes (a drawn `prepare → pipeline` that no module makes fails here)."""
+    from tests import test_layout as layout
+
+    _, diagram = _architecture()
+    units, arrows = _diagram_units(diagram)
+    known = set(layout.STAGES) | set(layout.TOOLS) | layout.SHARED | layout.EDGES
+    assert sorted(u for named in units.values() for u in named if u not in known) == []
+    drawn = set().union(*units.values())
+    assert sorted(known - drawn - {"", "__main__", "tools"}) == []
+
+    chain = [(units[a], units[b]) for a, b, group in arrows if group == "stages"]
+    assert all(len(a) == len(b) == 1 for a, b in chain)  # one stage a box
+    stages = layout.STAGES[: layout.STAGES.index("render") + 1]
+    assert [(*a, *b) for a, b in chain] == list(pairwise(stages))
+
+    imported: dict[str, set[str]] = {}
+    for path in layout.source_files():
+        importer = layout.unit_of(layout.module_name(path))
+        for _, name in layout.imports(path):
+            imported.setdefault(importer, set()).add(layout.unit_of(name))
+    missing = [
+        f"{a} --> {b}"
+        for a, b, group in arrows
+        if group != "stages"
+        and not any(v in imported.get(u, set()) for u in units[a] for v in units[b])
+    ]
+    assert missing == []

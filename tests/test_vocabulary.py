@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.action.status import skipped_description
 from retrieval_eval.vocabulary import fit_status_description, state_for
 
 
@@ -30,12 +29,6 @@ def test_description_is_one_line_of_at_most_140_characters() -> None:
     assert len(fitted) == 140
     assert "\n" not in fitted and fitted.endswith("…")
     assert fit_status_description("passed: ndcg@10 0.81") == "passed: ndcg@10 0.81"
-
-
-def test_skipped_description_names_the_paths() -> None:
-    assert skipped_description("datasets/**, !docs/**") == (
-        "skipped: no changes under datasets/**, !docs/**"
-    )
 
 
 def test_one_record_per_verdict_gives_every_renderer_its_words() -> None:

@@ -1,10 +1,11 @@
 """retrieval-eval: gate pull requests on retrieval quality.
 
-The package is laid out as the pipeline it runs:
-load → validate → index → retrieval → score → trec → compare → render.
-Everything up to ``render`` is free of GitHub concerns; ``action`` (the GitHub
-Action: runner files, the GitHub API, comment and status) and ``commands`` (the
-command line) are the edges that call it. docs/architecture.md draws the layout.
+The package is laid out as the evaluation it runs: the stages load → validate → index →
+retrieval → score → compare → render, then ``pipeline`` (one evaluation), ``prepare`` (how
+every edge makes the settings) and ``usecases`` (one module per thing a user does).
+Everything up to ``usecases`` is free of GitHub concerns; ``action`` (the GitHub Action:
+runner files, the GitHub API, comment and status) and ``commands`` (the command line) are
+the edges that call it. tests/test_layout.py holds the order; docs/architecture.md draws it.
 """
 
 from importlib import metadata

@@ -6,6 +6,8 @@ fires, the step running then (``step``: each progress step names itself) ends wi
 ``TimeLimitError`` that names it, which the edges turn into an ``error`` verdict and status.
 The timer is a signal, so it interrupts a blocking wait (``select()`` on a child's pipe,
 a socket read) too. Signals reach only the main thread: elsewhere there is no bound.
+Every use case arms it (usecases/time_bound.py); one that calls another (``baseline
+update`` runs an evaluation) runs the inner one under the outer bound.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from retrieval_eval.errors import RetrievalEvalError
 
 # The steps running now, outermost first.
 _steps: list[str] = []
+# Whether a bound is armed now. A bound inside it adds nothing (every use case arms the
+# same setting, so the outer one, armed first, ends first), and disarming the timer on
+# its way out would lift the outer one.
+_armed = False
 
 
 class TimeLimitError(RetrievalEvalError):
@@ -42,8 +48,10 @@ def current_step() -> str | None:
 
 @contextmanager
 def time_limit(seconds: float, *, setting: str = "time_limit_s") -> Iterator[None]:
-    """Raise ``TimeLimitError`` in the block once ``seconds`` have passed."""
-    if threading.current_thread() is not threading.main_thread():
+    """Raise ``TimeLimitError`` in the block once ``seconds`` have passed; inside another
+    bound, the outer one governs."""
+    global _armed
+    if threading.current_thread() is not threading.main_thread() or _armed:
         yield
         return
 
@@ -58,8 +66,10 @@ def time_limit(seconds: float, *, setting: str = "time_limit_s") -> Iterator[Non
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
+    _armed = True
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        _armed = False

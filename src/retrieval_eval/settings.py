@@ -70,21 +70,29 @@ class Commit(Enum):
     UNION = "both (union)"
 
 
+# The commands that evaluate the datasets and share one preparation (`run`'s flags): a
+# setting that shapes an evaluation is a flag of each.
+EVALUATING = ("run", "baseline update", "embed", "merge")
+
+
 @dataclass(frozen=True)
 class Option:
     """The declaration of one setting, beside its type and default on the settings model.
 
-    ``doc`` is the one line every table of settings shows. ``flag``: the command-line flag
-    of the commands that run an evaluation (``True``: ``--key`` with ``_`` as ``-``).
-    ``action_input``: the Action input that sets it (``True``: the key with ``_`` as
-    ``-``). ``path``: it names a file or folder the run reads, or writes (``atomic``: a file
-    replaced whole, so its folder is what must stay inside the repository). ``env``: an
-    environment variable that sets it, for the flag and the Action alike.
+    ``doc`` is the one line every table of settings shows. ``commands``: the commands that
+    take a flag for it, by the name a user types (``"baseline update"``; ``EVALUATING``
+    names the four that evaluate the datasets); ``flag``: that flag's name, when it is not
+    the key's (``--key`` with ``_`` as ``-``). ``action_input``: the Action input that sets
+    it (``True``: the key with ``_`` as ``-``). ``path``: it names a file or folder the run
+    reads, or writes (``atomic``: a file replaced whole, so its folder is what must stay
+    inside the repository). ``env``: an environment variable that sets it, for the flag and
+    the Action alike.
     """
 
     doc: str
     commit: Commit = Commit.BASE
-    flag: str | bool = False
+    commands: tuple[str, ...] = ()
+    flag: str | None = None
     action_input: str | bool = False
     path: Literal["read", "written", "atomic"] | None = None
     env: str | None = None  # an environment variable that sets it (below a flag)
@@ -160,6 +168,7 @@ class JudgeSettings(BaseModel):
         bool,
         Option(
             "Score each query's retrieved text with the LLM judge (needs ANTHROPIC_API_KEY).",
+            commands=EVALUATING,
             flag="--judge",
             action_input="judge",
             action_doc="Set the key in the step's `env`; a fork pull request gets no secrets, so "
@@ -190,7 +199,7 @@ class JudgeSettings(BaseModel):
         Option(
             "The label judgements (holes, calibration, the judged tier) stop before their spend "
             "could pass this.",
-            flag="--max-cost-usd",
+            commands=(*EVALUATING, "label"),
         ),
     ] = Field(default=1.0, ge=0.0)
     # 0: no calibration.
@@ -230,7 +239,7 @@ class JudgedSettings(BaseModel):
         int,
         Option(
             "Top results of each retriever (gated and challengers) `label` judges.",
-            flag="--pool-depth",
+            commands=("label",),
         ),
     ] = Field(default=10, ge=1, le=1000)
     kappa_floor: Annotated[
@@ -324,7 +333,7 @@ class RunSettings(BaseModel):
         Option(
             "Folder of golden JSONL datasets.",
             G,
-            flag=True,
+            commands=(*EVALUATING, "generate", "review"),
             action_input=True,
             path="read",
             long_doc=(
@@ -337,7 +346,7 @@ class RunSettings(BaseModel):
         Option(
             "Corpus to retrieve from.",
             G,
-            flag=True,
+            commands=(*EVALUATING, "generate", "review", "import queries", "label"),
             action_input=True,
             path="read",
             long_doc="Markdown folder, JSONL file, BEIR folder or Bear database.",
@@ -348,7 +357,7 @@ class RunSettings(BaseModel):
         Option(
             "Baseline file the run is compared with (path in the repository).",
             G,
-            flag=True,
+            commands=EVALUATING,
             action_input=True,
             path="atomic",
             long_doc="The committed baseline the gate compares against.",
@@ -396,7 +405,7 @@ class RunSettings(BaseModel):
             "Folder for report.json, report.md and report.html.",
             G,
             action_doc="On fork pull requests, also the files `mode: publish` reads.",
-            flag=True,
+            commands=EVALUATING,
             action_input=True,
             path="written",
             long_doc="Where `report.json` and `report.md` are written.",
@@ -407,7 +416,7 @@ class RunSettings(BaseModel):
         Option(
             "Folder for the embedding cache.",
             B,
-            flag=True,
+            commands=(*EVALUATING, "compare", "beir", "tune", "label"),
             action_input=True,
             path="written",
             long_doc=(
@@ -421,7 +430,7 @@ class RunSettings(BaseModel):
         Option(
             "Installed embedding model folder. Not set: where `model install` puts it.",
             B,
-            flag=True,
+            commands=(*EVALUATING, "compare", "beir", "tune", "label"),
             path="read",
             env=MODEL_DIR_ENV,
             long_doc=(
@@ -448,7 +457,7 @@ class RunSettings(BaseModel):
     ] = Field(default_factory=lambda: dict(DEFAULT_DATASET_RETRIEVERS))
     k: Annotated[
         int,
-        Option("Results retrieved per query.", G, flag=True),
+        Option("Results retrieved per query.", G, commands=(*EVALUATING, "compare")),
     ] = Field(default=10, ge=1, le=1000)
     measures: Annotated[
         tuple[str, ...],
@@ -501,7 +510,7 @@ class RunSettings(BaseModel):
             "The gate's relative tolerance (0.05 = 5%): the default rule fails the headline "
             "metric beyond half of it, the seed's rule any gated metric beyond it.",
             G,
-            flag=True,
+            commands=EVALUATING,
             action_input=True,
             long_doc=(
                 "A gated metric fails when it is worse than the baseline by more than this "
@@ -620,7 +629,7 @@ class RunSettings(BaseModel):
         Option(
             "Fewest valid fixtures a dataset file may hold.",
             G,
-            flag=True,
+            commands=("validate",),
             long_doc="Validation: the fixtures a dataset file must hold.",
         ),
     ] = Field(default=20, ge=0)
@@ -629,7 +638,7 @@ class RunSettings(BaseModel):
         Option(
             "Fewest human-annotated fixtures a dataset file may hold.",
             G,
-            flag=True,
+            commands=("validate",),
             long_doc="Validation: how many of a file's fixtures must be `human-annotated`.",
         ),
     ] = Field(default=10, ge=0)
@@ -720,8 +729,13 @@ class RunSettings(BaseModel):
             "the step.",
             long_doc=(
                 "Longest the whole evaluation may take, in seconds (at most 19800: GitHub cancels "
-                "a job after 6 hours, without a status). Past it the run stops with an `error` "
-                "verdict and status naming the step it was in. The default is 6.5× the slowest run "
+                "a job after 6 hours, without a status). It bounds every command that evaluates "
+                "or does a part of it, each the same way: `run` (`--shard` too), `baseline "
+                "update`, `embed` and `merge`, and the Action's `evaluate`, `embed-shard`, "
+                "`evaluate-shard` and `merge` modes. Past it the command stops with exit 2 and "
+                "an error naming the step it was in and `time_limit_s` to raise; in the Action, "
+                "with the `error` verdict (and the `error` status, in the modes that set one). "
+                "The default is 6.5× the slowest run "
                 "measured, a cold Cranfield `run` that embedded 2,007 texts in 556 s of wall time "
                 'on a loaded 2-core machine (docs/benchmarks.md, "Time to verdict"). Every '
                 "`timeout_s` a configuration sets (a retriever's, the judge's, the reranker's) is "

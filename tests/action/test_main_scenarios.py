@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,6 @@ from tests.action.payloads import (
     pull_request_event,
     push_event,
     workflow_dispatch_event,
-    workflow_run_event,
 )
 from tests.action.project import (
     REGRESSING_NOTES,
@@ -30,7 +28,7 @@ from tests.action.project import (
     new_project,
 )
 from tests.support.action import ActionRun, run_action
-from tests.support.fake_github import FakeGitHub, Fault
+from tests.support.fake_github import FakeGitHub
 from tests.support.runner_env import TOKEN
 
 # Each scenario starts the Action as a process once or more (about 3 s each).
@@ -341,155 +339,6 @@ def test_workflow_dispatch_evaluates_the_checked_out_commit(repo: Repo) -> None:
     result = repo.action("workflow_dispatch", workflow_dispatch_event(), sha=sha)
     assert result.returncode == 0, result.log
     assert [s["state"] for s in repo.github.statuses_for(sha)] == ["success"]
-
-
-# --- forks -----------------------------------------------------------------------------------
-
-
-def test_a_fork_pull_request_leaves_its_results_for_publish_mode(repo: Repo) -> None:
-    main = establish_baseline_on_main(repo)
-    branch(repo, main, "fork")
-    head = repo.commit(REGRESSING_NOTES, "a fork's change")
-    before = len(repo.github.requests)
-
-    evaluated = repo.pull_request(13, main, head, fork=True)
-
-    assert evaluated.returncode == 1, evaluated.log
-    assert (
-        "::warning title=fork pull request::This pull request comes from a fork" in evaluated.stdout
-    )
-    writes = [r for r in repo.github.requests[before:] if r.method in {"POST", "PATCH"}]
-    assert writes == []  # a fork's token could not have written anything
-    report_dir = repo.path / "retrieval-eval-report"
-    metadata = json.loads((report_dir / "fork-publish.json").read_text())
-    assert metadata["pr_number"] == 13 and metadata["head_sha"] == head
-    assert metadata["verdict"] == "regression"
-
-    # The workflow_run job downloads the artifact into its own, otherwise empty workspace.
-    publisher = repo.runs / "publisher"
-    shutil.copytree(report_dir, publisher / "retrieval-eval-report")
-    published = run_action(
-        publisher,
-        repo.runs / "publish-run",
-        event_name="workflow_run",
-        payload=workflow_run_event(head_sha=head),
-        api_url=repo.github.base_url,
-        sha=main,
-        mode="publish",
-    )
-
-    assert published.returncode == 0, published.log
-    [comment] = repo.github.comments_on(13)
-    assert comment["body"].startswith(MARKER + "\n")
-    assert (
-        repo.github.statuses_for(head)[0]["state"],
-        repo.github.statuses_for(head)[0]["context"],
-    ) == (
-        "failure",
-        "retrieval-eval",
-    )
-    assert published.outputs["comment-url"] == comment["html_url"]
-
-
-def test_publish_mode_without_files_exits_0(tmp_path: Path, github: FakeGitHub) -> None:
-    workspace = tmp_path / "empty"
-    workspace.mkdir()
-    result = run_action(
-        workspace,
-        tmp_path / "run",
-        event_name="workflow_run",
-        payload=workflow_run_event(head_sha="a" * 40),
-        api_url=github.base_url,
-        sha="b" * 40,
-        mode="publish",
-    )
-    assert result.returncode == 0, result.log
-    assert result.outputs["verdict"] == "skipped"
-    assert "Nothing to publish" in result.summary
-    assert github.requests == []
-
-
-def test_publish_mode_refuses_results_for_another_commit(
-    tmp_path: Path, github: FakeGitHub
-) -> None:
-    workspace = tmp_path / "ws"
-    (workspace / "retrieval-eval-report").mkdir(parents=True)
-    (workspace / "retrieval-eval-report" / "fork-publish.json").write_text(
-        json.dumps(
-            {
-                "schema_version": 1,
-                "pr_number": 3,
-                "head_sha": "c" * 40,
-                "verdict": "passed",
-                "status_description": "passed",
-                "comment_id": "retrieval-eval",
-                "has_comment": False,
-            }
-        )
-    )
-    result = run_action(
-        workspace,
-        tmp_path / "run",
-        event_name="workflow_run",
-        payload=workflow_run_event(head_sha="a" * 40),
-        api_url=github.base_url,
-        sha="b" * 40,
-        mode="publish",
-    )
-    assert result.returncode == 2
-    assert (
-        "::error::Refusing to publish: the results are for ccccccc, but the triggering run "
-        "evaluated aaaaaaa" in result.stdout
-    )
-    assert github.requests == []
-
-
-# --- API faults ------------------------------------------------------------------------------
-
-
-def test_api_502s_are_retried_and_the_run_succeeds(repo: Repo) -> None:
-    base = git(repo.path, "rev-parse", "HEAD")
-    branch(repo, base, "feature")
-    head = repo.commit({"README.md": "# x\n"}, "x")
-    for path in ("/pulls/14/files", "/issues/14/comments", "/statuses/"):
-        repo.github.inject(Fault(path=path, status=502, times=1))
-
-    result = repo.pull_request(14, base, head)
-
-    assert result.returncode == 0, result.log
-    assert len(repo.github.comments_on(14)) == 1
-    assert [s["state"] for s in repo.github.statuses_for(head)] == ["success"]
-    assert len(repo.github.requests_to("POST", "/statuses/")) == 2
-
-
-def test_api_down_still_leaves_the_results_in_the_summary_and_exits_2(repo: Repo) -> None:
-    base = git(repo.path, "rev-parse", "HEAD")
-    branch(repo, base, "feature")
-    head = repo.commit({"README.md": "# x\n"}, "x")
-    repo.github.add_pull(15, head_sha=head, base_sha=base, files=["README.md"])
-    repo.github.stop()  # connection refused from here on
-
-    git(repo.path, "checkout", "-q", head)
-    result = repo.action(
-        "pull_request",
-        pull_request_event(number=15, head_sha=head, base_sha=base),
-        sha="e" * 40,
-        github_retry_seconds="0.5",  # one immediate retry per call, no real waiting
-    )
-
-    assert result.returncode == 2, result.log
-    assert result.outputs["verdict"] == "baseline-established"
-    assert result.summary.startswith("📌 **Baseline established: keyword.jsonl NDCG@10 1.000**")
-    assert "::error::The results are in the job summary, but publishing failed:" in result.stdout
-    assert "could not reach the GitHub API (connection failed)" in result.stdout
-
-
-def test_a_wrong_token_fails_publishing_without_showing_the_token(repo: Repo) -> None:
-    sha = git(repo.path, "rev-parse", "HEAD")
-    repo.github.token = "ghs_the-real-token-is-different"
-    result = repo.push(sha)
-    assert result.returncode == 2
-    assert "GitHub answered 401: Bad credentials" in result.stdout
 
 
 # --- inputs and validation -------------------------------------------------------------------

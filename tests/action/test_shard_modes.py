@@ -27,6 +27,7 @@ from tests.action.test_main_scenarios import (
     branch,
     statuses,
 )
+from tests.support.blocking import left_waiting, never_answering
 from tests.support.fake_github import FakeGitHub
 
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("retrieval-eval"))
@@ -211,3 +212,21 @@ def test_an_evaluate_shard_merges_caches_made_with_the_model_the_config_names(
     assert "vectors from 1 cache(s)" in evaluated.log
     [partial] = (repo.path / ".artifacts" / "p" / "1").glob("*.json")
     assert "paraphrase-MiniLM-L3-v2" in partial.read_text(encoding="utf-8")
+
+
+def test_an_evaluate_shard_past_the_time_limit_ends_with_an_error_verdict(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """A shard job is bounded as `evaluate` is: a retriever that never answers ends it at
+    `time_limit_s` with the `error` verdict and the message naming the setting."""
+    fifo = never_answering(repo.path, time_limit_s=2, folder=tmp_path)
+    head = commit_all(repo.path, "a retriever that never answers")
+    shard = repo.push(head, mode="evaluate-shard", shard="1/1", report_dir=".artifacts/p/1")
+    assert shard.returncode == 2, shard.log
+    assert shard.outputs["verdict"] == "error"
+    assert (
+        "the evaluation took longer than time_limit_s (2 s) and was stopped in the step "
+        "'indexing for custom'" in shard.log
+    )
+    assert not (repo.path / ".artifacts" / "p" / "1" / "partial.json").exists()
+    assert not left_waiting(fifo)

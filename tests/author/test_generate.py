@@ -9,11 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from retrieval_eval.author.claude import GenerateError
-from retrieval_eval.author.prompts import parse_answer
 from retrieval_eval.load.fixtures import Fixture
 from tests.author.cli import retrieval_eval
 from tests.author.fake_writer import answer, writer
@@ -205,32 +201,6 @@ def test_tags_add_a_filtered_case_and_an_expect_empty_case(project: Path) -> Non
     assert any(
         f["query_type"] == "multi_concept" and len(f["expected_top_k_ids"]) == 2 for f in hybrid
     )
-
-
-@given(st.text(max_size=300))
-def test_any_reply_is_an_answer_or_a_generate_error(reply: str) -> None:
-    try:
-        parsed = parse_answer(reply, about="q")
-    except GenerateError:
-        return
-    assert parsed.query.strip()
-
-
-@given(
-    st.text(min_size=1, max_size=100).filter(str.strip),
-    st.lists(st.text(min_size=1, max_size=20).filter(str.strip), max_size=4),
-    st.text(max_size=100),
-)
-def test_a_well_formed_reply_is_parsed_whatever_its_text(
-    query: str, keywords: list[str], context: str
-) -> None:
-    try:
-        parsed = parse_answer(f"```json\n{answer(query, keywords, context)}\n```", about="q")
-    except GenerateError as error:
-        assert "surrogate" in str(error)
-        return
-    assert parsed.query == " ".join(query.split())
-    assert list(parsed.expected_keywords) == keywords
 
 
 @pytest.mark.slow

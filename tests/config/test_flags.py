@@ -8,38 +8,27 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.commands.beir import RETRIEVER_FLAGS
-from retrieval_eval.commands.compare import COMPARE_FLAGS
-from retrieval_eval.commands.generate import GENERATE_FLAGS
-from retrieval_eval.commands.import_cmd import IMPORT_FLAGS
-from retrieval_eval.commands.review import REVIEW_FLAGS
-from retrieval_eval.config.flags import flag_rows
+from retrieval_eval.config.table import command_rows, rows
 from tests.support.action import run_cli
 
-COMMANDS = {
-    ("compare",): (COMPARE_FLAGS, {}),
-    ("beir",): (RETRIEVER_FLAGS, {}),
-    ("tune",): (RETRIEVER_FLAGS, {}),
-    ("generate",): (GENERATE_FLAGS, {"datasets": "--out"}),
-    ("review",): (REVIEW_FLAGS, {}),
-    ("import", "queries"): (IMPORT_FLAGS, {}),
-}
+# Every command some setting's declaration gives a flag, and its own names for flags.
+COMMANDS = sorted({command for row in rows() for command in row.commands})
+NAMED = {"generate": {"datasets": "--out"}}
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_each_settings_flag_shows_the_tables_line_and_default(
-    tmp_path: Path, command: tuple[str, ...]
-) -> None:
-    keys, named = COMMANDS[command]
-    helped = run_cli(tmp_path, *command, "--help")
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_settings_flag_shows_the_tables_line_and_default(tmp_path: Path, command: str) -> None:
+    helped = run_cli(tmp_path, *command.split(), "--help")
     assert helped.returncode == 0, helped.log
     text = " ".join(helped.stdout.split())
-    for row in flag_rows(keys):
-        flag = named.get(row.key, row.flag)
+    for row in command_rows(command):
+        flag = NAMED.get(command, {}).get(row.key, row.flag)
         assert f"{flag} " in text, (flag, text)
         after = text[text.index(f"{flag} ") :]
         assert row.doc in after, (row.doc, after)
-        assert f"Default: {row.key} in the config file, else" in after
+        table, _, leaf = row.key.rpartition(".")
+        shown = f"[{table}] {leaf}" if table else leaf
+        assert f"Default: {shown} in the config file, else" in after
 
 
 def test_a_settings_flag_overrides_the_configuration_file(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import stat
 from pathlib import Path
@@ -11,16 +10,13 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.index.model_catalog import DEFAULT_MODEL, INT8_MODEL, MODELS
-from retrieval_eval.index.model_hashes import STAMP_FILE
+from retrieval_eval.index.model_catalog import INT8_MODEL, MODELS
 from retrieval_eval.index.model_install import (
     INT8_SHA256,
     MODEL_SHA256,
     PINNED_WITH_ONNX,
     TOKENIZER_FILES,
-    TOKENIZER_SHA256,
     default_model_dir,
-    file_sha256,
     install_model,
     packaged_weights_dir,
     verify_model,
@@ -178,60 +174,3 @@ def test_default_dir_is_chromadbs_download_folder(tmp_path: Path) -> None:
 def test_path_prints_the_default_dir() -> None:
     result = run_cli("model", "path")
     assert (result.returncode, result.stdout) == (0, f"{default_model_dir(Path.home())}\n")
-
-
-def _stamp_as_it_is_now(folder: Path) -> None:
-    """The stamp a run would leave for ``folder``'s files as they are now, each with its
-    pinned sha256 (written here: the files were copied just now, too recently for a run
-    to stamp them)."""
-    pins = {**TOKENIZER_SHA256, "model.onnx": MODEL_SHA256}
-    files = {}
-    for name, sha in pins.items():
-        status = (folder / name).stat()
-        key = [status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns]
-        files[name] = {"key": [*key, status.st_ctime_ns], "sha256": sha}
-    (folder / STAMP_FILE).write_text(json.dumps({"format": 1, "files": files}), encoding="utf-8")
-    (folder / STAMP_FILE).chmod(0o644)
-
-
-def test_a_model_changed_after_its_stamp_is_still_refused(
-    fresh_install: FreshInstall, tmp_path: Path
-) -> None:
-    folder = tmp_path / "onnx"
-    shutil.copytree(fresh_install.model_dir, folder)
-    _stamp_as_it_is_now(folder)
-    assert run_cli("model", "verify", DEFAULT_MODEL, "--dir", str(folder)).returncode == 0
-    model = folder / "model.onnx"
-    before = model.stat()
-    with model.open("r+b") as handle:  # one byte, in place: same inode, same size
-        handle.seek(before.st_size // 2)
-        byte = handle.read(1)
-        handle.seek(before.st_size // 2)
-        handle.write(bytes([byte[0] ^ 0x01]))
-    os.utime(model, ns=(before.st_atime_ns, before.st_mtime_ns))  # even the mtime put back
-    changed = run_cli("model", "verify", DEFAULT_MODEL, "--dir", str(folder))
-    assert changed.returncode == 2
-    assert f"model.onnx has sha256 {file_sha256(model)}, expected {MODEL_SHA256}" in (
-        changed.stderr
-    )
-
-
-def test_a_model_replaced_after_its_stamp_is_still_refused(
-    fresh_install: FreshInstall, tmp_path: Path
-) -> None:
-    folder = tmp_path / "onnx"
-    shutil.copytree(fresh_install.model_dir, folder)
-    _stamp_as_it_is_now(folder)
-    model = folder / "model.onnx"
-    before = model.stat()
-    data = bytearray(model.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    replacement = tmp_path / "model.onnx"
-    replacement.write_bytes(bytes(data))
-    os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
-    replacement.replace(model)  # another inode with the old size and mtime
-    changed = run_cli("model", "verify", DEFAULT_MODEL, "--dir", str(folder))
-    assert changed.returncode == 2
-    assert f"model.onnx has sha256 {file_sha256(model)}, expected {MODEL_SHA256}" in (
-        changed.stderr
-    )

@@ -49,10 +49,3 @@ def test_schema_and_model_agree(changes: dict[str, Any], valid: bool) -> None:
     except ValidationError:
         model_valid = False
     assert (schema_valid, model_valid) == (valid, valid)
-
-
-def test_grades_default_to_one() -> None:
-    fixture = Fixture.model_validate(
-        {**BASE, "expected_top_k_ids": ["a", "b", "c"], "relevance": {"b": 3}}
-    )
-    assert fixture.grades() == {"a": 1, "b": 3, "c": 1}

@@ -84,17 +84,3 @@ def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
         str(caught.value)
         == f"{path}:2: invalid UTF-8 at byte 23 of the line; save the file as UTF-8"
     )
-
-
-def test_missing_path_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError) as caught:
-        load_corpus(tmp_path / "nope.jsonl")
-    assert str(caught.value) == f"{tmp_path / 'nope.jsonl'}: corpus path does not exist"
-
-
-def test_unknown_file_type_is_an_input_error(tmp_path: Path) -> None:
-    path = tmp_path / "notes.txt"
-    path.write_text("hello", encoding="utf-8")
-    with pytest.raises(InputError) as caught:
-        load_corpus(path)
-    assert "unsupported corpus" in str(caught.value)

@@ -12,66 +12,22 @@ import os
 import re
 import shutil
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.retrieval.rerank.beir_project import (
+    CLI,
+    QUERIES,
+    REPO_ROOT,
+    beir,
+    beir_dir,
+    config_file,
+)
 from tests.support.fake_anthropic import FakeAnthropic
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CLI = Path(sys.executable).parent / "retrieval-eval"
-
-CORPUS = [
-    {"_id": "d1", "title": "Wing flutter", "text": "flutter of a swept wing at high speed"},
-    {"_id": "d2", "title": "Flutter tests", "text": "wind tunnel flutter tests of a wing"},
-    {"_id": "d3", "title": "Wing loads", "text": "loads on a wing in gusts"},
-    {"_id": "d4", "title": "Buckling", "text": "buckling of thin cylindrical shells"},
-]
-QUERIES = [{"_id": "q1", "text": "wing flutter"}, {"_id": "q2", "text": "shells buckling"}]
-QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t1\nq2\td4\t1\n"
-
-
-@pytest.fixture
-def beir_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "tiny"
-    (folder / "qrels").mkdir(parents=True)
-    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in CORPUS))
-    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
-    (folder / "qrels" / "test.tsv").write_text(QRELS)
-    return folder
-
-
-def _config(tmp_path: Path, body: str) -> Path:
-    path = tmp_path / "retrieval-eval.toml"
-    path.write_text("[retrievers.hybrid]\n" + body)
-    return path
-
-
-def _beir(
-    beir_dir: Path, tmp_path: Path, config: Path | None, key: str | None = None, name: str = "r"
-) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], dict[str, Any]]:
-    run, summary = tmp_path / f"{name}.run", tmp_path / f"{name}.json"
-    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
-    if key is not None:
-        env["ANTHROPIC_API_KEY"] = key
-    env["PYTHONPATH"] = str(REPO_ROOT)  # where the user's factory module lives
-    args = [str(CLI), "beir", str(beir_dir), "--retriever", "hybrid", "--k", "4"]
-    args += ["--run", str(run), "--json", str(summary)]
-    # A cache of its own each time: every call asks the reranker afresh.
-    args += ["--cache-dir", tempfile.mkdtemp(dir=tmp_path)]
-    if config is not None:
-        args += ["--config", str(config)]
-    done = subprocess.run(args, capture_output=True, text=True, check=False, env=env, cwd=REPO_ROOT)
-    if done.returncode != 0:
-        return done, {}, {}
-    rankings: dict[str, list[str]] = {}
-    for line in run.read_text().splitlines():
-        qid, _, doc_id, *_ = line.split()
-        rankings.setdefault(qid, []).append(doc_id)
-    return done, rankings, json.loads(summary.read_text())
+__all__ = ["beir_dir"]  # a fixture, used by name
 
 
 def _reverse_all(body: dict[str, Any]) -> tuple[int, str]:
@@ -84,19 +40,19 @@ def _reverse_all(body: dict[str, Any]) -> tuple[int, str]:
 def test_claude_reorders_the_fused_top_and_is_priced_and_cached(
     beir_dir: Path, tmp_path: Path
 ) -> None:
-    _, fused, plain = _beir(beir_dir, tmp_path, None, name="plain")
+    _, fused, plain = beir(beir_dir, tmp_path, None, name="plain")
     with FakeAnthropic(responder=_reverse_all) as fake:
-        config = _config(
+        config = config_file(
             tmp_path,
             f'reranker = "claude"\nrerank_depth = 3\n[retrievers.hybrid.claude]\n'
             f'base_url = "{fake.base_url}"\nmodel = "claude-test"\n'
             f"input_usd_per_mtok = 2.0\noutput_usd_per_mtok = 10.0\n"
             f'cache_dir = "{tmp_path / "rerank-cache"}"\n',
         )
-        done, reranked, summary = _beir(beir_dir, tmp_path, config, key="test-key")
+        done, reranked, summary = beir(beir_dir, tmp_path, config, key="test-key")
         assert done.returncode == 0, done.stderr
         first_requests = len(fake.requests)
-        again, reranked_again, summary_again = _beir(beir_dir, tmp_path, config, key="test-key")
+        again, reranked_again, summary_again = beir(beir_dir, tmp_path, config, key="test-key")
         assert again.returncode == 0, again.stderr
 
     for qid, order in fused.items():
@@ -129,79 +85,27 @@ def test_a_malformed_claude_answer_fails_the_run_loudly(
     beir_dir: Path, tmp_path: Path, reply: str, problem: str
 ) -> None:
     with FakeAnthropic(responder=lambda body: (200, reply)) as fake:
-        config = _config(
+        config = config_file(
             tmp_path,
             f'reranker = "claude"\nrerank_depth = 3\n'
             f'[retrievers.hybrid.claude]\nbase_url = "{fake.base_url}"\n',
         )
-        done, _, _ = _beir(beir_dir, tmp_path, config, key="test-key")
+        done, _, _ = beir(beir_dir, tmp_path, config, key="test-key")
     assert done.returncode == 2
     assert "reranker's reply for query 'wing flutter' is malformed" in done.stderr
     assert problem in done.stderr
 
 
-def test_claude_without_a_key_is_a_configuration_error(beir_dir: Path, tmp_path: Path) -> None:
-    config = _config(tmp_path, 'reranker = "claude"\n')
-    done, _, _ = _beir(beir_dir, tmp_path, config, key=None)
-    assert done.returncode == 2
-    assert "ANTHROPIC_API_KEY" in done.stderr
-
-
 @pytest.mark.slow
 def test_an_api_error_fails_the_run(beir_dir: Path, tmp_path: Path) -> None:
     with FakeAnthropic(responder=lambda body: (400, "bad request")) as fake:
-        config = _config(
+        config = config_file(
             tmp_path,
             f'reranker = "claude"\n[retrievers.hybrid.claude]\nbase_url = "{fake.base_url}"\n',
         )
-        done, _, _ = _beir(beir_dir, tmp_path, config, key="test-key")
+        done, _, _ = beir(beir_dir, tmp_path, config, key="test-key")
     assert done.returncode == 2
     assert "failed with HTTP 400" in done.stderr
-
-
-def test_a_custom_factory_reranker(beir_dir: Path, tmp_path: Path) -> None:
-    _, fused, _ = _beir(beir_dir, tmp_path, None, name="plain")
-    config = _config(
-        tmp_path,
-        'reranker = "custom"\nrerank_depth = 2\n[retrievers.hybrid.custom]\n'
-        'python = "tests.retrieval.own_reranker:make"\noptions = { cost = 0.0003 }\n',
-    )
-    done, reranked, summary = _beir(beir_dir, tmp_path, config)
-    assert done.returncode == 0, done.stderr
-    for qid, order in fused.items():
-        assert reranked[qid] == sorted(order[:2], reverse=True) + order[2:]
-    assert summary["cost_per_query_usd"] == pytest.approx(0.0003)
-    assert summary["config"]["reranker"]["python"] == "tests.retrieval.own_reranker:make"
-
-
-def test_a_custom_command_reranker_and_its_invented_result(beir_dir: Path, tmp_path: Path) -> None:
-    _, fused, _ = _beir(beir_dir, tmp_path, None, name="plain")
-    script = REPO_ROOT / "tests" / "retrieval" / "own_rerank_process.py"
-    config = _config(
-        tmp_path,
-        f'reranker = "custom"\nrerank_depth = 3\n[retrievers.hybrid.custom]\n'
-        f'command = ["{sys.executable}", "{script}"]\n',
-    )
-    done, reranked, summary = _beir(beir_dir, tmp_path, config)
-    assert done.returncode == 0, done.stderr
-    for qid, order in fused.items():
-        assert reranked[qid] == sorted(order[:3], reverse=True) + order[3:]
-    assert summary["cost_per_query_usd"] == pytest.approx(0.0002)
-
-    bad = _config(
-        tmp_path,
-        f'reranker = "custom"\n[retrievers.hybrid.custom]\n'
-        f'command = ["{sys.executable}", "{script}", "--invent"]\n',
-    )
-    done, _, _ = _beir(beir_dir, tmp_path, bad)
-    assert done.returncode == 2
-    assert "'not-a-candidate', which was not one of the" in done.stderr
-
-
-def test_custom_reranker_needs_its_table(beir_dir: Path, tmp_path: Path) -> None:
-    done, _, _ = _beir(beir_dir, tmp_path, _config(tmp_path, 'reranker = "custom"\n'))
-    assert done.returncode == 2
-    assert "[retrievers.hybrid.custom]" in done.stderr
 
 
 @pytest.mark.slow
@@ -259,47 +163,3 @@ def test_run_reports_the_rerank_stage_and_its_cost(tmp_path: Path) -> None:
         assert top == sorted(top, reverse=True)
     assert by_name["semantic.jsonl"]["rerank_latency"] is None
     assert "The rerank stage alone" in (report_dir / "report.md").read_text()
-
-
-SLOW_RERANKER = """\
-import time
-
-class Slow:
-    name = "slow"
-
-    def rerank(self, query, candidates):
-        time.sleep(3600)  # never answers: the run must not wait for it
-
-    def describe(self):
-        return {}
-
-def make():
-    return Slow()
-"""
-
-
-def test_a_factory_reranker_imports_from_the_project_and_is_bounded_in_time(
-    beir_dir: Path, tmp_path: Path
-) -> None:
-    """No PYTHONPATH: the module sits in the folder the command runs in, as in a repository."""
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "slow_reranker.py").write_text(SLOW_RERANKER)
-    (project / "retrieval-eval.toml").write_text(
-        '[retrievers.hybrid]\nreranker = "custom"\n'
-        '[retrievers.hybrid.custom]\npython = "slow_reranker:make"\ntimeout_s = 1\n'
-    )
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    args = [str(CLI), "beir", str(beir_dir), "--retriever", "hybrid", "--k", "4"]
-    done = subprocess.run(
-        [*args, "--config", "retrieval-eval.toml"],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        cwd=project,
-        timeout=600,
-    )
-    assert done.returncode == 2, done.stderr
-    assert "custom reranker slow_reranker:make: rerank() did not return within 1 s" in done.stderr
-    assert "raise retrievers.hybrid.custom.timeout_s if it is just slow" in done.stderr

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.compare.conftest import Project
+from tests.support.action import run_cli
+from tests.support.blocking import left_waiting, never_answering
 from tests.usecases.test_evaluate import cli
 
 
@@ -64,3 +66,22 @@ def test_invalid_datasets_stop_the_update_and_leave_the_baseline(project: Projec
     assert update.stderr.splitlines()[0].startswith("datasets/keyword.jsonl:13: ")
     assert "baseline rewritten" not in update.stderr
     assert project.baseline.read_bytes() == before
+
+
+def test_an_update_past_the_time_limit_exits_2_and_leaves_the_baseline(project: Project) -> None:
+    """A retriever that never answers cannot hold `baseline update`: `time_limit_s` ends it
+    with exit 2 and the message `run` gives, and the old baseline stays as it was."""
+    assert cli(project, "run", "--quiet").returncode == 0
+    before = project.baseline.read_bytes()
+    fifo = never_answering(project.root, time_limit_s=2)
+
+    update = run_cli(project.root, "baseline", "update")
+    assert update.returncode == 2, update.log
+    assert (
+        "error: the evaluation took longer than time_limit_s (2 s) and was stopped in the "
+        "step 'indexing for custom'; make that step faster, or raise time_limit_s in the "
+        "configuration" in update.stderr
+    )
+    assert "baseline rewritten" not in update.stderr
+    assert project.baseline.read_bytes() == before
+    assert not left_waiting(fifo)

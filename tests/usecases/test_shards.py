@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,8 @@ from typing import Any
 import pytest
 
 from tests.compare.conftest import Project
+from tests.support.action import run_cli
+from tests.support.blocking import left_waiting, never_answering
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONSOLE_SCRIPT = str(Path(sys.executable).parent / "retrieval-eval")
@@ -310,3 +313,57 @@ def test_embed_shards_split_the_chunks_and_a_run_embeds_none_of_them(project: Pr
     assert dataset["retriever"] == "dense"
     assert dataset["cached_embeddings"] >= chunks
     assert dataset["embedded_texts"] <= dataset["num_queries"]  # the queries alone
+
+
+def test_a_merge_past_the_time_limit_exits_2_and_leaves_the_baseline(project: Project) -> None:
+    """The merge runs no retriever; what can hold it is a read that never returns. Here it
+    is git's: the repository's HEAD is a FIFO nobody writes, and `git rev-parse HEAD`
+    (the report records the commit) waits on it. `time_limit_s` ends the merge with exit 2
+    and the message `run` gives, before the baseline it would have extended is written;
+    with HEAD a file again, the same merge extends it."""
+    root = project.root
+    config = root / "retrieval-eval.toml"
+    # In the config from the start: the partials must be of the merge's configuration.
+    config.write_text("time_limit_s = 5\n" + config.read_text(encoding="utf-8"), "utf-8")
+    subprocess.run(["git", "init", "--quiet", str(root)], check=True)
+    assert cli(root, "run", "--quiet").returncode == 0
+    baseline = project.baseline_data()
+    del baseline["datasets"]["keyword.jsonl"]  # the merge establishes it, and writes
+    project.write_baseline_data(baseline)
+    before = project.baseline.read_bytes()
+    folders = [str(folder) for folder in sharded(root, 2)]
+    head = root / ".git" / "HEAD"
+    head_text = head.read_bytes()
+    head.unlink()
+    os.mkfifo(head)
+
+    merged = run_cli(root, "merge", "--quiet", "--report-dir", "merged", *folders)
+    assert merged.returncode == 2, merged.log
+    assert (
+        "error: the evaluation took longer than time_limit_s (5 s) and was stopped in the "
+        "step 'deciding the verdict and writing the report'; make that step faster, or raise "
+        "time_limit_s in the configuration" in merged.stderr
+    )
+    assert project.baseline.read_bytes() == before
+    assert not (root / "merged" / "report.json").exists()
+    assert not left_waiting(head)  # git was stopped with the merge
+
+    head.unlink()
+    head.write_bytes(head_text)
+    again = run_cli(root, "merge", "--quiet", "--report-dir", "merged", *folders)
+    assert again.returncode == 0, again.log
+    assert "keyword.jsonl" in project.baseline_data()["datasets"]
+
+
+def test_an_evaluate_shard_past_the_time_limit_exits_2_with_no_partial(project: Project) -> None:
+    """`run --shard` is bounded as `run` is: a retriever that never answers ends it with
+    exit 2 and the message naming `time_limit_s`, and no partial result is written."""
+    fifo = never_answering(project.root, time_limit_s=2)
+    shard = run_cli(project.root, "run", "--shard", "1/2", "--report-dir", "part")
+    assert shard.returncode == 2, shard.log
+    assert (
+        "error: the evaluation took longer than time_limit_s (2 s) and was stopped in the "
+        "step 'indexing for custom'" in shard.stderr
+    )
+    assert not (project.root / "part" / "partial.json").exists()
+    assert not left_waiting(fifo)

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from retrieval_eval.errors import InputError
 from retrieval_eval.load.documents import Corpus, Document
 from retrieval_eval.validate import validate_datasets
 from tests.validate.dataset_builders import fixture, full_dataset, line, write_dataset
@@ -123,23 +120,6 @@ def test_a_file_with_another_name_may_mix_types(tmp_path: Path) -> None:
         [line(fixture("a", "semantic")), line(fixture("b", "keyword"))],
     )
     assert messages([path], corpus=None, min_fixtures=2, min_human=2) == []
-
-
-@pytest.mark.parametrize(
-    ("make", "message"),
-    [
-        (lambda tmp: tmp / "missing.jsonl", "{tmp}/missing.jsonl: no such file or folder"),
-        (
-            lambda tmp: tmp,
-            "{tmp}: no dataset files in this folder (expected semantic.jsonl, keyword.jsonl, "
-            "hybrid.jsonl)",
-        ),
-    ],
-)
-def test_usage_errors_raise(tmp_path: Path, make: object, message: str) -> None:
-    with pytest.raises(InputError) as caught:
-        validate_datasets([make(tmp_path)], corpus=None)  # type: ignore[operator]
-    assert str(caught.value) == message.format(tmp=tmp_path)
 
 
 def test_keep_fixtures_false_still_counts(tmp_path: Path) -> None:

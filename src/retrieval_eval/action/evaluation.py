@@ -18,7 +18,6 @@ from retrieval_eval.action.comment import room_for_report
 from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.runner_files import RunnerFiles
-from retrieval_eval.deadline import time_limit
 from retrieval_eval.errors import ConfigError, RetrievalEvalError
 from retrieval_eval.prepare import within_roots
 from retrieval_eval.vocabulary import ExitCode, fit_status_description
@@ -71,11 +70,8 @@ def run_and_record(
     if baseline is not None and baseline.resolve() != run_settings.baseline:
         run_settings = run_settings.model_copy(update={"baseline": baseline.resolve()})
     try:
-        with (
-            commands.group("Evaluation"),
-            within_roots(run_settings),
-            time_limit(run_settings.time_limit_s),
-        ):
+        # The use case runs within `time_limit_s` (usecases/time_bound.py).
+        with commands.group("Evaluation"), within_roots(run_settings):
             if settings.mode == "merge":
                 outcome = merge_shards(
                     run_settings,

@@ -23,7 +23,7 @@ def baseline_group() -> None:
 
 
 @baseline_group.command("update")
-@settings_options
+@settings_options("baseline update")
 def update(progress: bool | None, **flags: Any) -> int:
     """Evaluate every dataset and replace the baseline with the results.
 

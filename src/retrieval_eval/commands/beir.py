@@ -21,9 +21,6 @@ from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.usecases.beir import CONFIGURED, evaluate_beir, prepared_retrievers, table
 from retrieval_eval.vocabulary import ExitCode
 
-# The settings `beir` (and `tune`) take flags for: the option table declares each flag,
-# its help and its default.
-RETRIEVER_FLAGS = ("cache_dir", "model_dir")
 _PATH = click.Path(path_type=Path)
 
 
@@ -56,7 +53,7 @@ _PATH = click.Path(path_type=Path)
 )
 @click.option("--json", "json_path", type=_PATH, help="Write the numbers as one JSON object here.")
 @click.option("--run", "run_path", type=_PATH, help="Write the ranking as a TREC run file here.")
-@settings_flags(RETRIEVER_FLAGS)
+@settings_flags("beir")
 @progress_option
 def beir(
     directory: Path,

@@ -26,10 +26,6 @@ from retrieval_eval.render.markdown import render_comparison
 from retrieval_eval.usecases.compare import UnknownSide, compare_sides
 from retrieval_eval.vocabulary import ExitCode
 
-# The settings `compare` takes flags for (the option table declares each flag, its help and
-# its default).
-COMPARE_FLAGS = ("cache_dir", "model_dir", "k")
-
 
 @click.command("compare")
 @click.argument(
@@ -50,7 +46,7 @@ COMPARE_FLAGS = ("cache_dir", "model_dir", "k")
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of Markdown.")
 @click.option("--no-run-cache", is_flag=True, help="Retrieve every side again.")
-@settings_flags(COMPARE_FLAGS)
+@settings_flags("compare")
 def compare(
     directory: Path | None,
     sides: tuple[str, ...],
@@ -69,7 +65,7 @@ def compare(
     with prepared_run(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides=overrides_from_flags(flags, COMPARE_FLAGS),
+        overrides=overrides_from_flags(flags),
         typed_inputs=(*typed_paths(flags, "read"), *(() if directory is None else (directory,))),
         typed_outputs=typed_paths(flags, "written"),
     ) as ready:

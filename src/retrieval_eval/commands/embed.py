@@ -14,7 +14,7 @@ from retrieval_eval.vocabulary import ExitCode
 
 
 @click.command("embed")
-@settings_options
+@settings_options("embed")
 @click.option(
     "--shard",
     metavar="I/N",

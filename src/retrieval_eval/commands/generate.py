@@ -31,9 +31,7 @@ from retrieval_eval.usecases.generate import (
 from retrieval_eval.vocabulary import ExitCode
 
 _TYPES: tuple[str, ...] = get_args(RetrievalType)
-# The settings `generate` takes flags for; `--out` is its name for `datasets`, the folder
-# it writes into.
-GENERATE_FLAGS = ("datasets", "corpus")
+# `--out` is generate's name for `datasets`, the folder it writes into.
 _NAMED = {"datasets": "--out"}
 
 
@@ -102,7 +100,7 @@ def _csv(
     help="Add --per-file new fixtures to dataset files that exist, keeping every line "
     "already there (reviewed or not).",
 )
-@settings_flags(GENERATE_FLAGS, named=_NAMED)
+@settings_flags("generate", named=_NAMED)
 @progress_option
 def generate(
     per_file: int | None,
@@ -142,7 +140,7 @@ def generate(
     with prepared_run(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides=overrides_from_flags(flags, GENERATE_FLAGS),
+        overrides=overrides_from_flags(flags),
         typed_inputs=typed_paths(flags, "read"),
     ) as ready:
         made = generate_fixtures(

@@ -22,9 +22,6 @@ from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.usecases.imports import QueryImport, import_beir_folder, import_queries
 from retrieval_eval.vocabulary import ExitCode
 
-# The settings `import queries` takes flags for (the option table declares each).
-IMPORT_FLAGS = ("corpus",)
-
 
 @click.group("import")
 def import_group() -> None:
@@ -145,7 +142,7 @@ def _queries(count: int) -> str:
 @config_option
 @click.option("--append", is_flag=True, help="Add to the file, skipping queries already in it.")
 @click.option("--force", is_flag=True, help="Replace the file.")
-@settings_flags(IMPORT_FLAGS)
+@settings_flags("import queries")
 def queries(
     log_file: Path,
     log_format_name: str | None,
@@ -196,7 +193,7 @@ def queries(
     with prepared_run(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides=overrides_from_flags(flags, IMPORT_FLAGS),
+        overrides=overrides_from_flags(flags),
         typed_inputs=(log_file, *typed_paths(flags, "read")),
         typed_outputs=(out,) if out is not None else (),
     ) as ready:

@@ -13,25 +13,22 @@ from typing import Any
 import click
 
 from retrieval_eval.commands.run import anthropic_api_key
-from retrieval_eval.config.flags import overrides_from_flags, settings_flags, typed_paths
+from retrieval_eval.config.flags import (
+    config_option,
+    overrides_from_flags,
+    settings_flags,
+    typed_paths,
+)
 from retrieval_eval.errors import RetrievalEvalError, shown_path
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.prepare import prepared_run
 from retrieval_eval.usecases.label import label_tier, summary
 from retrieval_eval.vocabulary import ExitCode
 
-# The settings `label` takes flags for (the option table declares each flag and its help).
-LABEL_FLAGS = ("corpus", "cache_dir", "model_dir", "judged.pool_depth", "judge.max_cost_usd")
-
 
 @click.command("label")
-@settings_flags(LABEL_FLAGS)
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path),
-    help="Config file. Default: retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
-)
+@settings_flags("label")
+@config_option
 def label(config_file: Path | None, **flags: Any) -> int:
     """Judge the judged tier's pool with the LLM judge and write its judgments.
 
@@ -41,7 +38,7 @@ def label(config_file: Path | None, **flags: Any) -> int:
     document text) within [judge] max_cost_usd, and rewrites [judged] judgments. Needs
     ANTHROPIC_API_KEY for any pair the reply cache cannot answer.
     """
-    overrides = overrides_from_flags(flags, LABEL_FLAGS)
+    overrides = overrides_from_flags(flags)
     with prepared_run(
         workdir=Path.cwd(),
         config_file=config_file,

@@ -22,10 +22,6 @@ from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.usecases.review import review_dataset, review_holes
 from retrieval_eval.vocabulary import ExitCode
 
-# The settings `review` takes flags for: the corpus the ids refer to, and the folder of
-# the dataset files (--holes writes the accepted labels there).
-REVIEW_FLAGS = ("datasets", "corpus")
-
 
 @click.command("review")
 @click.argument(
@@ -47,7 +43,7 @@ REVIEW_FLAGS = ("datasets", "corpus")
 )
 @config_option
 @click.option("--include-skipped", is_flag=True, help="Show fixtures skipped earlier again.")
-@settings_flags(REVIEW_FLAGS)
+@settings_flags("review")
 def review(
     dataset: Path | None,
     holes_report: Path | None,
@@ -70,7 +66,7 @@ def review(
     with prepared_run(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides=overrides_from_flags(flags, REVIEW_FLAGS),
+        overrides=overrides_from_flags(flags),
         typed_inputs=(dataset, *typed_paths(flags, "read")),
     ) as ready:
         reviewed = review_dataset(
@@ -99,7 +95,7 @@ def _review_holes(
     with prepared_run(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides=overrides_from_flags(flags, REVIEW_FLAGS),
+        overrides=overrides_from_flags(flags),
         typed_inputs=(report_path, *typed_paths(flags, "read")),
     ) as ready:
         reviewed = review_holes(

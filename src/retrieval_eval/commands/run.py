@@ -14,8 +14,8 @@ import click
 from pydantic import SecretStr
 
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
+from retrieval_eval.config import flags as config_flags
 from retrieval_eval.config.flags import overrides_from_flags, settings_flags, typed_paths
-from retrieval_eval.deadline import time_limit
 from retrieval_eval.pipeline import RunOutcome
 from retrieval_eval.prepare import Prepared, prepared_run
 from retrieval_eval.render.terminal import terminal_summary
@@ -25,35 +25,15 @@ from retrieval_eval.usecases.evaluate import run_evaluation
 from retrieval_eval.usecases.shards import evaluate_shard
 from retrieval_eval.vocabulary import BREACHED
 
-_PATH = click.Path(path_type=Path)
 
-# The settings `run`, `baseline update`, `embed` and `merge` take flags for (the option
-# table declares each flag, its help and its default).
-RUN_FLAGS = (
-    "datasets",
-    "corpus",
-    "baseline",
-    "report_dir",
-    "cache_dir",
-    "model_dir",
-    "tolerance",
-    "k",
-    "judge.enabled",
-    "judge.max_cost_usd",
-)
+def settings_options(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The flags of `run`, `baseline update`, `embed` and `merge` (``name``): --config, the
+    settings flags the option table declares for the command, and --progress."""
 
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        return config_flags.config_option(settings_flags(name)(progress_option(command)))
 
-def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The flags shared by `run` and `baseline update`; each overrides the config file."""
-    command = progress_option(command)
-    command = settings_flags(RUN_FLAGS)(command)
-    return click.option(
-        "--config",
-        "config_file",
-        type=_PATH,
-        help="Config file. Default: "
-        "retrieval-eval.toml, else [tool.retrieval-eval] in pyproject.toml.",
-    )(command)
+    return decorate
 
 
 @contextmanager
@@ -66,7 +46,7 @@ def prepared_from_flags(flags: dict[str, Any]) -> Iterator[Prepared]:
     with prepared_run(
         workdir=Path.cwd(),
         config_file=flags.get("config_file"),
-        overrides=overrides_from_flags(flags, RUN_FLAGS),
+        overrides=overrides_from_flags(flags),
         typed_inputs=typed_paths(flags, "read"),
         typed_outputs=typed_paths(flags, "written", "atomic"),
     ) as ready:
@@ -185,7 +165,7 @@ def _shown(path: Path, here: Path) -> Path:
 
 
 @click.command("run")
-@settings_options
+@settings_options("run")
 @click.option(
     "--quiet", is_flag=True, help="Do not print the report (the files are still written)."
 )
@@ -208,7 +188,7 @@ def run(quiet: bool, markdown: bool, progress: bool | None, shard: str | None, *
     Exit 0: passed (or baseline established). 1: a metric regressed, a threshold
     was breached, or the datasets are invalid. 2: an error.
     """
-    with prepared_from_flags(flags) as ready, time_limit(ready.settings.time_limit_s):
+    with prepared_from_flags(flags) as ready:
         if shard is not None:
             return run_one_shard(ready.settings, shard, progress=show_progress(progress))
         outcome = run_evaluation(

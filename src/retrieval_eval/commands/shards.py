@@ -12,7 +12,7 @@ from retrieval_eval.usecases.shards import merge_shards
 
 
 @click.command("merge")
-@settings_options
+@settings_options("merge")
 @click.option("--quiet", is_flag=True, help="Do not print the report.")
 @click.argument(
     "shard_dirs",

@@ -14,7 +14,6 @@ from typing import Any
 
 import click
 
-from retrieval_eval.commands.beir import RETRIEVER_FLAGS
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
 from retrieval_eval.config.flags import settings_flags
 from retrieval_eval.fileio import atomic_write_text
@@ -65,7 +64,7 @@ _PATH = click.Path(path_type=Path)
     help="Start from this file's [retrievers] tables. Default: for a BEIR folder the "
     "built-in settings; for a dataset file the config `run` finds, which also names the corpus.",
 )
-@settings_flags(RETRIEVER_FLAGS)
+@settings_flags("tune")
 @progress_option
 def tune(
     dataset: Path,

@@ -22,11 +22,6 @@ from retrieval_eval.vocabulary import ExitCode
 _SHOWN_EMPTY_IDS = 10
 
 
-# The settings `validate` takes flags for; the rest of what it checks comes from the
-# configuration file, as for every other command.
-VALIDATE_FLAGS = ("min_fixtures", "min_human")
-
-
 @click.command("validate")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @config_option
@@ -37,7 +32,7 @@ VALIDATE_FLAGS = ("min_fixtures", "min_human")
     help="Also check expected ids and filter tags against this corpus "
     "(Markdown folder, .jsonl, BEIR folder or Bear database).",
 )
-@settings_flags(VALIDATE_FLAGS)
+@settings_flags("validate")
 def validate(
     paths: tuple[Path, ...], config_file: Path | None, corpus_path: Path | None, **flags: Any
 ) -> int:
@@ -53,7 +48,7 @@ def validate(
     settings = read_settings(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides=overrides_from_flags(flags, VALIDATE_FLAGS),
+        overrides=overrides_from_flags(flags),
     )
     if corpus_path is None:
         configured = config_file is not None or find_config_file(Path.cwd()) is not None

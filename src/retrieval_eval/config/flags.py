@@ -17,7 +17,7 @@ import click
 from pydantic import BaseModel
 
 from retrieval_eval.config.markdown import shown_default
-from retrieval_eval.config.table import Row, rows
+from retrieval_eval.config.table import Row, command_rows
 from retrieval_eval.settings import RunSettings
 
 
@@ -32,27 +32,29 @@ def config_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def flag_rows(
-    keys: tuple[str, ...] | None = None, model: type[BaseModel] = RunSettings
-) -> tuple[Row, ...]:
-    """The settings with a flag; ``keys``: only these (in the table's order)."""
-    return tuple(row for row in rows(model) if row.flag and (keys is None or row.key in keys))
+class SettingFlag(click.Option):
+    """A flag made from the option table; ``row``: the setting it overrides."""
+
+    def __init__(self, *args: Any, row: Row, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.row = row
 
 
 def settings_flags(
-    keys: tuple[str, ...] | None = None,
+    command: str,
     model: type[BaseModel] = RunSettings,
     *,
     named: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A decorator adding one click option per declared flag. ``named``: a command's own
+    """A decorator adding one click option per setting the table declares a flag of
+    ``command`` for (its name as typed: ``baseline update``). ``named``: a command's own
     name for a setting's flag (`generate --out` sets ``datasets``); its help, type and
     default are still the table's, and it overrides the same setting."""
 
-    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        for row in reversed(flag_rows(keys, model)):
-            command = _option(row, (named or {}).get(row.key))(command)
-        return command
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        for row in reversed(command_rows(command, model)):
+            function = _option(row, (named or {}).get(row.key))(function)
+        return function
 
     return decorate
 
@@ -65,11 +67,21 @@ def _option(
     base = _plain(row.type)
     help_text = f"{row.doc} Default: {_help_default(row)}."
     if base is bool:
-        return click.option(flag, row.parameter, is_flag=True, default=None, help=help_text)
+        return click.option(
+            flag,
+            row.parameter,
+            cls=SettingFlag,
+            row=row,
+            is_flag=True,
+            default=None,
+            help=help_text,
+        )
     kind: Any = click.Path(path_type=Path) if base is Path else base
     return click.option(
         flag,
         row.parameter,
+        cls=SettingFlag,
+        row=row,
         type=kind,
         envvar=row.env,
         show_envvar=row.env is not None,
@@ -91,13 +103,16 @@ def _plain(annotation: Any) -> Any:
     return annotation
 
 
-def overrides_from_flags(
-    flags: Mapping[str, Any],
-    keys: tuple[str, ...] | None = None,
-    model: type[BaseModel] = RunSettings,
-) -> dict[str, Any]:
-    """The settings the user gave flags for, nested as the configuration file nests them."""
-    return nested({row.key: flags.get(row.parameter) for row in flag_rows(keys, model)})
+def overrides_from_flags(flags: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings the user gave flags for, nested as the configuration file nests them
+    (the running command's settings flags: a flag of its own is never taken for one)."""
+    return nested({row.key: flags.get(row.parameter) for row in _given_rows()})
+
+
+def _given_rows() -> tuple[Row, ...]:
+    """The settings the running command has flags for."""
+    params = click.get_current_context().command.params
+    return tuple(param.row for param in params if isinstance(param, SettingFlag))
 
 
 def nested(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -118,6 +133,6 @@ def typed_paths(flags: Mapping[str, Any], *kinds: str) -> tuple[Path, ...]:
     """The paths typed on the command line for settings that name a file of ``kinds``."""
     return tuple(
         Path(flags[row.parameter])
-        for row in flag_rows()
+        for row in _given_rows()
         if row.path in kinds and flags.get(row.parameter)
     )

@@ -37,13 +37,14 @@ class Row:
     default: Any
     doc: str
     commit: Commit
-    flag: str | None  # `--tolerance`
+    flag: str | None  # `--tolerance`: the flag of ``commands`` (None: it has none)
     action_input: str | None  # `tolerance`
     path: str | None
     env: str | None
     action_doc: str
     constraints: tuple[Any, ...] = ()  # the field's bounds (`ge=0.0`), as pydantic holds them
     long_doc: str = ""  # the table of keys' text (``doc`` unless the declaration says more)
+    commands: tuple[str, ...] = ()  # the commands that take ``flag`` (`baseline update`)
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -81,6 +82,12 @@ def rows(model: type[BaseModel] = RunSettings) -> tuple[Row, ...]:
     return tuple(found)
 
 
+def command_rows(command: str, model: type[BaseModel] = RunSettings) -> tuple[Row, ...]:
+    """The settings ``command`` takes a flag for (its name as typed: ``import queries``),
+    in the table's order: every command's list of settings flags is this."""
+    return tuple(row for row in rows(model) if command in row.commands)
+
+
 def _inherit(option: Option, parent: Option) -> Option:
     """A key of a table is read from its table's commit unless it declares its own."""
     if option.commit is Commit.BASE and parent.commit is not Commit.BASE:
@@ -90,9 +97,9 @@ def _inherit(option: Option, parent: Option) -> Option:
 
 def _row(key: str, field: Any, option: Option) -> Row:
     leaf = key.rsplit(".", 1)[-1]
-    flag = option.flag if isinstance(option.flag, str) else None
-    if option.flag is True:
-        flag = "--" + leaf.replace("_", "-")
+    if option.flag is not None and not option.commands:
+        raise ValueError(f"`{key}` names a flag but no command that takes it")
+    flag = (option.flag or "--" + leaf.replace("_", "-")) if option.commands else None
     action_input = option.action_input if isinstance(option.action_input, str) else None
     if option.action_input is True:
         action_input = leaf.replace("_", "-")
@@ -112,6 +119,7 @@ def _row(key: str, field: Any, option: Option) -> Row:
         action_doc=option.action_doc,
         constraints=tuple(m for m in field.metadata if not isinstance(m, Option)),
         long_doc=option.long_doc or option.doc,
+        commands=option.commands,
     )
 
 

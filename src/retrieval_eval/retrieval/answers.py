@@ -103,11 +103,11 @@ class TopHits:
         seen: set[str] = set()
         unique: list[Hit] = []
         for hit in self._buffer:
+            if len(unique) == self.k:  # before adding: k = 0 keeps nothing
+                break
             if hit.doc_id not in seen:
                 seen.add(hit.doc_id)
                 unique.append(hit)
-                if len(unique) == self.k:
-                    break
         return unique
 
 

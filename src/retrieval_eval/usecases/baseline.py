@@ -2,7 +2,8 @@
 
 The old baseline is not read (a corrupt one is simply replaced), and a verdict that would
 fail `run` (a regression, a breached threshold) does not stop the rewrite: the user asked
-for these results to be the new reference. Only invalid datasets or an error do.
+for these results to be the new reference. Only invalid datasets or an error do (a run
+past ``time_limit_s`` is an error), and they leave the old baseline as it was.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from retrieval_eval.pipeline import RunOutcome
 from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.usecases.evaluate import run_evaluation
+from retrieval_eval.usecases.time_bound import bounded
 from retrieval_eval.vocabulary import ExitCode
 
 
+@bounded
 def update_baseline(
     settings: RunSettings,
     *,

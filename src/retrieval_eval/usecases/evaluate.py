@@ -2,7 +2,8 @@
 
 The edge hands over the prepared settings and what it alone may read (the judge's key from
 the environment, the Action's links); this builds the judge, runs the pipeline and turns
-an error into an ``error`` outcome, so every ending is a verdict the edge reports.
+an error into an ``error`` outcome, so every ending is a verdict the edge reports; the
+whole of it runs within ``time_limit_s`` (usecases/time_bound.py).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from retrieval_eval.progress import Log, stderr_log
 from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.score.judge import ClaudeJudge, build_client
 from retrieval_eval.settings import JudgeSettings, RunSettings
+from retrieval_eval.usecases.time_bound import bounded
 
 
+@bounded
 def run_evaluation(
     settings: RunSettings,
     *,

@@ -7,7 +7,8 @@ owns a bad line fails on it, with the message an unsharded run gives; the per-fi
 take in every line), indexes the whole corpus, searches only its own slice of the queries
 and writes their results to ``partial.json``. The merge checks that the partials belong
 together, recomputes every mean and interval over all queries and then concludes exactly
-as ``run`` does: the same gate, baseline rule and report.
+as ``run`` does: the same gate, baseline rule and report. Each of the three runs within
+``time_limit_s``, as ``run`` does (usecases/time_bound.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from retrieval_eval import deadline
 from retrieval_eval.compare.baseline import (
     Baseline,
     load_baseline,
@@ -67,6 +69,7 @@ from retrieval_eval.retrieval.builtin.embed_shard import EmbedSummary, embed_int
 from retrieval_eval.score.measurements import fixture_record, retrieval_types
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.sharding import Shard
+from retrieval_eval.usecases.time_bound import bounded
 from retrieval_eval.vocabulary import ExitCode
 
 
@@ -78,6 +81,7 @@ class ShardOutcome:
     invalid: RunOutcome | None = None
 
 
+@bounded
 def embed_shard(
     settings: RunSettings,
     shard: Shard | None,
@@ -94,7 +98,8 @@ def embed_shard(
     settings, _ = choose_run_model(settings, corpus, models_recorded_at(settings.baseline), log)
     dense = settings.retrievers.dense
     if progress is None:
-        return embed_into_cache(corpus, dense, shard)
+        with deadline.step("embedding"):  # named as the step below names itself
+            return embed_into_cache(corpus, dense, shard)
     with step(
         "embedding",
         None,
@@ -108,6 +113,7 @@ def embed_shard(
         )
 
 
+@bounded
 def evaluate_shard(
     settings: RunSettings,
     shard: Shard,
@@ -214,6 +220,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+@bounded
 @_collector_paused()
 def merge_shards(
     settings: RunSettings,
@@ -228,14 +235,16 @@ def merge_shards(
     """Combine the partials, gate once and write the report (and baseline) as ``run`` would."""
     started = time.perf_counter()
     try:
-        partials = [(directory, read_partial(directory)) for directory in shard_dirs]
-        previous = load_baseline(settings.baseline, gated=gated_metrics(settings))
-        settings, dense_model = _shards_dense_model(
-            settings, partials[0][1] if partials else None, previous
-        )
-        check_complete(partials, settings)
-        corpus_fingerprint, own = _checked_out(settings)
-        check_against_checkout(partials, own, corpus_fingerprint=corpus_fingerprint)
+        with deadline.step("reading the partials and the baseline"):
+            partials = [(directory, read_partial(directory)) for directory in shard_dirs]
+            previous = load_baseline(settings.baseline, gated=gated_metrics(settings))
+            settings, dense_model = _shards_dense_model(
+                settings, partials[0][1] if partials else None, previous
+            )
+            check_complete(partials, settings)
+        with deadline.step("checking the partials against this checkout"):
+            corpus_fingerprint, own = _checked_out(settings)
+            check_against_checkout(partials, own, corpus_fingerprint=corpus_fingerprint)
         ordered = [partial for _, partial in sorted(partials, key=lambda p: p[1].shard_index)]
         policy = gate_policy(settings)
         datasets = []

@@ -52,4 +52,10 @@ def resolve_dataset_files(paths: Sequence[Path]) -> DatasetFiles:
             if key not in seen:
                 seen.add(key)
                 files.append(candidate)
-    return DatasetFiles(files=tuple(files), ignored=tuple(ignored))
+    # A file named outright, or a folder given twice, is not "ignored": only what no
+    # argument covers is, and each such file once.
+    left: dict[Path, Path] = {}
+    for other in ignored:
+        if other.resolve() not in seen:
+            left.setdefault(other.resolve(), other)
+    return DatasetFiles(files=tuple(files), ignored=tuple(left.values()))

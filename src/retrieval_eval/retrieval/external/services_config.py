@@ -57,7 +57,7 @@ class _AnnFidelity(_Strict):
 
 
 def _check_env_name(name: str) -> str:
-    if not _ENV_NAME.match(name):
+    if not _ENV_NAME.fullmatch(name):  # match() would take a trailing newline
         raise ValueError(f"{name!r} is not an environment variable name")
     return name
 
