@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.action.git_repo import commit_all, git, init_repo
 from tests.compare.conftest import Project
 from tests.support.action import run_cli
 from tests.support.blocking import left_waiting, never_answering
@@ -191,6 +192,41 @@ def test_merge_refuses_partials_of_another_config_or_dataset(project: Project) -
     other_count = cli(root, "merge", str(one), str(three))
     assert other_count.returncode == 2
     assert "is shard 2/3, but" in other_count.stderr
+
+
+def test_shards_of_two_clones_at_different_paths_merge_into_the_unsharded_report(
+    project: Project, tmp_path: Path
+) -> None:
+    """Shards on two runners (their workspaces at different paths) of one commit merge;
+    a shard made with another k is still refused."""
+    root = project.root
+    assert cli(root, "run", "--quiet", "--report-dir", "first").returncode == 0  # the baseline
+    init_repo(root)
+    (root / ".gitignore").write_text("first/\n.retrieval-eval-cache/\n", encoding="utf-8")
+    commit_all(root, "notes, datasets and their baseline")
+    clone = tmp_path / "runner-b" / "_work" / "notes" / "notes"
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    one, two = root / "shard-1", tmp_path / "from-b" / "shard-2"
+
+    assert cli(root, "run", "--shard", "1/2", "--report-dir", str(one)).returncode == 0
+    second = cli(clone, "run", "--shard", "2/2", "--report-dir", str(two))
+    assert second.returncode == 0, second.stderr
+    merged = cli(root, "merge", "--quiet", "--report-dir", "merged", str(one), str(two))
+    assert merged.returncode == 0, merged.stderr
+    whole = cli(root, "run", "--quiet", "--report-dir", "whole")
+    assert whole.returncode == 0, whole.stderr
+    assert without_timings(root / "merged" / "report.json") == without_timings(
+        root / "whole" / "report.json"
+    )
+    assert "Passed: no gated metric dropped" in merged.stderr
+
+    other_k = tmp_path / "other-k"
+    made = cli(clone, "run", "--shard", "2/2", "--k", "5", "--report-dir", str(other_k))
+    assert made.returncode == 0, made.stderr
+    refused = cli(root, "merge", "--report-dir", "refused", str(one), str(other_k))
+    assert refused.returncode == 2
+    assert "made with a different configuration than this merge's" in refused.stderr
+    assert not (root / "refused" / "report.json").exists()
 
 
 def test_merge_of_a_folder_without_a_partial_is_an_error(project: Project) -> None:
