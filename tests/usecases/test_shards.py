@@ -131,7 +131,9 @@ def project(tmp_path: Path) -> Project:
     return Project(tmp_path / "project")
 
 
-@pytest.mark.parametrize("count", [1, 2, 5])
+@pytest.mark.parametrize(
+    "count", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(5, marks=pytest.mark.slow)]
+)
 def test_merge_equals_run_for_any_shard_count_and_gates_the_same(
     project: Project, count: int
 ) -> None:
@@ -157,6 +159,7 @@ def test_merge_equals_run_for_any_shard_count_and_gates_the_same(
     assert project.baseline.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_merge_refuses_a_missing_or_repeated_shard(project: Project) -> None:
     root = project.root
     one, two, three = sharded(root, 3)
@@ -169,6 +172,7 @@ def test_merge_refuses_a_missing_or_repeated_shard(project: Project) -> None:
     assert not (root / "retrieval-eval-report" / "report.json").exists()
 
 
+@pytest.mark.slow
 def test_merge_refuses_partials_of_another_config_or_dataset(project: Project) -> None:
     root = project.root
     one, two = sharded(root, 2)
@@ -242,6 +246,7 @@ def test_bad_shard_flags_exit_2_naming_the_flag(project: Project, text: str) -> 
     assert f"--shard {text!r}:" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_bad_fixture_fails_the_sharded_run_with_the_unsharded_runs_message(
     project: Project,
 ) -> None:
@@ -275,6 +280,7 @@ def test_a_bad_fixture_fails_the_sharded_run_with_the_unsharded_runs_message(
         assert problem in done.stderr.splitlines()
 
 
+@pytest.mark.slow
 def test_merged_run_file_shards_equal_the_unsharded_run(tmp_path: Path) -> None:
     """The run-file retriever in shards: each reads the whole run and answers its own
     queries; the merge equals one unsharded run, dataset fingerprint included."""
