@@ -453,7 +453,6 @@ UNTESTED_FOR_NOW = (
     "commands/import_cmd",
     "commands/init",
     "commands/progress_flag",
-    "commands/shards",
     "commands/tune",
     "retrieval/external/engines",
     "usecases/label",
