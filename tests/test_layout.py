@@ -451,7 +451,6 @@ UNTESTED_FOR_NOW = (
     "commands/cache",
     "commands/embed",
     "commands/import_cmd",
-    "commands/init",
     "commands/progress_flag",
     "commands/tune",
     "retrieval/external/engines",
