@@ -450,7 +450,6 @@ UNTESTED_FOR_NOW = (
     "commands/beir",
     "commands/cache",
     "commands/embed",
-    "commands/import_cmd",
     "commands/progress_flag",
     "commands/tune",
     "retrieval/external/engines",
