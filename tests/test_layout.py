@@ -450,7 +450,6 @@ UNTESTED_FOR_NOW = (
     "commands/cache",
     "commands/embed",
     "commands/progress_flag",
-    "commands/tune",
     "retrieval/external/engines",
     "usecases/label",
 )
