@@ -449,7 +449,6 @@ UNTESTED_FOR_NOW = (
     "commands/action",
     "commands/cache",
     "commands/embed",
-    "commands/progress_flag",
     "retrieval/external/engines",
     "usecases/label",
 )
