@@ -17,6 +17,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from retrieval_eval.action.event import COMMIT_EVENTS
@@ -222,6 +223,7 @@ def same_default(documented: str, shown: str | None) -> bool:
         return documented == shown
 
 
+@pytest.mark.slow
 def test_documented_synopses_match_the_commands_help() -> None:
     """Every flag a synopsis shows exists with the default it shows, and every flag of the
     command is shown: a user reading the page sees the command's whole interface."""

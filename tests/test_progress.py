@@ -41,6 +41,7 @@ def project(tmp_path: Path, repo_root: Path, model_dir: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_the_bar_counts_texts_embedded_with_a_rate_and_time_left(project: Path) -> None:
     shown = on_terminal("run", cwd=project, env={"NO_COLOR": "1"}, stderr_too=True)
 
@@ -64,6 +65,7 @@ def test_the_bar_counts_texts_embedded_with_a_rate_and_time_left(project: Path) 
     )
 
 
+@pytest.mark.slow
 def test_a_ci_log_gets_lines_as_it_goes_and_no_carriage_return(project: Path) -> None:
     done = retrieval_eval("run", "--no-progress", cwd=project, env={"CI": "true"})
 
@@ -85,6 +87,7 @@ def test_a_ci_log_gets_lines_as_it_goes_and_no_carriage_return(project: Path) ->
     assert re.search(r"^semantic\.jsonl: searching with dense: \d+/\d+ queries", done.stderr, re.M)
 
 
+@pytest.mark.slow
 def test_a_step_shorter_than_after_s_prints_only_its_summary(project: Path) -> None:
     config = project / "retrieval-eval.toml"
     config.write_text(config.read_text().replace("after_s = 0", "after_s = 3600"))

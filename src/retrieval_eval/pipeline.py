@@ -58,6 +58,7 @@ from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.documents import Corpus
 from retrieval_eval.load.fixtures import LocatedFixture
+from retrieval_eval.load.judgments import read_judgments
 from retrieval_eval.progress import Log
 from retrieval_eval.render.links import ReportLinks
 from retrieval_eval.render.report_files import write_report_files
@@ -259,6 +260,9 @@ def search_and_measure(
     shard run alike: each retriever indexes the corpus once, each dataset's queries (a
     shard's: only its own) are searched and measured."""
     measured: list[MeasuredDataset] = []
+    tier_wanted = settings.judged.enabled and shard is None
+    # Read before any retriever runs: one can write the workspace (see SearchedTier).
+    recorded = read_judgments(settings.judged.judgments) if tier_wanted else None
     with RetrieverPool(
         settings.retrievers,
         corpus,
@@ -313,8 +317,8 @@ def search_and_measure(
             for one in measured
         ]
         tier = None
-        if settings.judged.enabled and shard is None:
-            tier = search_tier(settings, pool, interactive=interactive, log=log)
+        if recorded is not None:
+            tier = search_tier(settings, pool, recorded=recorded, interactive=interactive, log=log)
         return SearchedRun(tuple(measured), model_sha256, tier, pool.corpus_fingerprint)
 
 

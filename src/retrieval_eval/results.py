@@ -724,6 +724,9 @@ class JudgedTier(_Frozen):
     judgments_written: bool = Field(
         description="the new judgments were written to the judgments file (never on a PR)"
     )
+    judgments_sha256: str | None = Field(
+        default=None, description="sha256 of the judgments file this run wrote (None: not written)"
+    )
     agreement: JudgeAgreement | None
     kappa_floor: float
     gates: bool = Field(description="the tier took part in the verdict")

@@ -95,7 +95,14 @@ def test_a_writers_label_turns_the_regression_into_accepted(repo: Repo) -> None:
     assert repo.github.requests_to("GET", r"/collaborators/maria/permission$")
 
 
-@pytest.mark.parametrize("permission", ["read", "none", "triage"])
+@pytest.mark.parametrize(
+    "permission",
+    [
+        "read",
+        pytest.param("none", marks=pytest.mark.slow),
+        pytest.param("triage", marks=pytest.mark.slow),
+    ],
+)
 def test_the_same_label_from_someone_who_cannot_write_changes_nothing(
     repo: Repo, permission: str
 ) -> None:
@@ -114,6 +121,7 @@ def test_the_same_label_from_someone_who_cannot_write_changes_nothing(
     assert "added by alice" in run.log
 
 
+@pytest.mark.slow
 def test_a_label_removed_since_accepts_nothing(repo: Repo) -> None:
     base, head = _regressing(repo)
     repo.github.set_permission("maria", "admin")
@@ -137,6 +145,7 @@ def test_another_label_by_a_writer_accepts_nothing(repo: Repo) -> None:
     assert not repo.github.requests_to("GET", r"/collaborators/")
 
 
+@pytest.mark.slow
 def test_a_label_on_a_forks_pull_request_changes_nothing(repo: Repo) -> None:
     """The fork's `pull_request` run has a read-only token: it hands the regression over."""
     base, head = _regressing(repo)
@@ -150,6 +159,7 @@ def test_a_label_on_a_forks_pull_request_changes_nothing(repo: Repo) -> None:
     assert not repo.github.requests_to("GET", r"/collaborators/")
 
 
+@pytest.mark.slow
 def test_an_empty_accept_label_input_accepts_nothing(repo: Repo) -> None:
     base, head = _regressing(repo)
     repo.github.set_permission("maria", "write")
@@ -171,6 +181,7 @@ def _push_after_the_label(repo: Repo, head: str) -> str:
     return repo.commit(FURTHER_REGRESSION, "lose another answer")
 
 
+@pytest.mark.slow
 def test_a_push_after_the_label_is_not_accepted_until_the_label_is_added_again(
     repo: Repo,
 ) -> None:
@@ -200,6 +211,7 @@ def test_a_push_after_the_label_is_not_accepted_until_the_label_is_added_again(
     assert repo.github.requests_to("GET", rf"/statuses/{newer}$")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opened_first", [True, False], ids=["labelled-later", "opened-with-it"])
 def test_another_label_after_an_accepted_run_keeps_it_accepted(
     repo: Repo, opened_first: bool
@@ -222,6 +234,7 @@ def test_another_label_after_an_accepted_run_keeps_it_accepted(
     assert run.statuses[-1]["description"].startswith("accepted by maria: ")
 
 
+@pytest.mark.slow
 def test_a_success_status_that_does_not_say_accepted_does_not_accept(repo: Repo) -> None:
     """The label came before every status on the head, and no run accepted it there."""
     base, head = _regressing(repo)
@@ -268,6 +281,7 @@ def _accepted_and_merged(repo: Repo) -> tuple[str, str]:
     return head, _merge(repo, head)
 
 
+@pytest.mark.slow
 def test_a_merged_accepted_regression_becomes_the_baseline_through_the_ratchet(
     repo: Repo,
 ) -> None:
@@ -308,6 +322,7 @@ def test_a_merged_accepted_regression_becomes_the_baseline_through_the_ratchet(
 NOTE_FIXED = "# Deep Work\n\nCal Newport on focus without distractions.\n"
 
 
+@pytest.mark.slow
 def test_with_a_fixed_baseline_the_merge_is_accepted_and_the_log_says_how_to_move_it(
     repo: Repo,
 ) -> None:
@@ -323,6 +338,7 @@ def test_with_a_fixed_baseline_the_merge_is_accepted_and_the_log_says_how_to_mov
     assert _history(repo)[-1]["accepted_by"] == "maria"
 
 
+@pytest.mark.slow
 def test_a_pull_request_opened_with_the_label_moves_the_baseline_after_the_merge(
     repo: Repo,
 ) -> None:
@@ -371,6 +387,7 @@ def _accepted_before_merge(repo: Repo) -> tuple[str, str]:
     return head, base
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("merge", "reason"),
     [
@@ -397,6 +414,7 @@ def test_a_merge_without_a_valid_acceptance_does_not_move_the_baseline(
         assert reason in pushed.log
 
 
+@pytest.mark.slow
 def test_a_baseline_workflow_that_cannot_read_pull_requests_keeps_the_regression(
     repo: Repo,
 ) -> None:

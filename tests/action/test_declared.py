@@ -82,6 +82,7 @@ def test_action_yml_declares_the_outputs() -> None:
         "report-html",
         "comment-url",
         "metrics",
+        "commit-files",
     ]
 
 

@@ -5,12 +5,14 @@ baseline-establishing run of the action tests go through it.)"""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrieval_eval.action.written_files import Snapshot, check
+from retrieval_eval.action.written_files import Snapshot, changed_files, check
+from retrieval_eval.results import JudgedTier, RunReport
 
 
 def test_an_untouched_file_passes(tmp_path: Path) -> None:
@@ -54,3 +56,49 @@ def test_any_change_of_bytes_is_caught_and_undone(before: bytes, after: bytes) -
         error = check(snapshot, baseline=path, report=None)
         assert (error is None) == (before == after)
         assert path.read_bytes() == before
+
+
+def _wrote_judgments(text: bytes) -> RunReport:
+    """A report saying the run wrote the judgments file with ``text`` (only what ``check``
+    reads of it is filled in)."""
+    tier = JudgedTier.model_construct(judgments_sha256=hashlib.sha256(text).hexdigest())
+    return RunReport.model_construct(baseline_written=False, judged_tier=tier)
+
+
+def test_judgments_the_run_wrote_pass_and_anything_else_is_put_back(tmp_path: Path) -> None:
+    judgments = tmp_path / "judgments.jsonl"
+    judgments.write_bytes(b"before\n")
+    snapshot = Snapshot.take([judgments])
+    judgments.write_bytes(b"the run's\n")
+    report = _wrote_judgments(b"the run's\n")
+    baseline = tmp_path / "baseline.json"
+
+    assert check(snapshot, baseline=baseline, report=report, judgments=judgments) is None
+
+    judgments.write_bytes(b"the run's\nforged\n")
+    error = check(snapshot, baseline=baseline, report=report, judgments=judgments)
+    assert error is not None and "differs from the judgments the run wrote" in str(error)
+    assert judgments.read_bytes() == b"before\n"
+    # A run that wrote none: any change is the retriever's.
+    judgments.write_bytes(b"forged\n")
+    nothing = RunReport.model_construct(baseline_written=False, judged_tier=None)
+    assert check(snapshot, baseline=baseline, report=nothing, judgments=judgments) is not None
+    assert judgments.read_bytes() == b"before\n"
+
+
+def test_the_files_to_commit_are_those_changed_inside_the_repository(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo"
+    (workspace / "datasets").mkdir(parents=True)
+    kept, changed = workspace / "baseline.json", workspace / "datasets" / "judgments.jsonl"
+    outside = tmp_path / "elsewhere.jsonl"
+    linked = workspace / "linked.jsonl"
+    linked.symlink_to(tmp_path / "target.jsonl")
+    kept.write_text("{}")
+    snapshot = Snapshot.take([kept, changed, outside, linked])
+    for path in (changed, outside, linked):
+        path.write_text("new\n")
+
+    inside, elsewhere = changed_files(snapshot, workspace)
+
+    assert inside == ["datasets/judgments.jsonl"]
+    assert set(elsewhere) == {outside, linked}

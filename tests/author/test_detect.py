@@ -88,7 +88,8 @@ def test_no_retriever_found_is_a_loud_warning_with_the_line_to_add(tmp_path: Pat
     ("table", "files", "expected"),
     [
         ('python = "lib.engine.tfidf:make"', ["lib/engine/tfidf.py"], "lib/engine/**"),
-        ('python = "lib.engine:make"', ["lib/engine/__init__.py"], "lib/engine/**"),
+        pytest.param('python = "lib.engine:make"', ["lib/engine/__init__.py"], "lib/engine/**",
+                     marks=pytest.mark.slow),
         ('python = "my_search:make"', ["my_search.py"], "my_search.py"),
         ('command = ["python", "tools/serve/search_cli.py"]', ["tools/serve/search_cli.py"],
          "tools/serve/**"),
@@ -307,6 +308,7 @@ def test_the_pull_request_workflow_uploads_the_report_the_comment_links_to(
     assert upload["with"] == {"name": "retrieval-eval-report", "path": "retrieval-eval-report/"}
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(source=st.text(max_size=400))
 def test_any_module_text_is_detected_without_failing(source: str) -> None:
@@ -529,6 +531,7 @@ def make_retriever():
 """
 
 
+@pytest.mark.slow
 def test_init_wires_a_langchain_retriever_that_runs_once_its_id_key_is_filled_in(
     tmp_path: Path,
 ) -> None:

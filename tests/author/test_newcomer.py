@@ -16,6 +16,8 @@ import subprocess
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from tests.action.git_repo import commit_all, git
 from tests.author.cli import retrieval_eval
 from tests.security.harness import Repo
@@ -119,6 +121,7 @@ def _write(path: Path, fixtures: list[dict[str, object]]) -> None:
     path.write_text("".join(json.dumps(f) + "\n" for f in fixtures))
 
 
+@pytest.mark.slow
 def test_a_teams_first_week_from_init_to_a_blocked_regression(
     tmp_path: Path, repo_root: Path
 ) -> None:

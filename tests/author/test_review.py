@@ -58,6 +58,7 @@ def _review(project: Path, keys: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 def test_accept_skip_reject_edit_then_resume(project: Path) -> None:
     # accept 1, skip 2, reject 3, on 4 choose hits 2 and 1 as the expected ids then accept,
     # then quit before 5.

@@ -134,11 +134,16 @@ def test_init_writes_the_push_workflow_that_commits_the_baseline_and_the_history
     _assert_restores_the_embedding_cache(cache)
     assert evaluate["uses"] == "org/retrieval-eval@v1"
     assert commit["if"] == "always()"
-    assert commit["env"] == {"TOKEN": "${{ github.token }}"}
+    # The files to commit are the ones the run says it changed (their paths are settings).
+    assert evaluate["id"] == "evaluate"
+    assert commit["env"] == {
+        "TOKEN": "${{ github.token }}",
+        "FILES": "${{ steps.evaluate.outputs.commit-files }}",
+    }
     script = commit["run"]
     assert 'git config user.name "github-actions[bot]"' in script
     assert "41898282+github-actions[bot]@users.noreply.github.com" in script
-    assert "for file in baseline.json retrieval-eval-history.jsonl" in script
+    assert 'git add -A -- "$file"' in script
     assert 'push origin "HEAD:$GITHUB_REF_NAME"' in script
 
 
@@ -171,7 +176,12 @@ def test_the_push_step_keeps_its_history_line_when_the_branch_moves_on(
     done = subprocess.run(
         ["bash", "-e", "-c", script],
         cwd=job,
-        env={**os.environ, "TOKEN": "t0ken", "GITHUB_REF_NAME": "main"},
+        env={
+            **os.environ,
+            "TOKEN": "t0ken",
+            "GITHUB_REF_NAME": "main",
+            "FILES": "retrieval-eval-history.jsonl",
+        },
         capture_output=True,
         text=True,
         check=False,

@@ -196,6 +196,7 @@ def test_a_whole_run_through_the_console_script(gp: ModuleType, tmp_path: Path) 
     assert runs == ["bm25.run", "bm25_stop_none.run", "like.run"]
 
 
+@pytest.mark.slow
 def test_the_judge_table_through_the_console_script(gp: ModuleType, tmp_path: Path) -> None:
     # Four queries: the judge's labels leave some query nothing relevant, which trec_eval
     # leaves out; the tier's values still line up with the human queries.

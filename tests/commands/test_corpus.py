@@ -91,6 +91,7 @@ def test_a_missing_corpus_is_an_error_naming_it(tmp_path: Path) -> None:
     assert "nowhere" in listed.stderr
 
 
+@pytest.mark.slow
 @settings(
     max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

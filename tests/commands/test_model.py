@@ -172,6 +172,7 @@ def _values(dataset: dict[str, Any]) -> dict[str, float]:
     return {name: aggregate["value"] for name, aggregate in dataset["aggregates"].items()}
 
 
+@pytest.mark.slow
 def test_a_run_uses_the_configured_model_offline_and_the_cache_keys_on_it(
     project: Path,
 ) -> None:

@@ -144,6 +144,7 @@ def test_a_missing_int8_copy_is_an_error_naming_its_install_command(
     assert f"run `retrieval-eval model install {INT8_MODEL}`" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_named_model_is_pinned_and_auto_keeps_the_baselines_model(tmp_path: Path) -> None:
     project = _project(tmp_path / "small", 40, model=INT8_MODEL)
     pinned = cli(project, "run")
@@ -170,6 +171,7 @@ def test_a_named_model_is_pinned_and_auto_keeps_the_baselines_model(tmp_path: Pa
     assert _model(_report(project)) == (DEFAULT_MODEL, BUILT_SHA256[DEFAULT_MODEL])
 
 
+@pytest.mark.slow
 def test_every_shard_and_the_merge_choose_as_the_whole_run(tmp_path: Path) -> None:
     project = _project(tmp_path / "sharded", 40)
     whole = cli(project, "run", "--report-dir", "whole")
@@ -188,6 +190,7 @@ def test_every_shard_and_the_merge_choose_as_the_whole_run(tmp_path: Path) -> No
     assert {_model(report) for report in reports} == {(DEFAULT_MODEL, BUILT_SHA256[DEFAULT_MODEL])}
 
 
+@pytest.mark.slow
 def test_cache_merge_takes_the_model_whose_vectors_the_shard_caches_hold(tmp_path: Path) -> None:
     project = _project(tmp_path / "caches", 40, model=INT8_MODEL)
     for index in (1, 2):

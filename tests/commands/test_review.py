@@ -5,12 +5,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.author.cli import retrieval_eval
 from tests.author.fake_writer import writer
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.terminal import on_terminal
 
 
+@pytest.mark.slow
 def test_the_review_prompt_is_bold_unless_no_color(tmp_path: Path, repo_root: Path) -> None:
     shutil.copytree(repo_root / "datasets" / "corpus", tmp_path / "notes")
     (tmp_path / "retrieval-eval.toml").write_text('corpus = "notes"\n')

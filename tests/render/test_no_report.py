@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from retrieval_eval.author.scaffold import ACTION
 from retrieval_eval.render.links import DOCS_URL, FACTORY_PACKAGES_DOCS
 from tests.action.git_repo import git
@@ -26,6 +28,7 @@ def make_retriever() -> MySearch:
 """
 
 
+@pytest.mark.slow
 def test_a_factory_missing_a_package_leads_the_comment_once_with_where_to_fix_it(
     repo: Repo,
 ) -> None:

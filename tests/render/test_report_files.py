@@ -86,6 +86,7 @@ def mutated(value: Any, data: st.DataObject, key: str = "") -> Any:
     return value
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_report_json_is_the_standard_library_encoding(data: st.DataObject) -> None:

@@ -27,6 +27,7 @@ from retrieval_eval.retrieval.registry import (
 )
 
 
+@pytest.mark.slow
 def test_every_name_builds_a_retriever_of_that_name(retrievers_config: RetrieversConfig) -> None:
     # Building connects to nothing: the services are reached when indexing.
     config = retrievers_config.model_copy(

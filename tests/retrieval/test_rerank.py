@@ -36,6 +36,7 @@ def _reverse_all(body: dict[str, Any]) -> tuple[int, str]:
     return 200, json.dumps({"ranking": list(range(count, 0, -1))})
 
 
+@pytest.mark.slow
 def test_claude_reorders_the_fused_top_and_is_priced_and_cached(
     beir_dir: Path, tmp_path: Path
 ) -> None:
@@ -74,10 +75,10 @@ def test_claude_reorders_the_fused_top_and_is_priced_and_cached(
 @pytest.mark.parametrize(
     ("reply", "problem"),
     [
-        ("Passage 2 is best.", "expected"),
-        ('{"ranking": [1, 1, 2]}', "exactly once"),
+        pytest.param("Passage 2 is best.", "expected", marks=pytest.mark.slow),
+        pytest.param('{"ranking": [1, 1, 2]}', "exactly once", marks=pytest.mark.slow),
         ('{"ranking": [1, 2]}', "exactly once"),
-        ('{"ranking": ["1", 2, 3]}', "passage numbers only"),
+        pytest.param('{"ranking": ["1", 2, 3]}', "passage numbers only", marks=pytest.mark.slow),
     ],
 )
 def test_a_malformed_claude_answer_fails_the_run_loudly(
@@ -95,6 +96,7 @@ def test_a_malformed_claude_answer_fails_the_run_loudly(
     assert problem in done.stderr
 
 
+@pytest.mark.slow
 def test_an_api_error_fails_the_run(beir_dir: Path, tmp_path: Path) -> None:
     with FakeAnthropic(responder=lambda body: (400, "bad request")) as fake:
         config = config_file(
@@ -106,6 +108,7 @@ def test_an_api_error_fails_the_run(beir_dir: Path, tmp_path: Path) -> None:
     assert "failed with HTTP 400" in done.stderr
 
 
+@pytest.mark.slow
 def test_run_reports_the_rerank_stage_and_its_cost(tmp_path: Path) -> None:
     """`retrieval-eval run` on this repository's datasets with a custom reranker."""
     # Paths in a configuration must stay inside the project, so the project is a copy.

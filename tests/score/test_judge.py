@@ -30,6 +30,7 @@ def _judge(fake: FakeAnthropic, *, max_retries: int = 0, key: str = "test-key") 
     return ClaudeJudge(client, model="claude-haiku-4-5", pricing=JudgePricing(1.0, 5.0))
 
 
+@pytest.mark.slow
 def test_score_cost_and_request_shape() -> None:
     with FakeAnthropic(responder=lambda body: (200, '{"score": 0.75}')) as fake:
         judged = _judge(fake).judge("q1", "How much per day in Lisbon?", PASSAGES, "60 EUR")

@@ -53,8 +53,14 @@ def test_another_bots_comment_with_our_marker_is_never_taken_for_ours(world: Wor
     "theirs",
     [
         f"Thanks! Your description:\n\n> {MARKER}\n> please review",
-        f"{MARKER}\nCopied from the pull request's description, marker first.",
-        f"Quoted:\n{MARKER}\n<!-- retrieval-eval-evaluated:{'a' * 40} -->\n✅ passed",
+        pytest.param(
+            f"{MARKER}\nCopied from the pull request's description, marker first.",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            f"Quoted:\n{MARKER}\n<!-- retrieval-eval-evaluated:{'a' * 40} -->\n✅ passed",
+            marks=pytest.mark.slow,
+        ),
     ],
     ids=["quoted", "marker-first", "header-later"],
 )

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -90,6 +91,7 @@ FUZZ = settings(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(lines=st.lists(LINES, min_size=1, max_size=4), note=NOTES)
 def test_validate_handles_any_dataset_and_note(lines: list[bytes], note: bytes) -> None:
@@ -98,6 +100,7 @@ def test_validate_handles_any_dataset_and_note(lines: list[bytes], note: bytes) 
     _assert_handled(run.log, run.returncode, {0, 1, 2})
 
 
+@pytest.mark.slow
 @FUZZ
 @given(lines=st.lists(LINES, min_size=1, max_size=3), note=NOTES)
 def test_run_handles_any_dataset_and_note(lines: list[bytes], note: bytes) -> None:

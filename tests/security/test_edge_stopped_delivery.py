@@ -77,6 +77,7 @@ def test_a_stop_after_the_verdict_was_delivered_exits_with_the_verdicts_code(
     assert "stopped" not in run.summary
 
 
+@pytest.mark.slow
 def test_a_stop_while_github_hangs_gives_up_on_it_within_the_stops_time(
     world: World, tmp_path: Path
 ) -> None:

@@ -26,9 +26,9 @@ def _renamed(new_id: str) -> str:
     [
         ("\u2060", "U+2060 WORD JOINER"),
         ("\u200b", "U+200B ZERO WIDTH SPACE"),
-        ("\ufe0f", "U+FE0F VARIATION SELECTOR-16"),
+        pytest.param("\ufe0f", "U+FE0F VARIATION SELECTOR-16", marks=pytest.mark.slow),
         ("\u00a0", "U+00A0 NO-BREAK SPACE"),
-        ("\U000e0041", "U+E0041 TAG LATIN CAPITAL LETTER A"),
+        pytest.param("\U000e0041", "U+E0041 TAG LATIN CAPITAL LETTER A", marks=pytest.mark.slow),
     ],
     ids=["word-joiner", "zero-width-space", "variation-selector", "no-break-space", "tag"],
 )

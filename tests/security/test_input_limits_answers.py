@@ -84,7 +84,11 @@ def _expected_module(world: World) -> None:
     world.commit({"tests_expected.py": f"EXPECTED = {expected!r}\n"}, "expected answers")
 
 
-@pytest.mark.parametrize("flood", [FLOOD, FLOOD_COLUMNS], ids=["hit-objects", "columns"])
+@pytest.mark.parametrize(
+    "flood",
+    [FLOOD, pytest.param(FLOOD_COLUMNS, marks=pytest.mark.slow)],
+    ids=["hit-objects", "columns"],
+)
 def test_two_million_hits_in_one_answer_are_cut_to_the_top_k_while_reading(
     world: World, flood: str
 ) -> None:

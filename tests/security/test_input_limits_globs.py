@@ -24,6 +24,7 @@ def world(tmp_path: Path) -> Iterator[World]:
     yield from world_in(tmp_path)
 
 
+@pytest.mark.slow
 def test_thousands_of_long_file_names_against_two_globstars_end_in_a_quick_skip(
     world: World,
 ) -> None:

@@ -57,6 +57,7 @@ def test_a_gzip_bomb_in_a_beir_folder_is_refused_by_beir(tmp_path: Path) -> None
     assert "queries.jsonl.gz: decompresses to more than" in run.stderr, run.log
 
 
+@pytest.mark.slow
 def test_a_dataset_of_more_lines_than_any_real_one_is_refused(world: World) -> None:
     dataset = world.workspace / "datasets" / "keyword.jsonl"
     with dataset.open("ab") as handle:

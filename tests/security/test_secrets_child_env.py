@@ -190,6 +190,7 @@ def test_run_on_the_command_line_withholds_the_token_from_the_retriever_too(
     _assert_clean(run.log, "the output of retrieval-eval run")
 
 
+@pytest.mark.slow
 def test_a_matrix_shard_withholds_the_listed_secrets_from_the_retriever_too(
     world: World,
 ) -> None:

@@ -52,6 +52,7 @@ CSV_ROWS = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_csv_log_becomes_sampled_synthetic_candidates(project: Project) -> None:
     root = project.root
     _write_csv(root / "search-log.csv", CSV_ROWS)

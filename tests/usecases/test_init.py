@@ -23,6 +23,7 @@ def repo(tmp_path: Path, repo_root: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_init_twice_changes_nothing_and_never_overwrites_without_force(repo: Path) -> None:
     assert retrieval_eval("init", cwd=repo).returncode == 0
     snapshot = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}

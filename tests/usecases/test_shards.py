@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.action.git_repo import commit_all, git, init_repo
 from tests.compare.conftest import Project
 from tests.support.action import run_cli
 from tests.support.blocking import left_waiting, never_answering
@@ -130,7 +131,9 @@ def project(tmp_path: Path) -> Project:
     return Project(tmp_path / "project")
 
 
-@pytest.mark.parametrize("count", [1, 2, 5])
+@pytest.mark.parametrize(
+    "count", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(5, marks=pytest.mark.slow)]
+)
 def test_merge_equals_run_for_any_shard_count_and_gates_the_same(
     project: Project, count: int
 ) -> None:
@@ -156,6 +159,7 @@ def test_merge_equals_run_for_any_shard_count_and_gates_the_same(
     assert project.baseline.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_merge_refuses_a_missing_or_repeated_shard(project: Project) -> None:
     root = project.root
     one, two, three = sharded(root, 3)
@@ -168,6 +172,7 @@ def test_merge_refuses_a_missing_or_repeated_shard(project: Project) -> None:
     assert not (root / "retrieval-eval-report" / "report.json").exists()
 
 
+@pytest.mark.slow
 def test_merge_refuses_partials_of_another_config_or_dataset(project: Project) -> None:
     root = project.root
     one, two = sharded(root, 2)
@@ -189,6 +194,41 @@ def test_merge_refuses_partials_of_another_config_or_dataset(project: Project) -
     assert "is shard 2/3, but" in other_count.stderr
 
 
+def test_shards_of_two_clones_at_different_paths_merge_into_the_unsharded_report(
+    project: Project, tmp_path: Path
+) -> None:
+    """Shards on two runners (their workspaces at different paths) of one commit merge;
+    a shard made with another k is still refused."""
+    root = project.root
+    assert cli(root, "run", "--quiet", "--report-dir", "first").returncode == 0  # the baseline
+    init_repo(root)
+    (root / ".gitignore").write_text("first/\n.retrieval-eval-cache/\n", encoding="utf-8")
+    commit_all(root, "notes, datasets and their baseline")
+    clone = tmp_path / "runner-b" / "_work" / "notes" / "notes"
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    one, two = root / "shard-1", tmp_path / "from-b" / "shard-2"
+
+    assert cli(root, "run", "--shard", "1/2", "--report-dir", str(one)).returncode == 0
+    second = cli(clone, "run", "--shard", "2/2", "--report-dir", str(two))
+    assert second.returncode == 0, second.stderr
+    merged = cli(root, "merge", "--quiet", "--report-dir", "merged", str(one), str(two))
+    assert merged.returncode == 0, merged.stderr
+    whole = cli(root, "run", "--quiet", "--report-dir", "whole")
+    assert whole.returncode == 0, whole.stderr
+    assert without_timings(root / "merged" / "report.json") == without_timings(
+        root / "whole" / "report.json"
+    )
+    assert "Passed: no gated metric dropped" in merged.stderr
+
+    other_k = tmp_path / "other-k"
+    made = cli(clone, "run", "--shard", "2/2", "--k", "5", "--report-dir", str(other_k))
+    assert made.returncode == 0, made.stderr
+    refused = cli(root, "merge", "--report-dir", "refused", str(one), str(other_k))
+    assert refused.returncode == 2
+    assert "made with a different configuration than this merge's" in refused.stderr
+    assert not (root / "refused" / "report.json").exists()
+
+
 def test_merge_of_a_folder_without_a_partial_is_an_error(project: Project) -> None:
     empty = project.root / "empty"
     empty.mkdir()
@@ -206,6 +246,7 @@ def test_bad_shard_flags_exit_2_naming_the_flag(project: Project, text: str) -> 
     assert f"--shard {text!r}:" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_bad_fixture_fails_the_sharded_run_with_the_unsharded_runs_message(
     project: Project,
 ) -> None:
@@ -239,6 +280,7 @@ def test_a_bad_fixture_fails_the_sharded_run_with_the_unsharded_runs_message(
         assert problem in done.stderr.splitlines()
 
 
+@pytest.mark.slow
 def test_merged_run_file_shards_equal_the_unsharded_run(tmp_path: Path) -> None:
     """The run-file retriever in shards: each reads the whole run and answers its own
     queries; the merge equals one unsharded run, dataset fingerprint included."""

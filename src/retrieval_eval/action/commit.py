@@ -9,10 +9,12 @@ workspace, and a push to the default branch appends its numbers to
 accepted on the pull request it was merged from (``acceptance``) is ``accepted``: its
 history line says who accepted it, and with the ratchet the baseline is set to its values,
 the only way a baseline moves down without ``retrieval-eval baseline update``.
-All are left there for a following workflow step to commit (see docs/action.md,
-"Keeping the baseline up to date"), so before retrieval-eval writes to them it checks
-that the evaluation left them as it should have (``written_files``): the retriever
-ran in between.
+With ``[judged] enabled`` the judgments judged on the fly are written to the tier's
+judgments file. All are left there for a following workflow step to commit (see
+docs/action.md, "Keeping the baseline up to date"), which commits what the ``commit-files``
+output names: the files the run changed, inside the repository. Before retrieval-eval
+writes to them it checks that the evaluation left them as it should have
+(``written_files``): the retriever ran in between.
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ from retrieval_eval.action.inputs import ActionSettings
 from retrieval_eval.action.plan import RunPlan
 from retrieval_eval.action.pull_request import final_exit_code
 from retrieval_eval.action.runner_files import RunnerFiles
-from retrieval_eval.action.written_files import Snapshot, check
+from retrieval_eval.action.written_files import Snapshot, changed_files, check
 from retrieval_eval.compare.history import AcceptedBy, append_history
-from retrieval_eval.results import RunReport
+from retrieval_eval.results import DatasetReport, RunReport
 from retrieval_eval.settings import RunSettings
 from retrieval_eval.vocabulary import ExitCode
 
@@ -51,10 +53,15 @@ def run_commit(
     commands: RunnerFiles,
 ) -> ExitCode:
     run = plan.settings
-    before = Snapshot.take((run.baseline, run.history) if run is not None else ())
+    before = Snapshot.take(_left_for_commit(run) if run is not None else ())
     result = run_and_record(settings, plan, notices=(), write_baseline=True, commands=commands)
     if run is not None:
-        tampered = check(before, baseline=run.baseline, report=_report(result))
+        tampered = check(
+            before,
+            baseline=run.baseline,
+            report=_report(result),
+            judgments=run.judged.judgments if run.judged.enabled else None,
+        )
         if tampered is not None:
             result = failed(tampered, commands, settings, ())
     if result.verdict == "baseline-established" and run is not None:
@@ -92,6 +99,7 @@ def run_commit(
         _take_accepted(run, result, acceptance, commands)
     elif run is not None and run.baseline_update == "ratchet":
         _ratchet(run, commit, result, commands)
+    _name_files_to_commit(before, settings.runner.workspace, commands)
     failure = deliver(
         api,
         settings,
@@ -104,6 +112,32 @@ def run_commit(
     if failure is not None:
         return failure
     return final_exit_code(result, settings)
+
+
+def _left_for_commit(run: RunSettings) -> list[Path | None]:
+    """What a push run may leave for the commit step: the baseline, the history and its
+    badge, and the judged tier's judgments (judged on the fly: committed, the next pull
+    request does not pay to judge them again)."""
+    from retrieval_eval.render.badge import badge_path
+
+    files: list[Path | None] = [run.baseline, run.history]
+    if run.history is not None:
+        files.append(badge_path(run.history))
+    if run.judged.enabled:
+        files.append(run.judged.judgments)
+    return files
+
+
+def _name_files_to_commit(before: Snapshot, workspace: Path, commands: RunnerFiles) -> None:
+    """The ``commit-files`` output: what this run changed for the commit step to commit,
+    inside the repository only."""
+    inside, outside = changed_files(before, workspace)
+    for path in outside:
+        commands.warning(
+            f"{path} is outside the repository: the commit step does not commit it",
+            title="not committed",
+        )
+    commands.set_outputs({"commit-files": "\n".join(inside)})
 
 
 def _merged_acceptance(
@@ -123,7 +157,12 @@ def _take_accepted(
 ) -> None:
     """The accepted values become the baseline through the baseline workflow's ratchet; a
     fixed baseline stays, and the log says how to move it."""
-    from retrieval_eval.compare.baseline import load_baseline, updated_baseline, write_baseline
+    from retrieval_eval.compare.baseline import (
+        baseline_entry,
+        load_baseline,
+        updated_baseline,
+        write_baseline,
+    )
 
     path = run.baseline
     where = f"#{acceptance.pull_request}"
@@ -139,14 +178,26 @@ def _take_accepted(
     if report is None:
         return
     previous = load_baseline(path)
-    write_baseline(
-        path,
-        updated_baseline(previous, report.datasets, environment=report.environment, k=report.k),
+    accepted_values = updated_baseline(
+        previous, report.datasets, environment=report.environment, k=report.k
     )
+    tier = _gating_tier(report)
+    if tier is not None:  # its values are accepted as the human datasets' are
+        accepted_values = accepted_values.model_copy(
+            update={"judged_tier": baseline_entry(tier, k=report.k)}
+        )
+    write_baseline(path, accepted_values)
     commands.notice(
         f"Set {path.name} to this run's values: {acceptance.by} accepted the regression "
         f"{where} brought (label {acceptance.label!r}); commit it in a following step."
     )
+
+
+def _gating_tier(report: RunReport) -> DatasetReport | None:
+    """The judged tier's report while it took part in the verdict: only then do its numbers
+    move the baseline (an uncalibrated judge's numbers decide nothing)."""
+    tier = report.judged_tier
+    return tier.report if tier is not None and tier.gates else None
 
 
 def _report(result: Evaluated) -> RunReport | None:
@@ -205,6 +256,7 @@ def _ratchet(
         environment=report.environment,
         k=report.k,
         policy=gate_policy(run),
+        tier=_gating_tier(report),
     )
     commands.append_summary(ratchet_summary(ratchet.moved, ratchet.held, baseline_name=path.name))
     for held in ratchet.held:

@@ -301,6 +301,12 @@ OUTPUTS: tuple[OutputSpec, ...] = (
     OutputSpec("report-html", "Path of `report.html` (empty when nothing was evaluated)."),
     OutputSpec("comment-url", "URL of the pull request comment written (empty when none was)."),
     OutputSpec("metrics", "Compact JSON: dataset file -> metric -> current value."),
+    OutputSpec(
+        "commit-files",
+        "Files a push run changed for a following step to commit, one a line, as paths in "
+        "the repository: the baseline, the history and its badge, and with `[judged] enabled` "
+        "the judged tier's judgments. Empty on a pull request.",
+    ),
 )
 
 

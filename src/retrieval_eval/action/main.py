@@ -109,7 +109,7 @@ def _dispatch(settings: ActionSettings, commands: RunnerFiles) -> ExitCode:
         raise
     finally:
         # Only a posted comment has a URL; every other ending leaves the output empty.
-        commands.default_outputs({"comment-url": ""})
+        commands.default_outputs({"comment-url": "", "commit-files": ""})
         _give_back_to_workspace_owner(runner.workspace, plan, commands)
 
 
@@ -124,6 +124,8 @@ def _give_back_to_workspace_owner(
         written += [run.baseline, run.cache_dir]
         if run.history is not None:
             written += [run.history, badge_path(run.history)]
+        if run.judged.enabled:
+            written.append(run.judged.judgments)
     failed = give_to_owner_of(workspace, written)
     if failed:
         commands.warning(

@@ -8,6 +8,8 @@ Action reads both files before the evaluation (``Snapshot``), and afterwards, be
 writes anything of its own to them, checks them (``check``):
 
 - a file the run did not write must hold the same bytes as before;
+- the judged tier's judgments file the run wrote must hold the bytes it wrote (their
+  sha256 is in the report);
 - a baseline the run wrote must hold, for each dataset it established, the entry made from
   the run's own report, and for every other dataset the values it held before (plus, for
   a measure it never recorded, the run's value).
@@ -18,7 +20,9 @@ Anything else is put back as it was, and the run is an error.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +53,11 @@ class Snapshot:
 
 
 def check(
-    snapshot: Snapshot, *, baseline: Path, report: RunReport | None
+    snapshot: Snapshot,
+    *,
+    baseline: Path,
+    report: RunReport | None,
+    judgments: Path | None = None,
 ) -> RetrievalEvalError | None:
     """None when every file is as the run left it; else the first that is not, put back."""
     for path, before in snapshot.files.items():
@@ -57,7 +65,12 @@ def check(
         if now == before:
             continue
         written = report is not None and report.baseline_written and path == baseline
-        problem = _unmeasured(before, now, report) if written else "changed during the run"
+        if path == judgments and judgments != baseline:
+            problem = _not_as_judged(now, report)
+        elif written:
+            problem = _unmeasured(before, now, report)
+        else:
+            problem = "changed during the run"
         if problem is None:
             continue
         snapshot.restore(path)
@@ -66,6 +79,37 @@ def check(
             "the repository) can write the workspace here",
             file=path,
         )
+    return None
+
+
+def changed_files(snapshot: Snapshot, workspace: Path) -> tuple[list[str], list[Path]]:
+    """The files that differ from their snapshot, as paths in the repository (what the
+    commit step commits), and those that are not inside the repository (never committed:
+    a configured path or a symlink can point anywhere)."""
+    root = workspace.resolve()
+    inside: list[str] = []
+    outside: list[Path] = []
+    for path, before in snapshot.files.items():
+        if _read(path) == before:
+            continue
+        named = Path(os.path.normpath(root / path))
+        if named.is_relative_to(root) and named.resolve().is_relative_to(root):
+            inside.append(named.relative_to(root).as_posix())
+        else:
+            outside.append(path)
+    return inside, outside
+
+
+def _not_as_judged(now: bytes | None, report: RunReport | None) -> str | None:
+    """Why the judgments file is not the one the run wrote, or None."""
+    tier = report.judged_tier if report is not None else None
+    recorded = tier.judgments_sha256 if tier is not None else None
+    if recorded is None:
+        return "changed during the run"
+    if now is None:
+        return "removed during the run"
+    if hashlib.sha256(now).hexdigest() != recorded:
+        return "differs from the judgments the run wrote"
     return None
 
 

@@ -36,7 +36,6 @@ from retrieval_eval.load.judgments import (
     JudgedQuery,
     Judgments,
     read_judged_queries,
-    read_judgments,
     text_sha256,
     write_judgments,
 )
@@ -59,6 +58,9 @@ class SearchedTier:
     path: Path
     queries: tuple[JudgedQuery, ...]
     searched: SearchedDataset
+    # The judgments file as it was before any retriever ran: a retriever runs in the
+    # workspace, and what it wrote there must not be merged into what the run writes.
+    recorded: Judgments
 
 
 def _fixture(query: JudgedQuery, relevant: Mapping[str, int], path: Path, line: int) -> Fixture:
@@ -78,9 +80,15 @@ def _fixture(query: JudgedQuery, relevant: Mapping[str, int], path: Path, line: 
 
 
 def search_tier(
-    settings: RunSettings, pool: RetrieverPool, *, interactive: bool, log: Log
+    settings: RunSettings,
+    pool: RetrieverPool,
+    *,
+    recorded: Judgments,
+    interactive: bool,
+    log: Log,
 ) -> SearchedTier:
-    """The tier's queries searched by its gated retriever, from the run's pool."""
+    """The tier's queries searched by its gated retriever, from the run's pool;
+    ``recorded``: the judgments file, read before the pool started any retriever."""
     path = settings.judged.queries
     queries = read_judged_queries(path)
     located = [
@@ -97,7 +105,7 @@ def search_tier(
         label=f"{path.name} (judged tier)",
         pace=settings.progress.pace(),
     )
-    return SearchedTier(path, queries, searched)
+    return SearchedTier(path, queries, searched, recorded)
 
 
 @dataclass(frozen=True)
@@ -190,7 +198,7 @@ def score_tier(
     model = settings.judge.model
     rankings = top_k(tier.searched, k)
     needed = {doc_id for ids in rankings.values() for doc_id in ids}
-    recorded = read_judgments(settings.judged.judgments)
+    recorded = tier.recorded
     needed |= {doc_id for _, doc_id in recorded}
     hashes = {d: text_sha256(documents[d].text) for d in needed if d in documents}
     current = recorded.current_only(
@@ -199,14 +207,15 @@ def score_tier(
     fly = judge_on_the_fly(tier, current, documents, judge, k=k)
     if fly.stopped is not None:
         log(f"warning: {tier.path.name}: judging the new documents stopped: {fly.stopped}")
-    written = False
+    written: str | None = None
     if write and fly.new:
-        write_judgments(settings.judged.judgments, recorded.merged(fly.judgments.values()))
-        written = True
+        written = write_judgments(
+            settings.judged.judgments, recorded.merged(fly.judgments.values())
+        )
     if fly.new:
         log(
             f"judged {fly.new} new pair(s) of {tier.path.name} on the fly (${fly.cost_usd:.4f})"
-            + ("" if written else "; `retrieval-eval label` records them")
+            + ("" if written is not None else "; `retrieval-eval label` records them")
         )
     located = [
         LocatedFixture(
@@ -251,7 +260,8 @@ def score_tier(
         results_at_k=total,
         judged_on_the_fly=fly.new,
         on_the_fly_cost_usd=fly.cost_usd,
-        judgments_written=written,
+        judgments_written=written is not None,
+        judgments_sha256=written,
         agreement=agreement,
         kappa_floor=settings.judged.kappa_floor,
         gates=reason is None,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import to_jsonable_python
 
 from retrieval_eval.compare.challengers import Scores, Side
 from retrieval_eval.errors import InputError
@@ -41,13 +42,42 @@ from retrieval_eval.vocabulary import GROUNDEDNESS
 PARTIAL_FILE = "partial.json"
 PARTIAL_SCHEMA_VERSION = 2
 
-# Settings that say where things are on one machine or how fast it works, never what
-# is measured: jobs of one matrix may differ in them and still merge.
+# Settings that change nothing a shard measures, so jobs of one matrix may differ in
+# them and still merge: where the checkout and its inputs are (the datasets', corpus's and
+# model's contents are fingerprinted on their own), where the outputs go, how long a run
+# may take, how progress is shown, how often a slow call is waited for or retried, and the
+# baseline-update policy (a push's step, never a measurement). Dotted: a key of a table.
 _LOCAL_SETTINGS = frozenset(
-    {"datasets", "corpus", "baseline", "history", "report_dir", "cache_dir", "model_dir"}
+    {
+        "repository",
+        "outside_roots",
+        "datasets",
+        "corpus",
+        "baseline",
+        "history",
+        "report_dir",
+        "cache_dir",
+        "model_dir",
+        "time_limit_s",
+        "progress",
+        "baseline_update",
+        "judge.timeout_s",
+        "judge.max_retries",
+    }
 )
-_LOCAL_DENSE_SETTINGS = frozenset(
-    {"model_dir", "cache_dir", "persist_dir", "threads", "batch_size", "token_budget"}
+# The same inside every ``retrievers`` table (the run's and each challenger's).
+_LOCAL_RETRIEVER_SETTINGS = frozenset(
+    {
+        "dense.model_dir",
+        "dense.cache_dir",
+        "dense.persist_dir",
+        "dense.threads",
+        "dense.batch_size",
+        "dense.token_budget",
+        "hybrid.claude.cache_dir",
+        "hybrid.claude.timeout_s",
+        "hybrid.claude.max_retries",
+    }
 )
 
 
@@ -112,12 +142,41 @@ class Partial(_Frozen):
 
 
 def config_fingerprint(settings: RunSettings) -> str:
-    """sha256 of every setting that changes what is measured or how it is judged."""
-    data = settings.model_dump(mode="json", exclude=set(_LOCAL_SETTINGS))
-    dense = data["retrievers"]["dense"]
-    for name in _LOCAL_DENSE_SETTINGS:
-        dense.pop(name, None)
+    """sha256 of every setting that changes what is measured or how it is judged.
+
+    A path is taken relative to the repository (a file outside it keeps its absolute
+    path): two checkouts of one commit at different places, on different runners, make
+    the same fingerprint."""
+    root = settings.repository
+    data = to_jsonable_python(_portable(settings.model_dump(), root))
+    _drop(data, _LOCAL_SETTINGS)
+    tables = [data["retrievers"], *(c["retrievers"] for c in data["challengers"].values())]
+    for table in tables:
+        _drop(table, _LOCAL_RETRIEVER_SETTINGS)
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _portable(value: object, root: Path | None) -> object:
+    """``value`` (a settings dump) with each path under ``root`` made relative to it."""
+    if isinstance(value, Path):
+        if root is not None and value.is_absolute() and value.is_relative_to(root):
+            return value.relative_to(root).as_posix()
+        return value.as_posix()
+    if isinstance(value, dict):
+        return {key: _portable(item, root) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_portable(item, root) for item in value]
+    return value
+
+
+def _drop(data: dict[str, Any], dotted: frozenset[str]) -> None:
+    for name in dotted:
+        *tables, key = name.split(".")
+        table: Any = data
+        for step in tables:
+            table = table.get(step) if isinstance(table, dict) else None
+        if isinstance(table, dict):
+            table.pop(key, None)
 
 
 def write_partial(partial: Partial, report_dir: Path) -> Path:

@@ -11,6 +11,9 @@ still average to its aggregate (the gate compares the queries both runs share, a
 the paired test reads them). Each query's ``first_relevant_rank`` follows the MRR
 measure, the one it is the data of. A dataset whose queries changed since its
 baseline entry is left as it is: its per-query values would no longer line up.
+
+The judged tier's entry is ratcheted by the same rule, while the tier gates (the caller
+passes its report only then): an uncalibrated judge's numbers decide nothing.
 """
 
 from __future__ import annotations
@@ -71,9 +74,11 @@ def ratchet_baseline(
     environment: Environment,
     k: int,
     policy: GatePolicy,
+    tier: DatasetReport | None = None,
 ) -> Ratchet:
     """``previous`` with each established dataset's gated metrics raised to what ``reports``
-    measured.
+    measured, and the judged tier's recorded entry by the same rule when ``tier`` (the
+    tier's report, given only while it gates) is measured against an established one.
 
     Only gated metrics move: the others decide nothing, and ratcheting them would rewrite
     the file on every run (latency never measures the same twice). Datasets without
@@ -100,12 +105,29 @@ def ratchet_baseline(
         elif changes:
             entries[report.name] = entry
             moved.extend(changes)
+    judged_tier = previous.judged_tier
+    recorded_tier = judged_tier if judged_tier is not None and not judged_tier.is_null() else None
+    if tier is not None and recorded_tier is not None:
+        if policy.repeats > 1:
+            held.append(Held(tier.name, NOT_DETERMINISTIC.format(repeats=policy.repeats)))
+        else:
+            gated = partial(policy.is_gated, dataset=tier.name)
+            entry, changes, reason = ratchet_entry(
+                tier.name, recorded_tier, baseline_entry(tier, k=k), gated
+            )
+            if reason is not None:
+                held.append(Held(tier.name, reason))
+            elif changes:
+                judged_tier = entry
+                moved.extend(changes)
     baseline = previous
     if moved:
         baseline = Baseline(
             schema_version=previous.schema_version,
             environment=environment,
             datasets=dict(sorted(entries.items())),
+            judged_tier=judged_tier,
+            judge_agreement=previous.judge_agreement,
         )
     return Ratchet(baseline=baseline, moved=tuple(moved), held=tuple(held))
 

@@ -91,6 +91,13 @@ def check_regular(path: Path) -> None:
 def open_input(path: Path) -> BinaryIO:
     """Open for reading in binary; never blocks on a FIFO, never reads a device."""
     check_inside(path)
+    return open_regular(path)
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """:func:`open_input` without the roots rule, for a file the run's own configuration
+    names rather than the tree under review (the baseline, which the Action reads from a
+    scratch copy of the base commit's)."""
     try:
         # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -103,6 +110,21 @@ def open_input(path: Path) -> BinaryIO:
         os.close(fd)
         raise
     return os.fdopen(fd, "rb")
+
+
+def read_regular_bytes(path: Path, *, max_bytes: int, what: str) -> bytes:
+    """The bytes of the regular file ``path`` (:func:`open_regular`), refused at once, before
+    any is read, when it holds more than ``max_bytes``; ``what`` names the file's kind."""
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        data = b"" if size > max_bytes else handle.read(max_bytes + 1)
+    if size > max_bytes or len(data) > max_bytes:
+        raise InputError(
+            f"is {max(size, len(data)):,} bytes, more than any {what} holds "
+            f"({max_bytes:,} at most); refusing to read it",
+            file=path,
+        )
+    return data
 
 
 UTF8_BOM = b"\xef\xbb\xbf"

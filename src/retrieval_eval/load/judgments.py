@@ -194,9 +194,12 @@ def judgments_text(judgments: Iterable[Judgment]) -> str:
     return "".join(json.dumps(asdict(j), ensure_ascii=False) + "\n" for j in ordered)
 
 
-def write_judgments(path: Path, judgments: Judgments) -> None:
-    """Replace ``path`` whole (atomically): a crash leaves the old file or the new one."""
+def write_judgments(path: Path, judgments: Judgments) -> str:
+    """Replace ``path`` whole (atomically): a crash leaves the old file or the new one.
+    Returns the sha256 of the bytes written, by which a later step tells that the file is
+    still what was written (the retriever runs in the same workspace)."""
     atomic_write_text(path, judgments_text(judgments.values()))
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -184,6 +184,7 @@ def _repository_queries() -> list[tuple[str, tuple[str, ...]]]:
     return queries
 
 
+@pytest.mark.slow
 def test_exact_search_ranks_our_datasets_as_a_chromadb_collection_does(
     model_dir: Path, tmp_path: Path
 ) -> None:

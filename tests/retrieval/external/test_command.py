@@ -183,6 +183,7 @@ def test_any_batch_value_is_a_size_none_or_a_clear_error(value: object) -> None:
         assert size == value and 1 <= size <= MAX_SEARCH_BATCH
 
 
+@pytest.mark.slow
 def test_answers_in_columns_or_in_one_line_give_the_same_results(tmp_path: Path) -> None:
     _project(tmp_path / "objects", "command")
     _, by_objects, _ = _run(tmp_path / "objects")

@@ -38,6 +38,7 @@ def _pytrec(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], 
     return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 
 
+@pytest.mark.slow
 def test_trec_files_match_pytrec_eval_on_random_pairs(tmp_path: Path) -> None:
     checked_values = 0
     for seed in range(CASES):

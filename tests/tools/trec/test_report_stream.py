@@ -107,6 +107,7 @@ def test_an_error_in_a_later_piece_names_its_line(tmp_path: Path) -> None:
     assert "appears twice for query '3'" in str(caught.value)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

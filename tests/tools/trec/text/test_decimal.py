@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ def _parse(tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return parse_short_decimals(words, lengths)
 
 
+@pytest.mark.slow
 def test_random_short_decimals_are_exact() -> None:
     rng = np.random.default_rng(11)
     tokens = []

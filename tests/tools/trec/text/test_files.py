@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,7 @@ def test_a_short_line_in_beir_qrels_names_the_beir_layout(tmp_path: Path) -> Non
     )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -79,6 +81,7 @@ def test_any_beir_qrels_reads_as_its_trec_twin(
     assert (got.returncode, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr)
 
 
+@pytest.mark.slow
 def test_a_scattered_run_of_more_than_65536_queries_scores_as_its_sorted_twin(
     tmp_path: Path,
 ) -> None:
