@@ -93,9 +93,10 @@ def test_the_gated_retrievers_failure_stops_it_before_any_judging(project: Proje
         )
         (project.root / "retrieval-eval.toml").write_text(config + gated_remote, encoding="utf-8")
         settings = project.settings()
+        logged: list[str] = []
         with pytest.raises(RetrievalEvalError, match=re.escape("127.0.0.1:9")):
             label_tier(
-                settings, load_corpus(settings.corpus), api_key=SecretStr(KEY), log=[].append
+                settings, load_corpus(settings.corpus), api_key=SecretStr(KEY), log=logged.append
             )
         assert fake.requests == []
     assert not (project.datasets / "judged" / "judgments.jsonl").exists()

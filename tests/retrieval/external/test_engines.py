@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,8 +22,16 @@ from retrieval_eval.retrieval.external.engines_config import (
     QdrantConfig,
     with_engine_environment,
 )
+from retrieval_eval.retrieval.external.lancedb_engine import LanceDbStore
+from retrieval_eval.retrieval.external.milvus_engine import MilvusStore
+from retrieval_eval.retrieval.external.qdrant_engine import QdrantStore
 
 CLIENTS = {"qdrant": "qdrant_client", "lancedb": "lancedb", "milvus": "pymilvus"}
+STORES: dict[str, type[Any]] = {
+    "qdrant": QdrantStore,
+    "lancedb": LanceDbStore,
+    "milvus": MilvusStore,
+}
 
 
 def _resolved(tmp_path: Path, **tables: object) -> RetrieversConfig:
@@ -43,7 +52,9 @@ def test_naming_the_engine_is_enough_its_store_is_embedded_in_the_cache_folder(
         name,
     )
     assert type(retriever.table) is ENGINE_CONFIGS[name]
-    assert retriever.store._local.path() == tmp_path / "cache" / LOCAL_STORE[name]
+    store: Any = retriever.store
+    assert type(store) is STORES[name]
+    assert store._local.path() == tmp_path / "cache" / LOCAL_STORE[name]
     retriever.close()
 
 
@@ -51,12 +62,14 @@ def test_qdrant_local_mode_opens_in_the_folder_the_table_names(tmp_path: Path) -
     retriever = build_engine(
         "qdrant", _resolved(tmp_path, qdrant={"local_dir": str(tmp_path / "mine")})
     )
+    store = retriever.store
+    assert isinstance(store, QdrantStore)
     try:
-        client = retriever.store.client  # a real qdrant-client in local mode
+        client = store.client  # a real qdrant-client in local mode
         assert client.get_collections().collections == []
     finally:
         retriever.close()
-    assert not retriever.store.approximate  # embedded: exact search
+    assert not store.approximate  # embedded: exact search
     assert any((tmp_path / "mine").iterdir())
     assert not (tmp_path / "cache" / "qdrant").exists()
 
@@ -69,8 +82,9 @@ def test_a_server_and_its_key_come_from_the_environment_the_edge_read(tmp_path: 
     unset = with_engine_environment(table, environ={"QDRANT_URL": "http://127.0.0.1:6333"})
     config = _resolved(tmp_path)
 
-    retriever = build_engine("qdrant", config.model_copy(update={"qdrant": read}))
-    assert (retriever.store.url, retriever.store.approximate) == ("http://127.0.0.1:6333", True)
+    store = build_engine("qdrant", config.model_copy(update={"qdrant": read})).store
+    assert isinstance(store, QdrantStore)
+    assert (store.url, store.approximate) == ("http://127.0.0.1:6333", True)
     with pytest.raises(ConfigError) as error:
         build_engine("qdrant", config.model_copy(update={"qdrant": unset}))
     assert "retrievers.qdrant: the environment variable QDRANT_KEY is not set" in str(error.value)
