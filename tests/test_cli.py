@@ -46,13 +46,13 @@ def test_every_problem_of_a_config_file_is_listed_with_did_you_mean(tmp_path: Pa
     lines = result.stderr.removeprefix("error: ").splitlines()
     assert sorted(lines) == sorted(
         [
-            "retrieval-eval.toml: bad value for 'k': Input should be a valid integer, "
+            "retrieval-eval.toml:2: bad value for 'k': Input should be a valid integer, "
             "unable to parse string as an integer",
-            "retrieval-eval.toml: unknown key 'tolerence'; did you mean 'tolerance'?",
-            "retrieval-eval.toml: unknown key 'retrievers.dense.modle_dir'; "
+            "retrieval-eval.toml:1: unknown key 'tolerence'; did you mean 'tolerance'?",
+            "retrieval-eval.toml:4: unknown key 'retrievers.dense.modle_dir'; "
             "did you mean 'model_dir'?",
-            "retrieval-eval.toml: unknown key 'thresholds.\"mrr@10\".mni'; did you mean 'min'?",
-            "retrieval-eval.toml: unknown key 'judge.enabeld'; did you mean 'enabled'?",
+            "retrieval-eval.toml:6: unknown key 'thresholds.\"mrr@10\".mni'; did you mean 'min'?",
+            "retrieval-eval.toml:8: unknown key 'judge.enabeld'; did you mean 'enabled'?",
         ]
     )
     assert "more problem" not in result.stderr
@@ -78,5 +78,7 @@ def test_each_unknown_key_is_its_own_line(keys: list[str]) -> None:
             read_settings(workdir=root, config_file=None, overrides={})
     lines = str(raised.value).splitlines()
     assert len(lines) == len(keys)
-    for key in keys:
-        assert sum(f"retrieval-eval.toml: unknown key '{key}'" in line for line in lines) == 1
+    for number, key in enumerate(keys, 1):
+        assert (
+            sum(f"retrieval-eval.toml:{number}: unknown key '{key}'" in line for line in lines) == 1
+        )

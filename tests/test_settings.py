@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrieval.config import Bm25Config
@@ -96,7 +99,7 @@ def test_unknown_key_names_the_key_and_the_file(tmp_path: Path) -> None:
     config.write_text("tolerence = 0.1\n", encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         load(tmp_path)
-    assert str(caught.value) == f"{config}: unknown key 'tolerence'; did you mean 'tolerance'?"
+    assert str(caught.value) == f"{config}:1: unknown key 'tolerence'; did you mean 'tolerance'?"
 
 
 def test_unknown_nested_key_names_its_path(tmp_path: Path) -> None:
@@ -104,7 +107,7 @@ def test_unknown_nested_key_names_its_path(tmp_path: Path) -> None:
     config.write_text("[retrievers.bm25]\nk_1 = 1.2\n", encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         load(tmp_path)
-    assert str(caught.value) == f"{config}: unknown key 'retrievers.bm25.k_1'; did you mean 'k1'?"
+    assert str(caught.value) == f"{config}:2: unknown key 'retrievers.bm25.k_1'; did you mean 'k1'?"
 
 
 def test_bad_value_names_the_key_and_what_is_wrong(tmp_path: Path) -> None:
@@ -112,7 +115,9 @@ def test_bad_value_names_the_key_and_what_is_wrong(tmp_path: Path) -> None:
     config.write_text("tolerance = 1.5\n", encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         load(tmp_path)
-    assert str(caught.value) == f"{config}: bad value for 'tolerance': Input should be less than 1"
+    assert (
+        str(caught.value) == f"{config}:1: bad value for 'tolerance': Input should be less than 1"
+    )
 
 
 def test_bad_override_names_the_command_line(tmp_path: Path) -> None:
@@ -130,7 +135,7 @@ def test_threshold_on_an_unmeasured_metric_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load(tmp_path)
     assert str(caught.value).startswith(
-        f"{config}: bad value for 'thresholds': threshold on 'map@7'"
+        f"{config}:1: bad value for 'thresholds': threshold on 'map@7'"
     )
 
 
@@ -195,7 +200,7 @@ def test_an_unknown_retriever_for_a_dataset_stops_the_run_before_any_search(
     done = _run_in(tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        "error: retrieval-eval.toml: bad value for 'dataset_retrievers': "
+        "error: retrieval-eval.toml:4: bad value for 'dataset_retrievers': "
         "unknown retriever 'Dense' for semantic.jsonl; choose one of: dense, bm25, like, "
         "hybrid, custom, postgres, chroma, http, run-file, qdrant, lancedb, milvus, langchain, "
         "llamaindex\n"
@@ -211,7 +216,7 @@ def test_an_empty_path_is_a_bad_value(tmp_path: Path, key: str) -> None:
     with pytest.raises(ConfigError) as caught:
         load(tmp_path)
     assert str(caught.value) == (
-        f"{config}: bad value for '{key}': empty path; remove the key to use the default"
+        f"{config}:1: bad value for '{key}': empty path; remove the key to use the default"
     )
 
 
@@ -253,15 +258,15 @@ def test_a_configuration_not_in_utf8_names_the_file(
     [
         (
             'repository = "/etc"\n',
-            "unknown key 'repository' (the repository is the folder the run starts in)",
+            "1: unknown key 'repository' (the repository is the folder the run starts in)",
         ),
         (
             '[dataset_thresholds."hybrid.jsonl"]\n"ndcg@10" = { mn = 0.5 }\n',
-            """unknown key 'dataset_thresholds."hybrid.jsonl"."ndcg@10".mn'""",
+            """2: unknown key 'dataset_thresholds."hybrid.jsonl"."ndcg@10".mn'""",
         ),
         (
             '[dataset_thresholds."hybrid.jsonl"]\n"ndcg@10" = { min = "high" }\n',
-            """bad value for 'dataset_thresholds."hybrid.jsonl"."ndcg@10".min'""",
+            """2: bad value for 'dataset_thresholds."hybrid.jsonl"."ndcg@10".min'""",
         ),
     ],
     ids=["repository-is-not-a-file-key", "typo-in-a-dataset-threshold", "bad-threshold-value"],
@@ -273,5 +278,97 @@ def test_a_config_error_names_the_key_as_the_file_spells_it(
     done = _run_in(tmp_path)
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.splitlines()
-    assert line.startswith(f"error: retrieval-eval.toml: {message}")
+    assert line.startswith(f"error: retrieval-eval.toml:{message}")
     assert "function-after" not in line
+
+
+# Settings the property below writes: (table, key, a valid value, an invalid value).
+_LINE_KEYS = (
+    ((), "k", "10", "0"),
+    ((), "tolerance", "0.02", "1.5"),
+    ((), "min_fixtures", "0", "-1"),
+    (("retrievers", "bm25"), "k1", "1.2", '"high"'),
+    (("retrievers", "bm25"), "b", "0.75", "2.0"),
+    (("retrievers", "dense"), "batch_size", "16", "0"),
+    (("judged",), "pool_depth", "5", "0"),
+    (("judged",), "kappa_floor", "0.4", "1.5"),
+)
+
+
+@st.composite
+def _config_with_one_bad_value(draw: st.DrawFn) -> tuple[str, str, str, int]:
+    """(file name, its text, the bad key as the error names it, that key's line): the
+    settings in any order, each table as a `[header]` or as dotted keys, in
+    retrieval-eval.toml or pyproject.toml's [tool.retrieval-eval]."""
+    chosen = draw(
+        st.permutations(_LINE_KEYS).flatmap(
+            lambda p: st.sampled_from([p[:n] for n in range(1, len(p) + 1)])
+        )
+    )
+    bad = draw(st.sampled_from(chosen))
+    pyproject = draw(st.booleans())
+    tables = sorted({table for table, *_ in chosen if table})
+    headed = {table for table in tables if draw(st.booleans())}
+    prefix = ("tool", "retrieval-eval") if pyproject else ()
+    lines: list[str] = ["[project]", 'name = "x"'] if pyproject else []
+    wanted = 0
+
+    def emit(text: str, entry: tuple[object, ...]) -> None:
+        nonlocal wanted
+        lines.append(text)
+        if entry is bad:
+            wanted = len(lines)
+
+    if pyproject:
+        lines.append("[tool.retrieval-eval]")
+    for entry in chosen:  # top-level keys and dotted keys come before any header
+        table, key, good, wrong = entry
+        if table not in headed:
+            emit(f"{'.'.join((*table, key))} = {wrong if entry is bad else good}", entry)
+    for table in sorted(headed):
+        lines.append(f"[{'.'.join((*prefix, *table))}]")
+        for entry in chosen:
+            if entry[0] == table:
+                emit(f"{entry[1]} = {entry[3] if entry is bad else entry[2]}", entry)
+    name = "pyproject.toml" if pyproject else "retrieval-eval.toml"
+    return name, "\n".join(lines) + "\n", ".".join((*bad[0], bad[1])), wanted
+
+
+@settings(max_examples=60, deadline=None)
+@given(_config_with_one_bad_value())
+def test_an_invalid_value_at_any_key_names_the_line_it_is_on(
+    case: tuple[str, str, str, int],
+) -> None:
+    name, text, key, line = case
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / name).write_text(text, encoding="utf-8")
+        with pytest.raises(ConfigError) as raised:
+            load(root)
+    assert str(raised.value).startswith(f"{root / name}:{line}: bad value for '{key}'"), text
+
+
+def test_a_bad_nested_value_in_pyproject_names_its_line(tmp_path: Path) -> None:
+    """Through the console script: [tool.retrieval-eval] in pyproject.toml, a nested table."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.retrieval-eval]\nk = 10\n\n'
+        "[tool.retrieval-eval.retrievers.bm25]\nk1 = 1.2\nb = 2.0\n",
+        encoding="utf-8",
+    )
+    done = _run_in(tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(
+        "error: pyproject.toml:9: bad value for 'retrievers.bm25.b': "
+        "Input should be less than or equal to 1"
+    ), done.stderr
+
+
+def test_a_missing_required_key_names_its_table_header(tmp_path: Path) -> None:
+    (tmp_path / "retrieval-eval.toml").write_text(
+        'k = 10\n\n[challengers.wide]\ndatasets = ["a.jsonl"]\n', encoding="utf-8"
+    )
+    done = _run_in(tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(
+        "error: retrieval-eval.toml:3: bad value for 'challengers.wide.retriever': "
+    ), done.stderr

@@ -46,8 +46,9 @@ def test_the_file_and_a_flag_set_keys_and_keep_the_others(tmp_path: Path) -> Non
     ],
 )
 def test_a_bad_value_names_its_key(tmp_path: Path, toml: str, message: str) -> None:
-    with pytest.raises(ConfigError, match=re.escape(message)):
+    with pytest.raises(ConfigError, match=re.escape(message)) as raised:
         _settings(tmp_path, toml)
+    assert raised.value.line == 2  # the key's line, after the [judged] header
 
 
 def test_every_key_is_the_base_commit_s() -> None:

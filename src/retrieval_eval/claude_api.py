@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from retrieval_eval.deadline import TimeLimitError
 from retrieval_eval.errors import RetrievalEvalError
 
 # The anthropic package takes about a second to import; it is imported where used.
@@ -51,6 +52,15 @@ def ask_claude(
     except anthropic.APIStatusError as error:
         raise failure(f"{about} failed with HTTP {error.status_code}{status_note}") from error
     except anthropic.APIError as error:
+        # The client turns any exception inside its request into APIConnectionError, the
+        # time bound's too: that one ends the run as itself, not as a failed call.
+        cause: BaseException | None = error
+        seen: set[int] = set()
+        while cause is not None and id(cause) not in seen:
+            if isinstance(cause, TimeLimitError):
+                raise cause from None
+            seen.add(id(cause))
+            cause = cause.__cause__ or cause.__context__
         raise failure(f"{about} failed: {type(error).__name__}") from error
     text = "".join(block.text for block in message.content if block.type == "text")
     return ClaudeReply(text, message.usage.input_tokens, message.usage.output_tokens)

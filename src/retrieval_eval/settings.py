@@ -1145,6 +1145,7 @@ def read_settings(
             raise ConfigError(
                 "unknown key 'repository' (the repository is the folder the run starts in)",
                 file=source,
+                line=toml_line(str(source), ("repository",)),
             )
         _apply_layer(merged, table, str(source))
     _apply_layer(merged, dict(overrides), overrides_source)
@@ -1153,7 +1154,11 @@ def read_settings(
         value = merged.get(name)
         if any("\0" in str(path) for path in (value if isinstance(value, list) else [value])):
             where = _sources(found, overrides, overrides_source).get(name, "settings")
-            raise ConfigError(f"bad value for '{name}': a path cannot hold a NUL", file=where)
+            raise ConfigError(
+                f"bad value for '{name}': a path cannot hold a NUL",
+                file=where,
+                line=toml_line(where, (name,)),
+            )
 
     for name in PATH_FIELDS:
         value = merged.get(name)
@@ -1193,6 +1198,7 @@ def _resolve_table_path(
         raise ConfigError(
             f"bad value for '{table}.{key}': a path cannot hold a NUL",
             file=source_of.get(table, "settings"),
+            line=toml_line(source_of.get(table, "settings"), (table, key)),
         )
     if isinstance(value, str) and not value.strip():
         return  # validation says it is empty
@@ -1300,6 +1306,14 @@ def _sources(
     return sources
 
 
+def validated_overrides(
+    overrides: Mapping[str, object], source: str = "command line"
+) -> RunSettings:
+    """The settings ``overrides`` give over the defaults, with no configuration file and no
+    paths made absolute: for a command that reads no repository (`beir` without --config)."""
+    return _validate(overrides, source_of=dict.fromkeys(overrides, source))
+
+
 def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> RunSettings:
     """Every problem, one per line, each as `SOURCE: message`: a user fixing a file sees
     all of it at once."""
@@ -1307,7 +1321,7 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
         return RunSettings.model_validate(merged)
     except ValidationError as error:
         found: list[tuple[str, str, str, str]] = []  # (source, key, anchor, message)
-        lines_of: dict[str, int | None] = {}  # key -> its line, for the challengers' tables
+        lines_of: dict[str, int | None] = {}  # key -> its line in the file that set it
         for problem in error.errors():
             location = problem["loc"]
             key = _key_path(location, merged) or "(settings)"
@@ -1329,8 +1343,7 @@ def _validate(merged: Mapping[str, Any], *, source_of: Mapping[str, str]) -> Run
             # A union member's own step (`literal[False]`) names no key of the file.
             tagged = bool(location) and "[" in str(location[-1])
             anchor = _key_path(location[:-1], merged) if tagged else key
-            if top == "challengers":
-                lines_of[key] = toml_line(source, _file_steps(location, merged))
+            lines_of[key] = toml_line(source, _file_steps(_data_steps(location, merged), merged))
             found.append((source, key, anchor, message))
         # A value a union rejects is reported once per member: keep the deepest, which says
         # what is wrong inside the table (`{ mn = 0.5 }`), not that it is not `false` either.
@@ -1444,12 +1457,11 @@ def _flatten(types: list[Any]) -> list[Any]:
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
-def _key_path(location: tuple[int | str, ...], data: object) -> str:
-    """The key as the TOML file spells it: pydantic's location, less the steps it adds for
-    unions and validators (``function-after[...]``, ``float``), which name no key of the
-    input, and with keys that are not bare TOML keys quoted (``dataset_thresholds."a.jsonl"``).
-    The last step is kept even when the input lacks it: it is the missing field's name."""
-    parts: list[str] = []
+def _data_steps(location: tuple[int | str, ...], data: object) -> tuple[int | str, ...]:
+    """Pydantic's location less the steps it adds for unions and validators
+    (``function-after[...]``, ``float``), which name no key of the input. The last step is
+    kept even when the input lacks it: it is the missing field's name."""
+    steps: list[int | str] = []
     current = data
     for position, part in enumerate(location):
         found = (isinstance(current, Mapping) and part in current) or (
@@ -1458,8 +1470,17 @@ def _key_path(location: tuple[int | str, ...], data: object) -> str:
         if not found and position < len(location) - 1:
             continue
         current = current[part] if found else None  # type: ignore[index]
-        text = str(part)
-        parts.append(text if isinstance(part, int) or _BARE_KEY.match(text) else f'"{text}"')
+        steps.append(part)
+    return tuple(steps)
+
+
+def _key_path(location: tuple[int | str, ...], data: object) -> str:
+    """The key as the TOML file spells it (``_data_steps``), with keys that are not bare
+    TOML keys quoted (``dataset_thresholds."a.jsonl"``)."""
+    parts = [
+        str(part) if isinstance(part, int) or _BARE_KEY.match(str(part)) else f'"{part}"'
+        for part in _data_steps(location, data)
+    ]
     return ".".join(parts)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -259,3 +260,26 @@ def test_a_challenger_that_cannot_run_is_said_and_not_pooled(project: Project) -
     assert "warning: challenger remote is not pooled:" in done.stderr
     assert "REMOTE_KEY" in done.stderr
     assert "top bm25 and substring for 3 queries" in done.stdout
+
+
+def test_a_judge_that_never_answers_is_stopped_by_time_limit_s(project: Project) -> None:
+    """The Messages API on 127.0.0.1 takes the connection and never answers (nothing
+    accepts it, nothing reads it): only `time_limit_s` ends the run, exit 2, naming it.
+    The bound leaves room for pooling on a loaded machine; the queued connection shows
+    the run was waiting on the judge when it was stopped."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        base_url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        config = CONFIG.format(base_url=base_url, budget=1.0)
+        (project.root / "retrieval-eval.toml").write_text(
+            "time_limit_s = 15\n" + config + "max_retries = 0\ntimeout_s = 3600\n",
+            encoding="utf-8",
+        )
+        done = run_cli(project.root, "label", env={"ANTHROPIC_API_KEY": KEY})
+        silent.setblocking(False)
+        silent.accept()[0].close()  # the run did reach the judge: its connection waits
+    assert done.returncode == 2, done.log
+    assert "took longer than time_limit_s (15 s)" in done.stderr, done.stderr
+    assert "raise time_limit_s in the configuration" in done.stderr
+    assert KEY not in done.log

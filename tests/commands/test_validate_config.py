@@ -36,4 +36,4 @@ def test_a_broken_configuration_is_a_file_error(tmp_path: Path) -> None:
     (tmp_path / "retrieval-eval.toml").write_text("min_fixtures = -1\n", encoding="utf-8")
     done = run_cli(tmp_path, "validate", "datasets")
     assert done.returncode == 2, done.log
-    assert "retrieval-eval.toml: bad value for 'min_fixtures'" in done.log
+    assert "retrieval-eval.toml:1: bad value for 'min_fixtures'" in done.log

@@ -27,30 +27,30 @@ from tests.support.action import run_cli
     [
         (
             "[retrievers.bm25]\nchunk_tokens = 100\nchunk_overlap = 50\n",
-            "bad value for 'retrievers.bm25': chunk_overlap (50) must be less than half of "
+            "1: bad value for 'retrievers.bm25': chunk_overlap (50) must be less than half of "
             "chunk_tokens (100), or consecutive chunks would mostly repeat each other",
         ),
         (
             "[retrievers.hybrid]\nweights = { dense = 1.0, colbert = 2.0 }\n",
-            "bad value for 'retrievers.hybrid.weights': unknown retriever(s) colbert in "
+            "2: bad value for 'retrievers.hybrid.weights': unknown retriever(s) colbert in "
             "weights; hybrid fuses dense and bm25",
         ),
         (
             '[retrievers.hybrid]\nreranker = "custom"\n',
-            "bad value for 'retrievers.hybrid': reranker = \"custom\" needs a "
+            "1: bad value for 'retrievers.hybrid': reranker = \"custom\" needs a "
             "[retrievers.hybrid.custom] table with `python` (module:factory) or `command`",
         ),
         (
             '[retrievers.custom]\npython = "my_search.make"\n',
-            "bad value for 'retrievers.custom': python = 'my_search.make' must look like "
+            "1: bad value for 'retrievers.custom': python = 'my_search.make' must look like "
             "'package.module:factory'",
         ),
         (
             '[retrievers.dense]\nmodel = "bge-huge"\n',
-            "bad value for 'retrievers.dense.model': unknown embedding model 'bge-huge'; "
+            "2: bad value for 'retrievers.dense.model': unknown embedding model 'bge-huge'; "
             "available: auto,",
         ),
-        ("[retrievers.bm25]\nk_1 = 1.2\n", "unknown key 'retrievers.bm25.k_1'; did you mean"),
+        ("[retrievers.bm25]\nk_1 = 1.2\n", "2: unknown key 'retrievers.bm25.k_1'; did you mean"),
     ],
 )
 def test_a_bad_retriever_table_is_refused_naming_the_file_and_key(
@@ -59,8 +59,8 @@ def test_a_bad_retriever_table_is_refused_naming_the_file_and_key(
     (tmp_path / "retrieval-eval.toml").write_text(table, encoding="utf-8")
     done = run_cli(tmp_path, "validate")
     assert done.returncode == 2, done.log
-    assert "retrieval-eval.toml" in done.stderr
-    assert error in done.stderr, done.stderr
+    # FILE:LINE, the line of the offending key (of its table's header for a table's own check)
+    assert f"retrieval-eval.toml:{error}" in done.stderr, done.stderr
 
 
 _weights = st.dictionaries(

@@ -334,3 +334,28 @@ def test_a_ci_log_shows_beirs_steps_in_lines(beir_dir: Path, tmp_path: Path) -> 
     assert any(line.startswith("indexing for dense: 4/4 texts (100%), ") for line in lines)
     assert any(line.startswith("searching with dense: 2/2 queries (100%), ") for line in lines)
     assert "indexing for dense: 4 documents in " in done.stderr
+
+
+def test_the_settings_flags_beir_shows_are_applied_over_the_file_and_without_one(
+    beir_dir: Path, tmp_path: Path
+) -> None:
+    """The command's settings flags reach the use case as `run`'s do (all of them, nested
+    as the file nests them), with or without --config; the flag wins over the file."""
+    alone = _beir(str(beir_dir), "--retriever", "dense", "--cache-dir", "flagged")
+    assert alone.returncode == 0, alone.stderr
+    assert (Path.cwd() / "flagged" / "embeddings").is_dir()
+
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text('cache_dir = "kept"\n')
+    both = _beir(
+        str(beir_dir), "--retriever", "dense", "--config", str(config), "--cache-dir", "won"
+    )
+    assert both.returncode == 0, both.stderr
+    assert (Path.cwd() / "won" / "embeddings").is_dir()
+    assert not (Path.cwd() / "kept").exists()
+
+    for extra in ((), ("--config", str(config))):
+        missing = tmp_path / "no-model"
+        done = _beir(str(beir_dir), "--retriever", "dense", *extra, "--model-dir", str(missing))
+        assert done.returncode == 2, done.stderr
+        assert str(missing) in done.stderr, done.stderr

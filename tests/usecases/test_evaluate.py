@@ -73,7 +73,7 @@ def test_bad_config_exits_2_naming_key_and_file(project: Project) -> None:
     assert result.returncode == 2
     assert (
         result.stderr.strip()
-        == "error: retrieval-eval.toml: unknown key 'tolerence'; did you mean 'tolerance'?"
+        == "error: retrieval-eval.toml:1: unknown key 'tolerence'; did you mean 'tolerance'?"
     )
 
 

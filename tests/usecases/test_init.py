@@ -48,7 +48,7 @@ def test_a_broken_existing_config_is_reported_not_trusted(repo: Path) -> None:
     (repo / "retrieval-eval.toml").write_text("tolerence = 0.1\n")
     result = retrieval_eval("init", cwd=repo)
     assert result.returncode == 2
-    assert "retrieval-eval.toml: unknown key 'tolerence'" in result.stderr
+    assert "retrieval-eval.toml:1: unknown key 'tolerence'" in result.stderr
 
 
 def test_next_never_suggests_a_corpus_path_that_does_not_exist(tmp_path: Path) -> None:

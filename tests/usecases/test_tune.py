@@ -321,3 +321,35 @@ def test_bad_requests_exit_2_with_the_reason(beir_dir: Path, args: list[str], me
     done = _run("tune", str(beir_dir), *args)
     assert done.returncode == 2
     assert message in done.stderr
+
+
+def test_the_settings_flags_tune_shows_are_applied_over_the_file(
+    beir_dir: Path, tmp_path: Path
+) -> None:
+    """As for `run`: the command's settings flags, all of them, over --config's values."""
+    config = tmp_path / "retrieval-eval.toml"
+    config.write_text('cache_dir = "kept"\n')
+    tune = [str(CLI), "tune", str(beir_dir), "--retriever", "dense", "--param", "chunk_tokens=254"]
+    done = subprocess.run(
+        [*tune, "--folds", "2", "--config", str(config), "--cache-dir", "won"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "won" / "embeddings").is_dir()
+    assert not (tmp_path / "kept").exists()
+
+    missing = tmp_path / "no-model"
+    refused = subprocess.run(
+        [*tune, "--folds", "2", "--config", str(config), "--model-dir", str(missing)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.startswith(
+        "error: no-model: the embedding model is not installed here"
+    ), refused.stderr

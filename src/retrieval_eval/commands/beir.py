@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
-from retrieval_eval.config.flags import settings_flags
+from retrieval_eval.config.flags import overrides_from_flags, settings_flags, typed_paths
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.retrieval.registry import RETRIEVER_NAMES
 from retrieval_eval.usecases.beir import CONFIGURED, evaluate_beir, prepared_retrievers, table
@@ -68,7 +68,9 @@ def beir(
 ) -> int:
     """Evaluate a retriever on the BEIR folder DIRECTORY."""
     with prepared_retrievers(
-        config_file, model_dir=flags["model_dir"], cache_dir=flags["cache_dir"]
+        config_file,
+        overrides=overrides_from_flags(flags),
+        typed_outputs=typed_paths(flags, "written", "atomic"),
     ) as ready:
         scores = evaluate_beir(
             ready,

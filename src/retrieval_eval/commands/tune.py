@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from retrieval_eval.commands.progress_flag import progress_option, show_progress
-from retrieval_eval.config.flags import settings_flags
+from retrieval_eval.config.flags import overrides_from_flags, settings_flags, typed_paths
 from retrieval_eval.fileio import atomic_write_text
 from retrieval_eval.retrieval.tune.grid import (
     TUNED_RETRIEVERS,
@@ -24,7 +24,7 @@ from retrieval_eval.retrieval.tune.grid import (
     toml_block,
 )
 from retrieval_eval.score.measure_names import parse_measure
-from retrieval_eval.usecases.tune import Tuned, search_grid, tune_data
+from retrieval_eval.usecases.tune import FlagSettings, Tuned, search_grid, tune_data
 from retrieval_eval.vocabulary import ExitCode
 
 _PATH = click.Path(path_type=Path)
@@ -88,8 +88,11 @@ def tune(
         dataset,
         split=split,
         config_file=config_file,
-        model_dir=flags["model_dir"],
-        cache_dir=flags["cache_dir"],
+        flags=FlagSettings(
+            overrides_from_flags(flags),
+            typed_paths(flags, "read"),
+            typed_paths(flags, "written", "atomic"),
+        ),
     )
     with opened as data:
         if isinstance(data, list):

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from retrieval_eval.load.beir import load_beir
 from retrieval_eval.prepare import prepare
@@ -34,6 +35,7 @@ from retrieval_eval.retrieval.timed import (
 )
 from retrieval_eval.score.latency import latency_summary
 from retrieval_eval.score.query_scores import score_queries
+from retrieval_eval.settings import validated_overrides
 from retrieval_eval.trust.secrets import protect_process
 from retrieval_eval.vocabulary import DEFAULT_CACHE_DIR
 
@@ -136,23 +138,31 @@ class PreparedRetrievers:
 def prepared_retrievers(
     config_file: Path | None,
     *,
-    model_dir: Path | None,
-    cache_dir: Path | None,
+    overrides: Mapping[str, Any],
+    typed_outputs: tuple[Path, ...] = (),
 ) -> Iterator[PreparedRetrievers]:
     """The [retrievers] tables: the file's, through the one preparation every command uses
-    (``secret_env`` withheld, then secrets resolved), or the defaults. The cache is `run`'s:
-    ``--cache-dir``, else the file's ``cache_dir``, else ``.retrieval-eval-cache``, so a
-    second run on the same folder embeds nothing. The model flag wins over the file."""
-    dense_flags = {"model_dir": model_dir} if model_dir is not None else {}
+    (``secret_env`` withheld, then secrets resolved), or the defaults; ``overrides`` (the
+    command's settings flags, nested as the file nests them) over either. The cache is
+    `run`'s: ``--cache-dir``, else the file's ``cache_dir``, else ``.retrieval-eval-cache``,
+    so a second run on the same folder embeds nothing. The model flag wins over the file."""
+    model_dir = overrides.get("model_dir")
+    cache_dir = overrides.get("cache_dir")
+    dense_flags = {"model_dir": Path(model_dir)} if model_dir is not None else {}
     if config_file is None:
         # The runner's credentials are never a child's (no settings name more secrets).
         protect_process()
-        root = (cache_dir or Path(DEFAULT_CACHE_DIR)).absolute()
-        config = RetrieversConfig()
+        root = (Path(cache_dir) if cache_dir is not None else Path(DEFAULT_CACHE_DIR)).absolute()
+        # The flags' other settings over the defaults (the two paths are taken above).
+        flagged = validated_overrides(
+            {k: v for k, v in overrides.items() if k not in ("model_dir", "cache_dir")}
+        )
+        config = flagged.retrievers
         config = config.model_copy(update={"dense": config.dense.model_copy(update=dense_flags)})
         yield PreparedRetrievers(
             resolve_defaults(config, home=Path.home(), cores=_available_cores(), cache_dir=root),
             root,
+            flagged.progress.pace(),
         )
         return
     # A BEIR folder is not the repository's corpus, and every file here was typed by the user
@@ -162,8 +172,8 @@ def prepared_retrievers(
     ready = prepare(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides={"cache_dir": cache_dir} if cache_dir is not None else {},
-        typed_outputs=tuple(path for path in (cache_dir,) if path is not None),
+        overrides={k: v for k, v in overrides.items() if k != "model_dir"},
+        typed_outputs=typed_outputs,
         written=("cache_dir",),
     )
     config = ready.settings.retrievers

@@ -41,6 +41,7 @@ from retrieval_eval.score.pair_judging import (
     pool,
 )
 from retrieval_eval.settings import RunSettings
+from retrieval_eval.usecases.time_bound import bounded
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class LabelOutcome:
     path: Path
 
 
+@bounded
 def label_tier(
     settings: RunSettings,
     corpus: Corpus,

@@ -14,7 +14,7 @@ prints the ``[retrievers.NAME]`` table to paste into ``retrieval-eval.toml``.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,11 +76,12 @@ def beir_data(
     directory: Path,
     split: str,
     config_file: Path | None,
-    model_dir: Path | None,
-    cache_dir: Path | None,
+    flags: FlagSettings,
 ) -> Iterator[TuneData]:
     """A BEIR folder; retriever settings from ``--config``, else the built-in ones."""
-    with prepared_retrievers(config_file, model_dir=model_dir, cache_dir=cache_dir) as ready:
+    with prepared_retrievers(
+        config_file, overrides=flags.overrides, typed_outputs=flags.typed_outputs
+    ) as ready:
         data = load_beir(directory, split)
         queries = [QuerySpec(query_id, text) for query_id, text in data.queries.items()]
         choice = choose_dense_model(ready.retrievers, documents=len(data.corpus.documents))
@@ -90,23 +91,18 @@ def beir_data(
 
 @contextmanager
 def dataset_data(
-    file: Path, config_file: Path | None, model_dir: Path | None, cache_dir: Path | None
+    file: Path, config_file: Path | None, flags: FlagSettings
 ) -> Iterator[TuneData | list[Problem]]:
     """A golden dataset file, read as `run` reads it: the configuration (``--config``,
     else the one `run` finds) gives the corpus and the retrievers, the flags override it
     as they do for `run`, and the file is validated against the corpus. Invalid: its
     problems are given instead."""
-    overrides = {
-        name: value
-        for name, value in (("cache_dir", cache_dir), ("model_dir", model_dir))
-        if value is not None
-    }
     with prepared_run(
         workdir=Path.cwd(),
         config_file=config_file,
-        overrides=overrides,
-        typed_inputs=(file, *(path for path in (model_dir,) if path is not None)),
-        typed_outputs=tuple(path for path in (cache_dir,) if path is not None),
+        overrides=flags.overrides,
+        typed_inputs=(file, *flags.typed_inputs),
+        typed_outputs=flags.typed_outputs,
     ) as ready:
         corpus = load_corpus(ready.settings.corpus)
         settings, _ = choose_run_model(
@@ -129,13 +125,22 @@ def tune_data(
     *,
     split: str,
     config_file: Path | None,
-    model_dir: Path | None,
-    cache_dir: Path | None,
+    flags: FlagSettings,
 ) -> AbstractContextManager[TuneData | list[Problem]]:
     """What DATASET is: a BEIR folder (split ``split``), else a golden dataset file."""
     if dataset.is_dir():
-        return beir_data(dataset, split, config_file, model_dir, cache_dir)
-    return dataset_data(dataset, config_file, model_dir, cache_dir)
+        return beir_data(dataset, split, config_file, flags)
+    return dataset_data(dataset, config_file, flags)
+
+
+@dataclass(frozen=True)
+class FlagSettings:
+    """The settings the command's flags give (``overrides_from_flags``), and the paths of
+    them typed on the command line, to read and to write."""
+
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    typed_inputs: tuple[Path, ...] = ()
+    typed_outputs: tuple[Path, ...] = ()
 
 
 def source_of(dataset: Path, split: str) -> str:

@@ -64,7 +64,7 @@ def _check_env_name(name: str) -> str:
 
 def _check_headers_env(headers: dict[str, str]) -> dict[str, str]:
     for header, variable in headers.items():
-        if not _HEADER_NAME.match(header):
+        if not _HEADER_NAME.fullmatch(header):  # match() would take a trailing newline
             raise ValueError(f"{header!r} is not an HTTP header name")
         _check_env_name(variable)
     return headers
@@ -147,7 +147,7 @@ class PostgresConfig(_AnnFidelity):
     @field_validator("text_search_config")
     @classmethod
     def _regconfig(cls, name: str) -> str:
-        if not _REGCONFIG.match(name):
+        if not _REGCONFIG.fullmatch(name):  # match() would take a trailing newline
             raise ValueError(f"{name!r} is not a text search configuration name (e.g. 'english')")
         return name
 
