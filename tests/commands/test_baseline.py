@@ -24,6 +24,9 @@ def test_it_rewrites_the_baseline_the_flags_name_with_the_flags_settings(tmp_pat
     assert written["datasets"]["keyword.jsonl"]["k"] == 5  # --k over the default 10
     assert done.stderr.rstrip().endswith(f"baseline rewritten: {tmp_path / 'other.json'}")
     assert done.stdout == ""  # the report is written, not printed
+    # What to commit next names the file written, not the default one.
+    assert "git add other.json" in done.stderr, done.stderr
+    assert "baseline.json" not in done.stderr
 
 
 def test_an_invalid_dataset_exits_1_and_leaves_the_baseline(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ def update(progress: bool | None, **flags: Any) -> int:
         outcome = update_baseline(
             ready.settings, progress=show_progress(progress), anthropic_api_key=anthropic_api_key()
         )
-    report_outcome(outcome, print_report=False)
+    report_outcome(outcome, print_report=False, settings=ready.settings)
     if outcome.exit_code == ExitCode.OK:
         click.echo(f"baseline rewritten: {ready.settings.baseline}", err=True)
     return int(outcome.exit_code)

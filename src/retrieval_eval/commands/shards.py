@@ -30,5 +30,5 @@ def merge(quiet: bool, progress: bool | None, shard_dirs: tuple[Path, ...], **fl
     """
     with prepared_from_flags(flags) as ready:
         outcome = merge_shards(ready.settings, shard_dirs)
-    report_outcome(outcome, print_report=not quiet)
+    report_outcome(outcome, print_report=not quiet, settings=ready.settings)
     return int(outcome.exit_code)
