@@ -25,7 +25,7 @@ from retrieval_eval.load.documents import Document
 from retrieval_eval.load.fixtures import LocatedFixture
 from retrieval_eval.results import DatasetReport, JudgeAgreement
 from retrieval_eval.score.label_judge import LabelJudge
-from retrieval_eval.vocabulary import TierReason
+from retrieval_eval.vocabulary import AgreementSource, TierReason
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,19 @@ def agreement_sample(datasets: Sequence[HumanDataset], *, size: int, seed: int) 
         for one in datasets
         for pair in calibration_sample(one.fixtures, one.report, size=size, seed=seed)
     ]
+
+
+def _from_record(recorded: BaselineAgreement, source: AgreementSource) -> JudgeAgreement:
+    """The baseline's record of an agreement, as this run reports it."""
+    return JudgeAgreement(
+        model=recorded.model,
+        prompt_sha256=recorded.prompt_sha256,
+        seed=recorded.seed,
+        sample_size=recorded.sample_size,
+        kappa=recorded.kappa,
+        accuracy=recorded.accuracy,
+        source=source,
+    )
 
 
 def tier_agreement(
@@ -65,27 +78,11 @@ def tier_agreement(
         prompt_sha256,
         seed,
     ):
-        return JudgeAgreement(
-            model=recorded.model,
-            prompt_sha256=recorded.prompt_sha256,
-            seed=recorded.seed,
-            sample_size=recorded.sample_size,
-            kappa=recorded.kappa,
-            accuracy=recorded.accuracy,
-            source="recorded",
-        )
+        return _from_record(recorded, "recorded")
     if judge is None:
         if recorded is None:
             return None
-        return JudgeAgreement(
-            model=recorded.model,
-            prompt_sha256=recorded.prompt_sha256,
-            seed=recorded.seed,
-            sample_size=recorded.sample_size,
-            kappa=recorded.kappa,
-            accuracy=recorded.accuracy,
-            source="stale",
-        )
+        return _from_record(recorded, "stale")
     pairs = [p for p in agreement_sample(datasets, size=size, seed=seed) if p.doc_id in documents]
     if not pairs:
         return None
