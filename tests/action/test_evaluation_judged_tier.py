@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from tests.action.git_repo import commit_all, git, init_repo, write
-from tests.action.payloads import pull_request_event, push_event
 from tests.action.project import FIXTURES, NOTES, fixture_lines
 from tests.action.test_main_scenarios import Repo, branch
 from tests.support.action import ActionRun
@@ -154,29 +153,15 @@ def new_repo(root: Path, fake: FakeAnthropic) -> None:
 
 
 def push(repo: Repo, sha: str, *, key: str | None = KEY) -> ActionRun:
-    git(repo.path, "checkout", "-q", sha)
-    env = {} if key is None else {"ANTHROPIC_API_KEY": key}
-    return repo.action("push", push_event(sha, branch="main"), sha=sha, extra_env=env)
+    return repo.push(sha, extra_env={} if key is None else {"ANTHROPIC_API_KEY": key})
 
 
 def pull_request(
     repo: Repo, number: int, base: str, head: str, *, fork: bool = False, action: str = "opened"
 ) -> ActionRun:
-    files = git(repo.path, "diff", "--name-only", f"{base}...{head}").splitlines()
-    head_repo = "mallory/notes" if fork else "octo/notes"
-    repo.github.add_pull(number, head_sha=head, base_sha=base, files=files, head_repo=head_repo)
-    payload = pull_request_event(
-        number=number,
-        head_sha=head,
-        base_sha=base,
-        head_repo=head_repo,
-        action=action,
-        changed_files=len(files),
-    )
-    git(repo.path, "checkout", "-q", head)
     # A fork's pull request gets no secrets: the workflow passes an empty key.
     env = {} if fork else {"ANTHROPIC_API_KEY": KEY}
-    result = repo.action("pull_request", payload, sha="e" * 40, extra_env=env)
+    result = repo.pull_request(number, base, head, fork=fork, action=action, extra_env=env)
     # `::add-mask::KEY` is the one line that must name it: the runner consumes it.
     logged = [line for line in result.log.splitlines() if not line.startswith("::add-mask::")]
     assert not any(KEY in line for line in logged) and KEY not in result.summary

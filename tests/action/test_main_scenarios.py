@@ -86,6 +86,7 @@ class Repo:
         *,
         fork: bool = False,
         action: str = "opened",
+        extra_env: dict[str, str] | None = None,
         **inputs: str,
     ) -> ActionRun:
         files = git(self.path, "diff", "--name-only", f"{base}...{head}").splitlines()
@@ -101,11 +102,18 @@ class Repo:
         )
         # The runner checks out the merge commit; the head commit stands in for it here.
         git(self.path, "checkout", "-q", head)
-        return self.action("pull_request", payload, sha="e" * 40, **inputs)
+        return self.action("pull_request", payload, "e" * 40, extra_env, **inputs)
 
-    def push(self, sha: str, *, branch: str = "main", **inputs: str) -> ActionRun:
+    def push(
+        self,
+        sha: str,
+        *,
+        branch: str = "main",
+        extra_env: dict[str, str] | None = None,
+        **inputs: str,
+    ) -> ActionRun:
         git(self.path, "checkout", "-q", sha)
-        return self.action("push", push_event(sha, branch=branch), sha=sha, **inputs)
+        return self.action("push", push_event(sha, branch=branch), sha, extra_env, **inputs)
 
 
 @pytest.fixture

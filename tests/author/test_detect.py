@@ -41,6 +41,23 @@ def _notes(folder: Path, count: int) -> None:
         (folder / f"note-{n}.md").write_text(f"# Note {n}\n\nAbout topic {n}.\n")
 
 
+def _keyword_fixtures(repo: Path) -> None:
+    """Twenty human-labelled keyword fixtures: query ``wordN`` expects page ``page-N``."""
+    fixtures = [
+        {
+            "query_id": f"kw-{n}",
+            "query": f"word{n}",
+            "retrieval_type": "keyword",
+            "expected_top_k_ids": [f"page-{n}"],
+            "ground_truth_source": "human-annotated",
+        }
+        for n in range(20)
+    ]
+    (repo / "datasets" / "keyword.jsonl").write_text(
+        "".join(json.dumps(f) + "\n" for f in fixtures)
+    )
+
+
 @pytest.mark.parametrize(
     ("name", "text", "folder"),
     [
@@ -254,19 +271,7 @@ def test_code_init_cannot_call_gets_a_commented_adapter_that_runs_once_edited(
     uncommented = "\n".join(line.removeprefix("# ") for line in tables.splitlines())
     config_path.write_text(config + "\n[retrievers.custom]\n" + uncommented + "\n")
     assert 'python = "search.retrieval_eval_adapter:make_retriever"' in uncommented
-    fixtures = [
-        {
-            "query_id": f"kw-{n}",
-            "query": f"word{n}",
-            "retrieval_type": "keyword",
-            "expected_top_k_ids": [f"page-{n}"],
-            "ground_truth_source": "human-annotated",
-        }
-        for n in range(20)
-    ]
-    (tmp_path / "datasets" / "keyword.jsonl").write_text(
-        "".join(json.dumps(f) + "\n" for f in fixtures)
-    )
+    _keyword_fixtures(tmp_path)
 
     run = retrieval_eval("run", cwd=tmp_path)
 
@@ -549,19 +554,7 @@ def test_init_wires_a_langchain_retriever_that_runs_once_its_id_key_is_filled_in
 
     assert result.returncode == 0, result.stderr
     assert "retriever: langchain, object = 'search.retriever:make_retriever'" in result.stdout
-    fixtures = [
-        {
-            "query_id": f"kw-{n}",
-            "query": f"word{n}",
-            "retrieval_type": "keyword",
-            "expected_top_k_ids": [f"page-{n}"],
-            "ground_truth_source": "human-annotated",
-        }
-        for n in range(20)
-    ]
-    (tmp_path / "datasets" / "keyword.jsonl").write_text(
-        "".join(json.dumps(f) + "\n" for f in fixtures)
-    )
+    _keyword_fixtures(tmp_path)
     placeholder = retrieval_eval("run", cwd=tmp_path)
     assert placeholder.returncode == 2, placeholder.stdout + placeholder.stderr
     assert f"{ID_KEY_PLACEHOLDER!r}" in placeholder.stderr

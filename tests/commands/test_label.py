@@ -56,8 +56,8 @@ def answer(body: dict[str, Any]) -> tuple[int, str]:
     return 200, json.dumps({"score": score})
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
+def judged_project(tmp_path: Path) -> Project:
+    """The small keyword project with a judged tier of ``QUERIES`` and no judgments yet."""
     project = Project(tmp_path)
     judged = project.datasets / "judged"
     judged.mkdir()
@@ -66,6 +66,11 @@ def project(tmp_path: Path) -> Project:
         encoding="utf-8",
     )
     return project
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return judged_project(tmp_path)
 
 
 def label(

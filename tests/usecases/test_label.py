@@ -7,7 +7,6 @@ tests/commands/test_label.py.)"""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from retrieval_eval.errors import RetrievalEvalError
 from retrieval_eval.load.corpus import load_corpus
 from retrieval_eval.load.judgments import read_judgments
 from retrieval_eval.usecases.label import LabelOutcome, label_tier, summary
-from tests.commands.test_label import CONFIG, KEY, QUERIES, answer
+from tests.commands.test_label import CONFIG, KEY, answer, judged_project
 from tests.compare.conftest import Project
 from tests.support.fake_anthropic import FakeAnthropic
 
@@ -27,14 +26,7 @@ UNREACHABLE = '\n[challengers.remote]\nretriever = "http"\n\n[challengers.remote
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    project = Project(tmp_path)
-    judged = project.datasets / "judged"
-    judged.mkdir()
-    (judged / "queries.jsonl").write_text(
-        "".join(json.dumps({"query_id": q, "query": t}) + "\n" for q, t in QUERIES.items()),
-        encoding="utf-8",
-    )
-    return project
+    return judged_project(tmp_path)
 
 
 def _label(
